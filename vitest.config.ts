@@ -1,0 +1,29 @@
+import { defineConfig } from 'vitest/config';
+
+// The forks pool is required: the Temporal worker loads a native module that does not survive worker_threads.
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/helpers/temporal-global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          // One file at a time: each starts real processes against one dev server on a 2-core machine.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
