@@ -1,0 +1,55 @@
+/**
+ * Jira Cloud webhook bodies for the simulator's events, in the documented shape
+ * (developer.atlassian.com, "Webhooks": timestamp, webhookEvent, issue_event_type_name, user, issue, changelog,
+ * comment). Jira sends issue fields in full; the simulator sends the fields it models.
+ */
+import type { TrackerSimEvent, TrackerState } from './tracker-state';
+
+export interface JiraWebhookPayload {
+  timestamp: number;
+  webhookEvent: 'jira:issue_created' | 'jira:issue_updated' | 'comment_created';
+  issue_event_type_name?: string;
+  user: Record<string, unknown>;
+  issue: ReturnType<TrackerState['issueJson']>;
+  changelog?: { id: string; items: Array<Record<string, unknown>> };
+  comment?: Record<string, unknown>;
+  matchedWebhookIds?: number[];
+}
+
+export function jiraWebhookPayload(state: TrackerState, event: TrackerSimEvent): JiraWebhookPayload {
+  const base = {
+    timestamp: Date.now(),
+    user: {
+      self: `${state.baseUrl()}/rest/api/3/user?accountId=${event.user.accountId}`,
+      accountId: event.user.accountId,
+      displayName: event.user.displayName,
+      emailAddress: event.user.emailAddress,
+      active: true,
+      timeZone: 'UTC',
+      accountType: 'atlassian',
+    },
+    issue: state.issueJson(event.issue),
+    matchedWebhookIds: [1],
+  };
+  switch (event.type) {
+    case 'issue_created':
+      return { ...base, webhookEvent: 'jira:issue_created', issue_event_type_name: 'issue_created' };
+    case 'issue_updated':
+      return {
+        ...base,
+        webhookEvent: 'jira:issue_updated',
+        issue_event_type_name: event.eventTypeName,
+        changelog: {
+          id: event.history.id,
+          items: event.history.items.map((item) => ({ ...item, fieldId: item.field })),
+        },
+      };
+    case 'comment_created':
+      return {
+        ...base,
+        webhookEvent: 'comment_created',
+        issue_event_type_name: 'issue_commented',
+        comment: { ...state.commentJson(event.issue, event.comment, false), jsdPublic: true },
+      };
+  }
+}
