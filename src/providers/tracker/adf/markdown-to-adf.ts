@@ -14,7 +14,8 @@ const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const FENCE = /^(\s*)(```|~~~)\s*([\w+#.-]*)\s*$/;
 const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
 const LIST_ITEM = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/;
-const QUOTE = /^\s{0,3}>\s?(.*)$/;
+// A space after '>' is required (CommonMark does not): `>option 2` is a command at the RCA gate, not a quote.
+const QUOTE = /^\s{0,3}>(?:\s(.*))?$/;
 const TABLE_ROW = /^\s*\|.*\|\s*$/;
 const TABLE_DIVIDER = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
 
