@@ -1,0 +1,85 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { Command, Flags } from '@oclif/core';
+import { reportConfigurationError, startupConfig } from '../config/startup-config';
+import { startGateway, type RunningGateway } from '../gateway/server';
+import { startDevServer, type RunningDevServer } from '../temporal/dev-server';
+import { DevStackConfigError, loadDevStackConfig, planDevServer } from '../temporal/dev-stack-config';
+import { ensureTemporalCli, projectRoot } from '../temporal/temporal-cli-locator';
+import { startWorker, type RunningWorker } from '../worker';
+import { runUntilSignal } from '../process/run-until-signal';
+
+/** A relative stack file is looked up in the current folder first, then in the project root (where ours ships). */
+function resolveStackFile(flag: string, root: string): string {
+  if (isAbsolute(flag)) return flag;
+  const here = join(process.cwd(), flag);
+  return existsSync(here) ? here : join(root, flag);
+}
+
+export default class DevCommand extends Command {
+  static override description = [
+    'Run the whole stack locally: the Temporal dev server (SQLite file under the data folder, UI on 8233) from',
+    'temporal-dev.yaml, then the worker and the gateway. Ctrl-C stops all of it.',
+  ].join(' ');
+
+  static override flags = {
+    config: Flags.string({ description: 'dev stack file', default: 'temporal-dev.yaml' }),
+    'data-dir': Flags.string({ description: 'folder for the SQLite file (overrides server.data_dir)' }),
+    'temporal-port': Flags.integer({ description: 'Temporal frontend port (overrides server.port)', min: 1, max: 65535 }),
+    'ui-port': Flags.integer({ description: 'Temporal UI port (overrides server.ui_port)', min: 1, max: 65535 }),
+    headless: Flags.boolean({ description: 'do not start the Temporal UI', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(DevCommand);
+    let server: RunningDevServer | undefined;
+    let worker: RunningWorker | undefined;
+    let gateway: RunningGateway | undefined;
+    const stopAll = async () => {
+      // Order matters: the worker drains against a live server, then the server goes.
+      await gateway?.stop().catch((e: Error) => this.logToStderr(`gateway: ${e.message}`));
+      await worker?.stop().catch((e: Error) => this.logToStderr(`worker: ${e.message}`));
+      await server?.stop();
+    };
+    const killServerOnExit = () => server?.process.kill('SIGKILL');
+    try {
+      const root = projectRoot();
+      const stack = loadDevStackConfig(resolveStackFile(flags.config, root));
+      const plan = planDevServer(stack, root, {
+        dataDir: flags['data-dir'], port: flags['temporal-port'], uiPort: flags['ui-port'], headless: flags.headless,
+      });
+      const env = { ...process.env, TEMPORAL_ADDRESS: plan.address, TEMPORAL_NAMESPACE: plan.namespace };
+      const { config, logger } = startupConfig(env);
+
+      const cli = await ensureTemporalCli({ report: (line) => this.log(line) });
+      this.log(`starting Temporal dev server (${cli}) with ${plan.dbPath}...`);
+      process.once('exit', killServerOnExit);
+      server = await startDevServer(cli, plan, { detached: true });
+      worker = await startWorker(config, logger);
+      gateway = await startGateway(config, logger);
+
+      this.log([
+        '',
+        'service dev is running:',
+        `  API          ${gateway.url}/api/v1   (health: ${gateway.url}/api/v1/health)`,
+        `  Webhooks     ${gateway.url}/api/v1/webhooks/tracker`,
+        `  Temporal UI  ${plan.uiUrl ?? '(headless)'}`,
+        `  Temporal     ${plan.address}  namespace ${plan.namespace}  task queue ${config.temporal.taskQueue}`,
+        `  Metrics      ${gateway.url}/metrics (gateway)  ${worker.metricsUrl} (worker)`,
+        `  Data         ${plan.dbPath}`,
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'));
+      await Promise.race([runUntilSignal(stopAll, (line) => this.log(line)), worker.done]);
+      await stopAll();
+      process.off('exit', killServerOnExit);
+      this.log('stopped');
+    } catch (error) {
+      await stopAll().catch(() => undefined);
+      const code = reportConfigurationError(error);
+      if (code !== undefined) this.exit(code);
+      if (error instanceof DevStackConfigError) this.error(error.message, { exit: 1 });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,245 @@
+import { parseLogLevel, type LogLevel } from '../logging/logger';
+import { checkTemporalAddress, DEFAULT_STORE_URL, parseStoreUrl } from './store-url';
+
+/**
+ * Every environment variable of SPEC 2.11 (plus the few this implementation adds for Temporal and ports), parsed and
+ * validated in one pass so that startup can print one line per problem instead of failing on the first.
+ * Problem lines never echo the value of a secret variable.
+ */
+
+export const TRACE_ATTRIBUTES = [
+  'ticket_key', 'ticket_type', 'project_id', 'workflow_step', 'repo', 'pr_number', 'ci_status', 'event_source',
+  'event_type', 'llm_model',
+] as const;
+const TRACE_METADATA_ATTRIBUTES = [...TRACE_ATTRIBUTES, 'retry_count', 'system_prompt_length'] as const;
+
+export interface ServiceConfig {
+  tracker: { baseUrl?: string; userEmail?: string; apiToken?: string; webhookSecret?: string };
+  scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[] };
+  botCommentPrefix?: string;
+  temporal: { address: string; namespace: string; taskQueue: string };
+  operatorToken?: string;
+  effectOperatorToken?: string;
+  requireProjectConfig: boolean;
+  reposConfigPath?: string;
+  prdProposals: { repo?: string; path?: string };
+  ci: { ignoredChecks: string[]; maxFixAttempts: number };
+  container: { image: string; memoryLimit: string; cpuLimit: number; timeoutSeconds: number };
+  autoReview: { maxRetries: number; pollIntervalSeconds: number; recordPolledFiles: 'none' | 'log' | 'copy' };
+  tracing: {
+    enabled: boolean; publicKey?: string; secretKey?: string; host?: string; traceTags: string[]; traceMetadata: string[];
+  };
+  logLevel: LogLevel;
+  gateway: { host: string; port: number };
+  worker: { metricsHost: string; metricsPort: number };
+}
+
+export interface ConfigResult {
+  config?: ServiceConfig;
+  problems: string[];
+  warnings: string[];
+}
+
+class Reader {
+  readonly problems: string[] = [];
+  readonly warnings: string[] = [];
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  /** Unset and empty are the same: the spec says an empty secret disables the check. */
+  str(name: string): string | undefined {
+    const value = this.env[name];
+    if (value === undefined) return undefined;
+    const trimmed = value.trim();
+    return trimmed === '' ? undefined : trimmed;
+  }
+
+  /** Reads a variable that has an alias; both set to different values is ambiguous, so it is a problem. */
+  aliased(name: string, alias: string): { name: string; value: string | undefined } {
+    const primary = this.str(name);
+    const secondary = this.str(alias);
+    if (primary !== undefined && secondary !== undefined && primary !== secondary) {
+      this.problems.push(`${name} and its alias ${alias} are both set, to different values ("${primary}" and "${secondary}"): keep one`);
+    }
+    return primary !== undefined ? { name, value: primary } : { name: alias, value: secondary };
+  }
+
+  url(name: string): string | undefined {
+    const value = this.str(name);
+    if (value === undefined) return undefined;
+    try {
+      const url = new URL(value);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+      return value.replace(/\/+$/, '');
+    } catch {
+      this.problems.push(`${name}: expected an http(s) URL, got "${value}"`);
+      return undefined;
+    }
+  }
+
+  int(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER, value = this.str(name)): number {
+    if (value === undefined) return fallback;
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name}: expected a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}, got "${value}"`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  number(name: string, fallback: number, minExclusive: number, value = this.str(name)): number {
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!/^\d+(\.\d+)?$/.test(value) || !(parsed > minExclusive)) {
+      this.problems.push(`${name}: expected a number greater than ${minExclusive}, got "${value}"`);
+      return fallback;
+    }
+    return parsed;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const value = this.str(name);
+    if (value === undefined) return fallback;
+    const lowered = value.toLowerCase();
+    if (['true', '1', 'yes'].includes(lowered)) return true;
+    if (['false', '0', 'no'].includes(lowered)) return false;
+    this.problems.push(`${name}: expected true or false, got "${value}"`);
+    return fallback;
+  }
+
+  repo(name: string, value = this.str(name)): string | undefined {
+    if (value === undefined) return undefined;
+    if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(value)) {
+      this.problems.push(`${name}: expected owner/repo, got "${value}"`);
+      return undefined;
+    }
+    return value;
+  }
+
+  list(name: string): string[] {
+    const value = this.str(name);
+    return value === undefined ? [] : value.split(',').map((item) => item.trim()).filter(Boolean);
+  }
+}
+
+export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
+  const r = new Reader(env);
+
+  const storeUrl = r.str('STORE_URL') ?? DEFAULT_STORE_URL;
+  const store = parseStoreUrl(storeUrl);
+  if (!store.ok) r.problems.push(`STORE_URL: ${store.problem}`);
+  const temporalAddress = r.str('TEMPORAL_ADDRESS');
+  if (temporalAddress !== undefined) {
+    const problem = checkTemporalAddress(temporalAddress);
+    if (problem) r.problems.push(`TEMPORAL_ADDRESS: ${problem}`);
+  }
+
+  const memory = r.aliased('CONTAINER_MEMORY_LIMIT', 'CONTAINER_MEMORY');
+  if (memory.value !== undefined && !/^\d+(\.\d+)?[bkmg]?$/i.test(memory.value)) {
+    r.problems.push(`${memory.name}: expected a size like 512m or 4g, got "${memory.value}"`);
+  }
+  const cpus = r.aliased('CONTAINER_CPU_LIMIT', 'CONTAINER_CPUS');
+  const attempts = r.aliased('CI_MAX_FIX_ATTEMPTS', 'CI_FIX_MAX_RETRIES');
+
+  const recordPolled = (r.str('AUTO_REVIEW_RECORD_POLLED_FILES') ?? 'none').toLowerCase();
+  if (!['none', 'log', 'copy'].includes(recordPolled)) {
+    r.problems.push(`AUTO_REVIEW_RECORD_POLLED_FILES: expected none, log or copy, got "${recordPolled}"`);
+  }
+
+  const rawLevel = r.str('LOG_LEVEL');
+  const logLevel = parseLogLevel(rawLevel ?? 'info');
+  if (!logLevel) r.problems.push(`LOG_LEVEL: expected DEBUG, INFO, WARNING or ERROR, got "${rawLevel}"`);
+
+  const traceTags = r.list('TRACING_TRACE_TAGS');
+  const traceMetadata = r.list('TRACING_TRACE_METADATA');
+  for (const tag of traceTags.filter((t) => !(TRACE_ATTRIBUTES as readonly string[]).includes(t))) {
+    r.warnings.push(`TRACING_TRACE_TAGS: unknown trace attribute "${tag}" is ignored`);
+  }
+  for (const tag of traceMetadata.filter((t) => !(TRACE_METADATA_ATTRIBUTES as readonly string[]).includes(t))) {
+    r.warnings.push(`TRACING_TRACE_METADATA: unknown trace attribute "${tag}" is ignored`);
+  }
+
+  const botPrefix = env.SERVICE_BOT_COMMENT_PREFIX && env.SERVICE_BOT_COMMENT_PREFIX.length > 0 ? env.SERVICE_BOT_COMMENT_PREFIX : undefined;
+  if (botPrefix !== undefined) {
+    r.warnings.push('SERVICE_BOT_COMMENT_PREFIX is set: it is meant for development and tests only, not production');
+  }
+
+  const knownRepos = r.list('SCMHOST_KNOWN_REPOS');
+  for (const repo of knownRepos) r.repo('SCMHOST_KNOWN_REPOS', repo);
+
+  const config: ServiceConfig = {
+    tracker: {
+      baseUrl: r.url('TRACKER_BASE_URL'),
+      userEmail: r.str('TRACKER_USER_EMAIL'),
+      apiToken: r.str('TRACKER_API_TOKEN'),
+      webhookSecret: r.str('TRACKER_WEBHOOK_SECRET'),
+    },
+    scmhost: {
+      token: r.str('SCMHOST_TOKEN'),
+      webhookSecret: r.str('SCMHOST_WEBHOOK_SECRET'),
+      defaultRepo: r.repo('SCMHOST_DEFAULT_REPO'),
+      knownRepos,
+    },
+    botCommentPrefix: botPrefix,
+    temporal: {
+      address: temporalAddress ?? (store.ok ? store.store.address : '127.0.0.1:7233'),
+      namespace: r.str('TEMPORAL_NAMESPACE') ?? (store.ok ? store.store.namespace : 'default'),
+      taskQueue: r.str('SERVICE_TASK_QUEUE') ?? 'service-tickets',
+    },
+    operatorToken: r.str('SERVICE_OPERATOR_TOKEN'),
+    effectOperatorToken: r.str('EFFECT_OPERATOR_TOKEN'),
+    requireProjectConfig: r.bool('SERVICE_REQUIRE_PROJECT_CONFIG', true),
+    reposConfigPath: r.str('SERVICE_REPOS_CONFIG_PATH'),
+    prdProposals: { repo: r.repo('PRD_PROPOSALS_REPO'), path: r.str('PRD_PROPOSALS_PATH') },
+    ci: { ignoredChecks: r.list('CI_IGNORED_CHECKS'), maxFixAttempts: r.int(attempts.name, 5, 0, 100, attempts.value) },
+    container: {
+      image: r.str('CONTAINER_IMAGE') ?? 'service-dev:latest',
+      memoryLimit: (memory.value ?? '4g').toLowerCase(),
+      cpuLimit: r.number(cpus.name, 2, 0, cpus.value),
+      timeoutSeconds: r.int('CONTAINER_TIMEOUT', 1800, 1),
+    },
+    autoReview: {
+      maxRetries: r.int('AUTO_REVIEW_MAX_RETRIES', 3, 0, 100),
+      pollIntervalSeconds: r.number('AUTO_REVIEW_POLL_INTERVAL', 5.0, 0),
+      recordPolledFiles: recordPolled as ServiceConfig['autoReview']['recordPolledFiles'],
+    },
+    tracing: {
+      enabled: r.bool('TRACING_ENABLED', false),
+      publicKey: r.str('TRACING_PUBLIC_KEY'),
+      secretKey: r.str('TRACING_SECRET_KEY'),
+      host: r.url('TRACING_HOST'),
+      traceTags: traceTags.filter((t) => (TRACE_ATTRIBUTES as readonly string[]).includes(t)),
+      traceMetadata: traceMetadata.filter((t) => (TRACE_METADATA_ATTRIBUTES as readonly string[]).includes(t)),
+    },
+    logLevel: logLevel ?? 'info',
+    gateway: { host: r.str('SERVICE_GATEWAY_HOST') ?? '0.0.0.0', port: r.int('SERVICE_GATEWAY_PORT', 8000, 0, 65535) },
+    worker: {
+      metricsHost: r.str('SERVICE_WORKER_METRICS_HOST') ?? '0.0.0.0',
+      metricsPort: r.int('SERVICE_WORKER_METRICS_PORT', 8001, 0, 65535),
+    },
+  };
+
+  if (config.tracker.userEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(config.tracker.userEmail)) {
+    r.problems.push(`TRACKER_USER_EMAIL: expected an e-mail address, got "${config.tracker.userEmail}"`);
+  }
+  if ((config.tracker.userEmail === undefined) !== (config.tracker.apiToken === undefined)) {
+    r.problems.push('TRACKER_USER_EMAIL and TRACKER_API_TOKEN go together: set both or neither');
+  }
+  if (config.tracing.enabled && (!config.tracing.publicKey || !config.tracing.secretKey)) {
+    r.problems.push('TRACING_ENABLED is true but TRACING_PUBLIC_KEY and TRACING_SECRET_KEY are not both set');
+  }
+
+  return r.problems.length > 0 ? { problems: r.problems, warnings: r.warnings } : { config, problems: [], warnings: r.warnings };
+}
+
+/** The names of the variables this service reads, for the README and for `service dev` diagnostics. */
+export const SERVICE_ENV_VARIABLES = [
+  'TRACKER_BASE_URL', 'TRACKER_USER_EMAIL', 'TRACKER_API_TOKEN', 'TRACKER_WEBHOOK_SECRET', 'SCMHOST_TOKEN',
+  'SCMHOST_WEBHOOK_SECRET', 'SERVICE_BOT_COMMENT_PREFIX', 'STORE_URL', 'SERVICE_OPERATOR_TOKEN', 'EFFECT_OPERATOR_TOKEN',
+  'SERVICE_REQUIRE_PROJECT_CONFIG', 'SCMHOST_DEFAULT_REPO', 'SCMHOST_KNOWN_REPOS', 'SERVICE_REPOS_CONFIG_PATH',
+  'PRD_PROPOSALS_REPO', 'PRD_PROPOSALS_PATH', 'CI_IGNORED_CHECKS', 'CI_MAX_FIX_ATTEMPTS', 'CI_FIX_MAX_RETRIES',
+  'CONTAINER_IMAGE', 'CONTAINER_MEMORY_LIMIT', 'CONTAINER_MEMORY', 'CONTAINER_CPU_LIMIT', 'CONTAINER_CPUS',
+  'CONTAINER_TIMEOUT', 'AUTO_REVIEW_MAX_RETRIES', 'AUTO_REVIEW_POLL_INTERVAL', 'AUTO_REVIEW_RECORD_POLLED_FILES',
+  'TRACING_ENABLED', 'TRACING_PUBLIC_KEY', 'TRACING_SECRET_KEY', 'TRACING_HOST', 'TRACING_TRACE_TAGS',
+  'TRACING_TRACE_METADATA', 'LOG_LEVEL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SERVICE_TASK_QUEUE',
+  'SERVICE_GATEWAY_HOST', 'SERVICE_GATEWAY_PORT', 'SERVICE_WORKER_METRICS_HOST', 'SERVICE_WORKER_METRICS_PORT',
+  'TEMPORAL_CLI_PATH',
+] as const;

@@ -1,0 +1,29 @@
+import { createLogger, type Logger } from '../logging/logger';
+import { loadServiceConfig, type ServiceConfig } from './service-config';
+
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+  }
+}
+
+/**
+ * Loads the configuration for a long-running command. Problems are printed one per line and the command exits
+ * non-zero before anything starts; warnings go to the log.
+ */
+export function startupConfig(env: NodeJS.ProcessEnv = process.env): { config: ServiceConfig; logger: Logger } {
+  const result = loadServiceConfig(env);
+  if (!result.config) throw new ConfigurationError(result.problems.map((p) => `configuration error: ${p}`));
+  const logger = createLogger({ level: result.config.logLevel });
+  for (const warning of result.warnings) logger.warn(warning);
+  return { config: result.config, logger };
+}
+
+export function reportConfigurationError(error: unknown): number | undefined {
+  if (error instanceof ConfigurationError) {
+    for (const line of error.problems) process.stderr.write(`${line}\n`);
+    return 1;
+  }
+  return undefined;
+}

@@ -1,0 +1,55 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { ServiceConfig } from '../config/service-config';
+import type { Logger } from '../logging/logger';
+import type { ServiceMetrics } from '../metrics/service-metrics';
+import { errorBody } from './http-errors';
+import { readApiRouter } from './routes/read-api';
+import { trackerWebhookRouter } from './routes/tracker-webhook';
+import type { TicketWorkflowsPort } from './ticket-workflows';
+
+export interface GatewayDeps {
+  config: ServiceConfig;
+  workflows: TicketWorkflowsPort;
+  metrics: ServiceMetrics;
+  logger: Logger;
+}
+
+/** The Express gateway: validates, normalises and signals. It makes no workflow decisions. */
+export function createGatewayApp(deps: GatewayDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.get('/api/v1/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.set('Content-Type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+
+  app.use(trackerWebhookRouter({
+    workflows: deps.workflows,
+    metrics: deps.metrics,
+    logger: deps.logger.child({ route: 'webhooks/tracker' }),
+    webhookSecret: deps.config.tracker.webhookSecret,
+    botAccount: deps.config.tracker.userEmail,
+    botCommentPrefix: deps.config.botCommentPrefix,
+  }));
+  app.use(readApiRouter({
+    workflows: deps.workflows,
+    metrics: deps.metrics,
+    logger: deps.logger.child({ route: 'read-api' }),
+    operatorToken: deps.config.operatorToken,
+  }));
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).json(errorBody('not_found', `no route for ${req.method} ${req.path}`));
+  });
+  app.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
+    const status = typeof error.status === 'number' && error.status >= 400 && error.status < 600 ? error.status : 500;
+    const code = error.type === 'entity.too.large' ? 'body_too_large' : status === 500 ? 'internal_error' : 'bad_request';
+    if (status === 500) deps.logger.error('unhandled gateway error', { error: error.message });
+    res.status(status).json(errorBody(code, error.message));
+  });
+  return app;
+}

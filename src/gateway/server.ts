@@ -1,0 +1,26 @@
+import { createServer } from 'node:http';
+import type { ServiceConfig } from '../config/service-config';
+import { listen, type ListeningServer } from '../http/listen';
+import type { Logger } from '../logging/logger';
+import { createServiceMetrics } from '../metrics/service-metrics';
+import { createGatewayApp } from './app';
+import { TemporalTicketWorkflows } from './ticket-workflows';
+
+export interface RunningGateway extends ListeningServer {
+  stop(): Promise<void>;
+}
+
+export async function startGateway(config: ServiceConfig, logger: Logger): Promise<RunningGateway> {
+  const workflows = TemporalTicketWorkflows.lazy(config.temporal.address, config.temporal.namespace, config.temporal.taskQueue);
+  const metrics = createServiceMetrics({ defaultMetrics: true });
+  const app = createGatewayApp({ config, workflows, metrics, logger });
+  const listening = await listen(createServer(app), config.gateway.host, config.gateway.port, 'gateway');
+  logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace });
+  return {
+    ...listening,
+    stop: async () => {
+      await listening.close();
+      await workflows.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { Observation, WorkflowKind } from '../../../workflows/observation';
+
+export const MANAGED_LABEL = 'service:managed';
+
+export type DeliveryPlan =
+  | { action: 'start'; workflow_kind: WorkflowKind }
+  | { action: 'signal' }
+  | { action: 'ignore'; reason: string };
+
+/** REFERENCE: Feature and Story run the feature graph, Bug the bug graph, a standalone Task or Epic is a takeover. */
+export function workflowKindFor(issueType: string | undefined): WorkflowKind {
+  const type = (issueType ?? '').trim().toLowerCase();
+  if (type === 'bug') return 'bug';
+  if (type === 'feature' || type === 'story') return 'feature';
+  return 'task_takeover';
+}
+
+/**
+ * Decides what the gateway does with a tracker observation: start the ticket workflow (signal-with-start), signal
+ * an existing one, or ignore. Starting happens on a managed issue_created, and when an update adds service:managed
+ * (the changelog says so); everything else only reaches a workflow that already exists.
+ */
+export function planTrackerDelivery(
+  observation: Observation,
+  options: { botAccount?: string; botCommentPrefix?: string } = {},
+): DeliveryPlan {
+  const comment = observation.facts.comment;
+  if (comment) {
+    if (options.botCommentPrefix && comment.body.trimStart().startsWith(options.botCommentPrefix)) {
+      return { action: 'ignore', reason: 'comment written by the service (bot comment prefix)' };
+    }
+    if (options.botAccount && comment.author && comment.author.toLowerCase() === options.botAccount.toLowerCase()) {
+      return { action: 'ignore', reason: 'comment written by the service account' };
+    }
+  }
+  const managed = (observation.facts.labels ?? []).includes(MANAGED_LABEL);
+  const kind = workflowKindFor(observation.facts.issue_type);
+  if (observation.event === 'issue_created') {
+    return managed ? { action: 'start', workflow_kind: kind } : { action: 'ignore', reason: `ticket is not labelled ${MANAGED_LABEL}` };
+  }
+  if (observation.event === 'issue_updated' && observation.facts.label_change?.added.includes(MANAGED_LABEL)) {
+    return { action: 'start', workflow_kind: kind };
+  }
+  return { action: 'signal' };
+}

@@ -1,0 +1,2 @@
+// The worker bundles this file: it must export every workflow function and nothing that does I/O.
+export { ticketWorkflow } from './ticket';

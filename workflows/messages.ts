@@ -1,0 +1,38 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { Observation } from './observation';
+import type { ExecutionView } from './execution-view';
+import type { TimelinePage } from './timeline';
+
+/** Every delivery for a ticket arrives through this one signal; the workflow decides what it means. */
+export const observeSignal = defineSignal<[Observation]>('observe');
+
+export const executionQuery = defineQuery<ExecutionView>('execution');
+export const timelineQuery = defineQuery<TimelinePage, [{ cursor: number; limit: number }]>('timeline');
+
+export const TICKET_WORKFLOW_TYPE = 'ticketWorkflow';
+
+export function ticketWorkflowId(ticketKey: string): string {
+  return `ticket-${ticketKey.toUpperCase()}`;
+}
+
+// Registered by `service dev` from temporal-dev.yaml; names and types must match that file.
+export const searchAttributes = {
+  status: defineSearchAttributeKey('ServiceStatus', SearchAttributeType.KEYWORD),
+  node: defineSearchAttributeKey('ServiceNode', SearchAttributeType.KEYWORD),
+  runId: defineSearchAttributeKey('ServiceRunId', SearchAttributeType.KEYWORD),
+  blocked: defineSearchAttributeKey('ServiceBlocked', SearchAttributeType.BOOL),
+  ticketKey: defineSearchAttributeKey('ServiceTicketKey', SearchAttributeType.KEYWORD),
+  workflowType: defineSearchAttributeKey('ServiceWorkflowType', SearchAttributeType.KEYWORD),
+  pullRequests: defineSearchAttributeKey('ServicePullRequests', SearchAttributeType.KEYWORD_LIST),
+} as const;
+
+export const SEARCH_ATTRIBUTE_TYPES = {
+  ServiceStatus: 'Keyword',
+  ServiceNode: 'Keyword',
+  ServiceRunId: 'Keyword',
+  ServiceBlocked: 'Bool',
+  ServiceTicketKey: 'Keyword',
+  ServiceWorkflowType: 'Keyword',
+  ServicePullRequests: 'KeywordList',
+} as const;

@@ -1,0 +1,13 @@
+import type { Sinks } from '@temporalio/workflow';
+
+/**
+ * Workflow code cannot touch prom-client (it is replayed in a sandbox); it reports through this sink, which the
+ * worker implements against its Prometheus registry. Sinks are not called during replay, so counts are not inflated.
+ */
+export interface ServiceMetricsSinks extends Sinks {
+  serviceMetrics: {
+    workflowStarted(workflowType: string): void;
+    workflowCompleted(workflowType: string): void;
+    workflowFailed(workflowType: string): void;
+  };
+}

@@ -1,0 +1,92 @@
+import type { Observation, TicketWorkflowInput } from './observation';
+import { emptyTimeline, type TimelineState } from './timeline';
+
+/** The checkpoint fields of SPEC 2.6, with the spec's names. */
+export interface Checkpoint {
+  current_node: string;
+  is_paused: boolean;
+  is_blocked: boolean;
+  last_error: string | null;
+  ci_fix_attempts: number;
+  ci_skipped_checks: string[];
+  review_comments: unknown[];
+  contested_comments: unknown[];
+  feedback_comment: unknown | null;
+  revision_requested: unknown | null;
+  force_fresh_invoke: boolean;
+}
+
+export type ExecutionStatus = 'running' | 'waiting' | 'blocked' | 'failed' | 'completed';
+
+export interface Waiting {
+  code: string;
+  message: string;
+  since: string;
+  recovery: string | null;
+}
+
+export interface LastObservation {
+  observation_id: string;
+  source_system: Observation['source_system'];
+  event: Observation['event'];
+  observed_at: string | null;
+  received_at: string;
+  conflicting: boolean;
+}
+
+/** Everything the ticket workflow carries across continue-as-new. Plain JSON. */
+export interface TicketState {
+  input: TicketWorkflowInput;
+  /** firstExecutionRunId of the chain: stable across continue-as-new, used in effect idempotency keys. */
+  run_id: string;
+  started_at: string;
+  status: ExecutionStatus;
+  checkpoint: Checkpoint;
+  waiting: Waiting | null;
+  retry_count: number;
+  last_observation: LastObservation | null;
+  observations_received: number;
+  /** Deliveries not yet processed by the main loop (signals are queued so processing can await effects later). */
+  inbox: Observation[];
+  timeline: TimelineState;
+}
+
+/** Where a ticket sits until the stage runtime (definitions and stations) is built: recorded, waiting. */
+export const INTAKE_NODE = 'intake';
+
+export function initialCheckpoint(): Checkpoint {
+  return {
+    current_node: INTAKE_NODE,
+    is_paused: false,
+    is_blocked: false,
+    last_error: null,
+    ci_fix_attempts: 0,
+    ci_skipped_checks: [],
+    review_comments: [],
+    contested_comments: [],
+    feedback_comment: null,
+    revision_requested: null,
+    force_fresh_invoke: false,
+  };
+}
+
+export function initialTicketState(input: TicketWorkflowInput, runId: string, now: string): TicketState {
+  return {
+    input,
+    run_id: runId,
+    started_at: now,
+    status: 'waiting',
+    checkpoint: initialCheckpoint(),
+    waiting: {
+      code: 'intake',
+      message: 'Ticket recorded at intake; observations are recorded on the timeline.',
+      since: now,
+      recovery: null,
+    },
+    retry_count: 0,
+    last_observation: null,
+    observations_received: 0,
+    inbox: [],
+    timeline: emptyTimeline(),
+  };
+}
