@@ -68,7 +68,7 @@ export async function createScmhostClient(options: ScmhostClientOptions): Promis
   const maxWait = options.maxRateLimitWaitSeconds ?? 60;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const baseFetch = options.fetch ?? fetch;
-  const spacing = writeSpacingGroup(options.writeSpacingMs ?? 1_000);
+  const writeSpacingMs = options.writeSpacingMs ?? 1_000;
   const wantRetry = (retryAfterSeconds: number, _request: unknown, _octokit: unknown, retryCount: number) =>
     retryCount < maxRetries && retryAfterSeconds <= maxWait;
   const Client = Core.plugin(retry, throttling);
@@ -94,8 +94,8 @@ export async function createScmhostClient(options: ScmhostClientOptions): Promis
       onRateLimit: wantRetry,
       onSecondaryRateLimit: wantRetry,
       // One spacing queue per client instead of the plugin's process-wide groups.
-      write: spacing,
-      notifications: spacing,
+      write: writeSpacingGroup(writeSpacingMs),
+      notifications: writeSpacingGroup(writeSpacingMs),
     } as never,
   });
   return new ScmhostClient(octokit as unknown as Octokit, options.token, timeoutMs);

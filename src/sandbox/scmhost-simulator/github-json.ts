@@ -1,0 +1,340 @@
+/**
+ * GitHub REST/webhook object shapes (users, repositories, pull requests, comments, reviews, check runs) built from
+ * the simulator's state, with the URL fields GitHub fills in. The contract tests compare these against the
+ * published examples in @octokit/webhooks-examples.
+ */
+
+export interface SimUser { login: string; id: number; type: 'User' | 'Bot' }
+
+export interface SimRepo {
+  id: number;
+  owner: SimUser;
+  name: string;
+  defaultBranch: string;
+  private: boolean;
+  fork: boolean;
+  parentFullName?: string;
+  branches: Map<string, string>;
+  createdAt: string;
+  nextNumber: number;
+}
+
+export interface SimPull {
+  id: number;
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  draft: boolean;
+  merged: boolean;
+  mergedAt?: string;
+  mergeCommitSha?: string;
+  mergeable: boolean | null;
+  headRef: string;
+  headSha: string;
+  headRepo: SimRepo;
+  baseRef: string;
+  baseSha: string;
+  user: SimUser;
+  createdAt: string;
+  updatedAt: string;
+  closedAt?: string;
+  mergedBy?: SimUser;
+}
+
+export interface SimIssueComment { id: number; number: number; body: string; user: SimUser; createdAt: string; updatedAt: string }
+export interface SimReview { id: number; number: number; state: string; body: string; commitId: string; user: SimUser; submittedAt: string }
+export interface SimReviewComment {
+  id: number; number: number; reviewId: number; inReplyToId?: number; body: string; path: string; line: number;
+  commitId: string; user: SimUser; createdAt: string; updatedAt: string;
+}
+export interface SimCheckRun {
+  id: number; name: string; headSha: string; status: string; conclusion: string | null;
+  startedAt: string; completedAt: string | null; output: { title: string | null; summary: string | null; text: string | null };
+}
+
+export class GitHubJson {
+  constructor(private readonly apiUrl: () => string, private readonly webUrl: () => string) {}
+
+  user(user: SimUser) {
+    const api = `${this.apiUrl()}/users/${user.login}`;
+    return {
+      login: user.login,
+      id: user.id,
+      node_id: nodeId('U', user.id),
+      avatar_url: `${this.webUrl()}/avatars/${user.id}`,
+      gravatar_id: '',
+      url: api,
+      html_url: `${this.webUrl()}/${user.login}`,
+      followers_url: `${api}/followers`,
+      following_url: `${api}/following{/other_user}`,
+      gists_url: `${api}/gists{/gist_id}`,
+      starred_url: `${api}/starred{/owner}{/repo}`,
+      subscriptions_url: `${api}/subscriptions`,
+      organizations_url: `${api}/orgs`,
+      repos_url: `${api}/repos`,
+      events_url: `${api}/events{/privacy}`,
+      received_events_url: `${api}/received_events`,
+      type: user.type,
+      site_admin: false,
+    };
+  }
+
+  repository(repo: SimRepo) {
+    const fullName = `${repo.owner.login}/${repo.name}`;
+    const api = `${this.apiUrl()}/repos/${fullName}`;
+    const html = `${this.webUrl()}/${fullName}`;
+    return {
+      id: repo.id,
+      node_id: nodeId('R', repo.id),
+      name: repo.name,
+      full_name: fullName,
+      private: repo.private,
+      owner: this.user(repo.owner),
+      html_url: html,
+      description: null,
+      fork: repo.fork,
+      url: api,
+      forks_url: `${api}/forks`,
+      keys_url: `${api}/keys{/key_id}`,
+      collaborators_url: `${api}/collaborators{/collaborator}`,
+      teams_url: `${api}/teams`,
+      hooks_url: `${api}/hooks`,
+      issue_events_url: `${api}/issues/events{/number}`,
+      events_url: `${api}/events`,
+      assignees_url: `${api}/assignees{/user}`,
+      branches_url: `${api}/branches{/branch}`,
+      tags_url: `${api}/tags`,
+      blobs_url: `${api}/git/blobs{/sha}`,
+      git_tags_url: `${api}/git/tags{/sha}`,
+      git_refs_url: `${api}/git/refs{/sha}`,
+      trees_url: `${api}/git/trees{/sha}`,
+      statuses_url: `${api}/statuses/{sha}`,
+      languages_url: `${api}/languages`,
+      stargazers_url: `${api}/stargazers`,
+      contributors_url: `${api}/contributors`,
+      subscribers_url: `${api}/subscribers`,
+      subscription_url: `${api}/subscription`,
+      commits_url: `${api}/commits{/sha}`,
+      git_commits_url: `${api}/git/commits{/sha}`,
+      comments_url: `${api}/comments{/number}`,
+      issue_comment_url: `${api}/issues/comments{/number}`,
+      contents_url: `${api}/contents/{+path}`,
+      compare_url: `${api}/compare/{base}...{head}`,
+      merges_url: `${api}/merges`,
+      archive_url: `${api}/{archive_format}{/ref}`,
+      downloads_url: `${api}/downloads`,
+      issues_url: `${api}/issues{/number}`,
+      pulls_url: `${api}/pulls{/number}`,
+      milestones_url: `${api}/milestones{/number}`,
+      notifications_url: `${api}/notifications{?since,all,participating}`,
+      labels_url: `${api}/labels{/name}`,
+      releases_url: `${api}/releases{/id}`,
+      deployments_url: `${api}/deployments`,
+      created_at: repo.createdAt,
+      updated_at: repo.createdAt,
+      pushed_at: repo.createdAt,
+      git_url: `git://${new URL(this.webUrl()).host}/${fullName}.git`,
+      ssh_url: `git@${new URL(this.webUrl()).hostname}:${fullName}.git`,
+      clone_url: `${html}.git`,
+      svn_url: html,
+      homepage: null,
+      size: 0,
+      stargazers_count: 0,
+      watchers_count: 0,
+      language: null,
+      has_issues: true,
+      has_projects: true,
+      has_downloads: true,
+      has_wiki: true,
+      has_pages: false,
+      forks_count: 0,
+      mirror_url: null,
+      archived: false,
+      disabled: false,
+      open_issues_count: 0,
+      license: null,
+      forks: 0,
+      open_issues: 0,
+      watchers: 0,
+      default_branch: repo.defaultBranch,
+    };
+  }
+
+  pullRequest(repo: SimRepo, pull: SimPull, stats: { comments: number; reviewComments: number }) {
+    const fullName = `${repo.owner.login}/${repo.name}`;
+    const api = `${this.apiUrl()}/repos/${fullName}`;
+    const html = `${this.webUrl()}/${fullName}/pull/${pull.number}`;
+    return {
+      url: `${api}/pulls/${pull.number}`,
+      id: pull.id,
+      node_id: nodeId('PR', pull.id),
+      html_url: html,
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
+      issue_url: `${api}/issues/${pull.number}`,
+      number: pull.number,
+      state: pull.state,
+      locked: false,
+      title: pull.title,
+      user: this.user(pull.user),
+      body: pull.body || null,
+      created_at: pull.createdAt,
+      updated_at: pull.updatedAt,
+      closed_at: pull.closedAt ?? null,
+      merged_at: pull.mergedAt ?? null,
+      merge_commit_sha: pull.mergeCommitSha ?? null,
+      assignee: null,
+      assignees: [],
+      requested_reviewers: [],
+      requested_teams: [],
+      labels: [],
+      milestone: null,
+      commits_url: `${api}/pulls/${pull.number}/commits`,
+      review_comments_url: `${api}/pulls/${pull.number}/comments`,
+      review_comment_url: `${api}/pulls/comments{/number}`,
+      comments_url: `${api}/issues/${pull.number}/comments`,
+      statuses_url: `${api}/statuses/${pull.headSha}`,
+      head: {
+        label: `${pull.headRepo.owner.login}:${pull.headRef}`,
+        ref: pull.headRef,
+        sha: pull.headSha,
+        user: this.user(pull.headRepo.owner),
+        repo: this.repository(pull.headRepo),
+      },
+      base: {
+        label: `${repo.owner.login}:${pull.baseRef}`,
+        ref: pull.baseRef,
+        sha: pull.baseSha,
+        user: this.user(repo.owner),
+        repo: this.repository(repo),
+      },
+      _links: {
+        self: { href: `${api}/pulls/${pull.number}` },
+        html: { href: html },
+        issue: { href: `${api}/issues/${pull.number}` },
+        comments: { href: `${api}/issues/${pull.number}/comments` },
+        review_comments: { href: `${api}/pulls/${pull.number}/comments` },
+        review_comment: { href: `${api}/pulls/comments{/number}` },
+        commits: { href: `${api}/pulls/${pull.number}/commits` },
+        statuses: { href: `${api}/statuses/${pull.headSha}` },
+      },
+      author_association: 'OWNER',
+      draft: pull.draft,
+      merged: pull.merged,
+      mergeable: pull.state === 'open' ? pull.mergeable : null,
+      rebaseable: pull.state === 'open' ? pull.mergeable : null,
+      mergeable_state: pull.merged ? 'unknown' : pull.draft ? 'draft' : pull.mergeable === false ? 'dirty' : pull.mergeable === null ? 'unknown' : 'clean',
+      merged_by: pull.mergedBy ? this.user(pull.mergedBy) : null,
+      comments: stats.comments,
+      review_comments: stats.reviewComments,
+      maintainer_can_modify: false,
+      commits: 1,
+      additions: 1,
+      deletions: 0,
+      changed_files: 1,
+    };
+  }
+
+  issueComment(repo: SimRepo, comment: SimIssueComment) {
+    const fullName = `${repo.owner.login}/${repo.name}`;
+    return {
+      url: `${this.apiUrl()}/repos/${fullName}/issues/comments/${comment.id}`,
+      html_url: `${this.webUrl()}/${fullName}/pull/${comment.number}#issuecomment-${comment.id}`,
+      issue_url: `${this.apiUrl()}/repos/${fullName}/issues/${comment.number}`,
+      id: comment.id,
+      node_id: nodeId('IC', comment.id),
+      user: this.user(comment.user),
+      created_at: comment.createdAt,
+      updated_at: comment.updatedAt,
+      author_association: 'OWNER',
+      body: comment.body,
+    };
+  }
+
+  review(repo: SimRepo, review: SimReview) {
+    const fullName = `${repo.owner.login}/${repo.name}`;
+    const pullHtml = `${this.webUrl()}/${fullName}/pull/${review.number}`;
+    return {
+      id: review.id,
+      node_id: nodeId('PRR', review.id),
+      user: this.user(review.user),
+      body: review.body || null,
+      commit_id: review.commitId,
+      submitted_at: review.submittedAt,
+      state: review.state,
+      html_url: `${pullHtml}#pullrequestreview-${review.id}`,
+      pull_request_url: `${this.apiUrl()}/repos/${fullName}/pulls/${review.number}`,
+      author_association: 'OWNER',
+      _links: { html: { href: `${pullHtml}#pullrequestreview-${review.id}` }, pull_request: { href: `${this.apiUrl()}/repos/${fullName}/pulls/${review.number}` } },
+    };
+  }
+
+  reviewComment(repo: SimRepo, comment: SimReviewComment) {
+    const fullName = `${repo.owner.login}/${repo.name}`;
+    const api = `${this.apiUrl()}/repos/${fullName}`;
+    return {
+      url: `${api}/pulls/comments/${comment.id}`,
+      pull_request_review_id: comment.reviewId,
+      id: comment.id,
+      node_id: nodeId('PRRC', comment.id),
+      diff_hunk: '@@ -1,1 +1,1 @@',
+      path: comment.path,
+      commit_id: comment.commitId,
+      original_commit_id: comment.commitId,
+      user: this.user(comment.user),
+      body: comment.body,
+      created_at: comment.createdAt,
+      updated_at: comment.updatedAt,
+      html_url: `${this.webUrl()}/${fullName}/pull/${comment.number}#discussion_r${comment.id}`,
+      pull_request_url: `${api}/pulls/${comment.number}`,
+      author_association: 'OWNER',
+      _links: {
+        self: { href: `${api}/pulls/comments/${comment.id}` },
+        html: { href: `${this.webUrl()}/${fullName}/pull/${comment.number}#discussion_r${comment.id}` },
+        pull_request: { href: `${api}/pulls/${comment.number}` },
+      },
+      ...(comment.inReplyToId !== undefined ? { in_reply_to_id: comment.inReplyToId } : {}),
+      line: comment.line,
+      original_line: comment.line,
+      side: 'RIGHT',
+      start_line: null,
+      original_start_line: null,
+      start_side: null,
+      original_position: 1,
+      position: 1,
+    };
+  }
+
+  checkRun(repo: SimRepo, run: SimCheckRun, pulls: SimPull[]) {
+    const fullName = `${repo.owner.login}/${repo.name}`;
+    const api = `${this.apiUrl()}/repos/${fullName}`;
+    const repoRef = { id: repo.id, url: api, name: repo.name };
+    return {
+      id: run.id,
+      node_id: nodeId('CR', run.id),
+      head_sha: run.headSha,
+      external_id: '',
+      url: `${api}/check-runs/${run.id}`,
+      html_url: `${this.webUrl()}/${fullName}/runs/${run.id}`,
+      details_url: `${this.webUrl()}/${fullName}/runs/${run.id}`,
+      status: run.status,
+      conclusion: run.conclusion,
+      started_at: run.startedAt,
+      completed_at: run.completedAt,
+      output: { ...run.output, annotations_count: 0, annotations_url: `${api}/check-runs/${run.id}/annotations` },
+      name: run.name,
+      pull_requests: pulls.map((pull) => ({
+        url: `${api}/pulls/${pull.number}`,
+        id: pull.id,
+        number: pull.number,
+        head: { ref: pull.headRef, sha: pull.headSha, repo: repoRef },
+        base: { ref: pull.baseRef, sha: pull.baseSha, repo: repoRef },
+      })),
+    };
+  }
+}
+
+function nodeId(prefix: string, id: number): string {
+  return `${prefix}_${Buffer.from(`sim:${id}`).toString('base64url')}`;
+}

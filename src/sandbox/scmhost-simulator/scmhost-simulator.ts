@@ -1,0 +1,276 @@
+/**
+ * A GitHub look-alike for tests and `service dev --sandbox`: the REST endpoints the source-host client uses, kept
+ * in memory, with GitHub's status codes and error bodies, token checks, signed webhooks on every change (headers
+ * of SPEC 4.3), and faults on demand, including GitHub's primary and secondary rate-limit answers.
+ */
+import express, { NextFunction, Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { FaultInjector, createFaultInjector } from '../fault-injector';
+import { closeServer, listen } from '../listen';
+import { WebhookSender, WebhookTarget, createWebhookSender, hmacSha256Hex } from '../webhook-sender';
+import { GitHubJson, SimUser } from './github-json';
+import { ScmhostSimError, ScmhostState } from './scmhost-state';
+import { githubWebhookPayload, pullStats } from './scmhost-webhook-payloads';
+
+export interface ScmhostSimulatorOptions {
+  port?: number;
+  host?: string;
+  /** The gateway's /api/v1/webhooks/scmhost and the secret to sign with. */
+  webhook?: WebhookTarget;
+  /** Accepted tokens and the login each one acts as. When unset, any token acts as `service-bot`. */
+  tokens?: Record<string, string>;
+  /** Repositories (`owner/name`) created at start, with a `main` branch. */
+  repositories?: string[];
+}
+
+export interface ScmhostSimulator {
+  /** The REST API root (what the client's baseUrl should be). */
+  url: string;
+  state: ScmhostState;
+  faults: FaultInjector;
+  webhooks: WebhookSender;
+  close(): Promise<void>;
+}
+
+const DOCS = 'https://docs.github.com/rest';
+
+function githubError(status: number, message: string): unknown {
+  // GitHub answers every 429 with its rate-limit wording; clients key their waiting on it.
+  const text = status === 429 ? 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' : message;
+  return { message: text, documentation_url: DOCS, status: String(status) };
+}
+
+export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {}): Promise<ScmhostSimulator> {
+  let url = '';
+  const state = new ScmhostState();
+  const json = new GitHubJson(() => url, () => url.replace(/\/api\/v3$/, ''));
+  for (const name of options.repositories ?? []) state.createRepository(name);
+  const faults = createFaultInjector(githubError);
+  const webhooks = createWebhookSender(options.webhook);
+  let hookId = 1;
+
+  state.onEvent((event) => {
+    const payload = githubWebhookPayload(state, json, event);
+    webhooks.send(event.event, payload, (body, deliveryId) => {
+      const secret = webhooks.target?.secret;
+      return {
+        'x-github-event': event.event,
+        'x-scmhost-event': event.event,
+        'x-github-delivery': deliveryId,
+        'x-github-hook-id': String(hookId++),
+        'user-agent': 'GitHub-Hookshot/simulator',
+        ...(secret ? { 'x-hub-signature-256': `sha256=${hmacSha256Hex(secret, body)}` } : {}),
+      };
+    });
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((_req, res, next) => {
+    res.setHeader('x-github-request-id', randomUUID().toUpperCase());
+    res.setHeader('x-github-api-version-selected', '2022-11-28');
+    res.setHeader('x-ratelimit-limit', '5000');
+    res.setHeader('x-ratelimit-remaining', '4999');
+    next();
+  });
+  app.use(express.json({ limit: '5mb' }));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const match = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    const token = match?.[1];
+    const login = token ? (options.tokens ? options.tokens[token] : 'service-bot') : undefined;
+    if (!login) {
+      res.status(401).json({ message: token ? 'Bad credentials' : 'Requires authentication', documentation_url: DOCS, status: '401' });
+      return;
+    }
+    res.locals.user = state.user(login);
+    next();
+  });
+  app.use(faults.middleware);
+
+  const api = express.Router();
+  // Same routes at the root (github.com style) and under /api/v3 (Enterprise style).
+  app.use('/api/v3', api);
+  app.use('/', api);
+  const me = (res: Response): SimUser => res.locals.user as SimUser;
+  const repoOf = (req: Request) => state.repo(p(req, 'owner'), p(req, 'repo'));
+
+  api.get('/user', (_req, res) => { res.json(json.user(me(res))); });
+
+  api.get('/repos/:owner/:repo', (req, res) => {
+    const repo = repoOf(req);
+    const body: Record<string, unknown> = json.repository(repo);
+    if (repo.parentFullName) {
+      const [owner = '', name = ''] = repo.parentFullName.split('/');
+      body.parent = json.repository(state.repo(owner, name));
+    }
+    res.json(body);
+  });
+
+  api.post('/repos/:owner/:repo/forks', (req, res) => {
+    const repo = repoOf(req);
+    const organization = (req.body as { organization?: string } | undefined)?.organization;
+    const fork = state.fork(repo, organization ? state.user(organization) : me(res));
+    res.status(202).json({ ...json.repository(fork), parent: json.repository(repo) });
+  });
+
+  api.get('/repos/:owner/:repo/branches/:branch', (req, res) => {
+    const repo = repoOf(req);
+    const sha = repo.branches.get(p(req, 'branch'));
+    if (!sha) throw new ScmhostSimError(404, 'Branch not found');
+    res.json({ name: p(req, 'branch'), commit: { sha, url: `${url}/repos/${state.fullName(repo)}/commits/${sha}` }, protected: false });
+  });
+
+  api.post('/repos/:owner/:repo/git/refs', (req, res) => {
+    const repo = repoOf(req);
+    const body = (req.body ?? {}) as { ref?: string; sha?: string };
+    if (!body.ref?.startsWith('refs/') || body.ref.split('/').length < 3) throw new ScmhostSimError(422, 'Reference name must start with \'refs/\' and have at least two slashes.');
+    const branch = body.ref.replace(/^refs\/heads\//, '');
+    state.createBranch(repo, branch, body.sha ?? '');
+    res.status(201).json({ ref: body.ref, node_id: 'REF_sim', url: `${url}/repos/${state.fullName(repo)}/git/${body.ref}`, object: { sha: body.sha, type: 'commit', url: `${url}/repos/${state.fullName(repo)}/git/commits/${body.sha}` } });
+  });
+
+  api.get('/repos/:owner/:repo/pulls', (req, res) => {
+    const repo = repoOf(req);
+    const wantedState = String(req.query.state ?? 'open');
+    const head = typeof req.query.head === 'string' ? req.query.head : undefined;
+    let pulls = state.pullsOf(repo).filter((pull) => wantedState === 'all' || pull.state === wantedState);
+    if (head) {
+      const [owner, branch] = head.includes(':') ? head.split(':', 2) : [repo.owner.login, head];
+      pulls = pulls.filter((pull) => pull.headRepo.owner.login.toLowerCase() === owner?.toLowerCase() && pull.headRef === branch);
+    }
+    if (typeof req.query.base === 'string') pulls = pulls.filter((pull) => pull.baseRef === req.query.base);
+    pulls = [...pulls].sort((a, b) => b.number - a.number);
+    if (req.query.direction === 'asc') pulls.reverse();
+    res.json(page(req, res, pulls).map((pull) => json.pullRequest(repo, pull, pullStats(state, repo, pull))));
+  });
+
+  api.post('/repos/:owner/:repo/pulls', (req, res) => {
+    const repo = repoOf(req);
+    const body = (req.body ?? {}) as { title?: string; body?: string; head?: string; base?: string; draft?: boolean };
+    const pull = state.createPull(repo, { title: body.title ?? '', body: body.body, head: body.head ?? '', base: body.base ?? '', draft: body.draft }, me(res));
+    res.status(201).json(json.pullRequest(repo, pull, pullStats(state, repo, pull)));
+  });
+
+  api.get('/repos/:owner/:repo/pulls/:number', (req, res) => {
+    const repo = repoOf(req);
+    const pull = state.pull(repo, n(req));
+    res.json(json.pullRequest(repo, pull, pullStats(state, repo, pull)));
+  });
+
+  api.patch('/repos/:owner/:repo/pulls/:number', (req, res) => {
+    const repo = repoOf(req);
+    const pull = state.updatePull(repo, state.pull(repo, n(req)), (req.body ?? {}) as { title?: string; body?: string; state?: 'open' | 'closed' }, me(res));
+    res.json(json.pullRequest(repo, pull, pullStats(state, repo, pull)));
+  });
+
+  api.get('/repos/:owner/:repo/issues/:number/comments', (req, res) => {
+    const repo = repoOf(req);
+    state.pull(repo, n(req));
+    const comments = state.issueComments.filter((c) => c.repo === state.fullName(repo) && c.number === n(req));
+    res.json(page(req, res, comments).map((c) => json.issueComment(repo, c)));
+  });
+
+  api.post('/repos/:owner/:repo/issues/:number/comments', (req, res) => {
+    const repo = repoOf(req);
+    const comment = state.addIssueComment(repo, n(req), String((req.body as { body?: string } | undefined)?.body ?? ''), me(res));
+    res.status(201).json(json.issueComment(repo, comment));
+  });
+
+  api.get('/repos/:owner/:repo/pulls/:number/reviews', (req, res) => {
+    const repo = repoOf(req);
+    state.pull(repo, n(req));
+    const reviews = state.reviews.filter((r) => r.repo === state.fullName(repo) && r.number === n(req));
+    res.json(page(req, res, reviews).map((r) => json.review(repo, r)));
+  });
+
+  api.post('/repos/:owner/:repo/pulls/:number/reviews', (req, res) => {
+    const repo = repoOf(req);
+    const body = (req.body ?? {}) as { event?: string; body?: string; commit_id?: string; comments?: Array<{ path: string; line: number; body: string }> };
+    const states: Record<string, 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED'> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
+    const reviewState = states[String(body.event ?? '')];
+    if (!reviewState) throw new ScmhostSimError(422, 'Unprocessable Entity', [{ resource: 'PullRequestReview', field: 'event', code: 'invalid' }]);
+    const pull = state.pull(repo, n(req));
+    if (pull.user.login === me(res).login && reviewState !== 'COMMENTED') {
+      throw new ScmhostSimError(422, 'Unprocessable Entity', [{ resource: 'PullRequestReview', code: 'custom', message: 'Can not approve your own pull request' }]);
+    }
+    const review = state.submitReview(repo, n(req), { state: reviewState, body: body.body, commitId: body.commit_id, comments: body.comments }, me(res));
+    res.json(json.review(repo, review));
+  });
+
+  api.get('/repos/:owner/:repo/pulls/:number/comments', (req, res) => {
+    const repo = repoOf(req);
+    state.pull(repo, n(req));
+    const comments = state.reviewComments.filter((c) => c.repo === state.fullName(repo) && c.number === n(req));
+    res.json(page(req, res, comments).map((c) => json.reviewComment(repo, c)));
+  });
+
+  api.post('/repos/:owner/:repo/pulls/:number/comments/:commentId/replies', (req, res) => {
+    const repo = repoOf(req);
+    const body = String((req.body as { body?: string } | undefined)?.body ?? '');
+    if (!body.trim()) throw new ScmhostSimError(422, 'Validation Failed', [{ resource: 'PullRequestReviewComment', field: 'body', code: 'missing_field' }]);
+    const reply = state.replyToReviewComment(repo, n(req), Number(p(req, 'commentId')), body, me(res));
+    res.status(201).json(json.reviewComment(repo, reply));
+  });
+
+  api.get('/repos/:owner/:repo/commits/:ref/check-runs', (req, res) => {
+    const repo = repoOf(req);
+    const ref = p(req, 'ref');
+    const sha = repo.branches.get(ref) ?? ref;
+    const runs = state.checkRuns.filter((r) => r.repo === state.fullName(repo) && r.headSha === sha);
+    res.json({ total_count: runs.length, check_runs: page(req, res, runs).map((r) => json.checkRun(repo, r, state.openPullsForSha(repo, sha))) });
+  });
+
+  app.use((_req: Request, res: Response) => {
+    res.status(404).json({ message: 'Not Found', documentation_url: DOCS, status: '404' });
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof ScmhostSimError) {
+      res.status(error.status).json({ message: error.message, ...(error.errors ? { errors: error.errors } : {}), documentation_url: DOCS, status: String(error.status) });
+      return;
+    }
+    const status = (error as { status?: number }).status;
+    if (status && status >= 400 && status < 500) {
+      res.status(400).json({ message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' });
+      return;
+    }
+    res.status(500).json({ message: `Server Error: ${error instanceof Error ? error.message : String(error)}`, documentation_url: DOCS, status: '500' });
+  });
+
+  const started = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1');
+  url = started.url;
+  return {
+    url,
+    state,
+    faults,
+    webhooks,
+    async close() {
+      faults.releaseAll();
+      await webhooks.flush();
+      await closeServer(started.server);
+    },
+  };
+}
+
+function p(req: Request, name: string): string {
+  const value = req.params[name];
+  return Array.isArray(value) ? value.join('/') : String(value ?? '');
+}
+
+function n(req: Request): number {
+  const number = Number(p(req, 'number'));
+  if (!Number.isInteger(number) || number < 1) throw new ScmhostSimError(404, 'Not Found');
+  return number;
+}
+
+/** GitHub paging: per_page (max 100, default 30) and page, with a Link header to the next page. */
+function page<T>(req: Request, res: Response, items: T[]): T[] {
+  const perPage = Math.min(100, Math.max(1, Number(req.query.per_page ?? 30) || 30));
+  const pageNumber = Math.max(1, Number(req.query.page ?? 1) || 1);
+  const slice = items.slice((pageNumber - 1) * perPage, pageNumber * perPage);
+  if (pageNumber * perPage < items.length) {
+    const next = new URL(`http://x${req.originalUrl}`);
+    next.searchParams.set('page', String(pageNumber + 1));
+    res.setHeader('link', `<${req.protocol}://${req.get('host')}${next.pathname}${next.search}>; rel="next"`);
+  }
+  return slice;
+}

@@ -1,0 +1,59 @@
+/** GitHub webhook bodies for the simulator's events, shaped like @octokit/webhooks-examples. */
+import type { GitHubJson, SimPull, SimRepo } from './github-json';
+import type { ScmhostSimEvent, ScmhostState } from './scmhost-state';
+
+export function githubWebhookPayload(state: ScmhostState, json: GitHubJson, event: ScmhostSimEvent): Record<string, unknown> {
+  const repository = json.repository(event.repo);
+  const sender = json.user(event.sender);
+  const stats = (pull: SimPull) => pullStats(state, event.repo, pull);
+  switch (event.event) {
+    case 'pull_request':
+      return { action: event.action, number: event.pull.number, pull_request: json.pullRequest(event.repo, event.pull, stats(event.pull)), repository, sender };
+    case 'pull_request_review':
+      return { action: event.action, review: json.review(event.repo, event.review), pull_request: json.pullRequest(event.repo, event.pull, stats(event.pull)), repository, sender };
+    case 'issue_comment':
+      return { action: event.action, issue: issueOfPull(json, event.repo, event.pull, stats(event.pull).comments), comment: json.issueComment(event.repo, event.comment), repository, sender };
+    case 'check_run':
+      return { action: event.action, check_run: json.checkRun(event.repo, event.run, state.openPullsForSha(event.repo, event.run.headSha)), repository, sender };
+  }
+}
+
+export function pullStats(state: ScmhostState, repo: SimRepo, pull: SimPull): { comments: number; reviewComments: number } {
+  const fullName = state.fullName(repo);
+  return {
+    comments: state.issueComments.filter((c) => c.repo === fullName && c.number === pull.number).length,
+    reviewComments: state.reviewComments.filter((c) => c.repo === fullName && c.number === pull.number).length,
+  };
+}
+
+/** A pull request seen as an issue, as in issue_comment events on PRs (with the `pull_request` link object). */
+function issueOfPull(json: GitHubJson, repo: SimRepo, pull: SimPull, comments: number) {
+  const pr = json.pullRequest(repo, pull, { comments, reviewComments: 0 });
+  const repository = json.repository(repo);
+  return {
+    url: pr.issue_url,
+    repository_url: repository.url,
+    labels_url: `${pr.issue_url}/labels{/name}`,
+    comments_url: pr.comments_url,
+    events_url: `${pr.issue_url}/events`,
+    html_url: pr.html_url,
+    id: pull.id,
+    node_id: pr.node_id,
+    number: pull.number,
+    title: pull.title,
+    user: pr.user,
+    labels: [],
+    state: pull.state,
+    locked: false,
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    comments,
+    created_at: pull.createdAt,
+    updated_at: pull.updatedAt,
+    closed_at: pull.closedAt ?? null,
+    author_association: 'OWNER',
+    body: pull.body || null,
+    pull_request: { url: pr.url, html_url: pr.html_url, diff_url: pr.diff_url, patch_url: pr.patch_url },
+  };
+}
