@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+export const SERVICE_BIN = join(root, 'bin', 'run.js');
+
+export interface ServiceProcess {
+  process: ChildProcess;
+  output(): string;
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Sends the signal and resolves with the exit code (or the signal name) once the process is gone. */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | string>;
+  exited: Promise<number | string>;
+}
+
+/** Runs the real `service` binary (built into dist/ by `npm test`) as a child process. */
+export function startService(args: string[], env: NodeJS.ProcessEnv): ServiceProcess {
+  if (!existsSync(join(root, 'dist', 'src', 'commands'))) {
+    throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the integration tests');
+  }
+  const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve(code ?? signal ?? 'unknown');
+      for (const listener of listeners) listener();
+    });
+  });
+
+  const waitForOutput = (pattern: RegExp, timeoutMs = 60_000) => new Promise<RegExpMatchArray>((resolve, reject) => {
+    const check = () => {
+      const match = output.match(pattern);
+      if (match) {
+        cleanup();
+        resolve(match);
+      } else if (child.exitCode !== null || child.signalCode !== null) {
+        cleanup();
+        reject(new Error(`service ${args.join(' ')} exited before printing ${pattern}:\n${output}`));
+      }
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`service ${args.join(' ')} did not print ${pattern} within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      listeners.delete(check);
+    };
+    listeners.add(check);
+    check();
+  });
+
+  const stop = async (signal: NodeJS.Signals = 'SIGINT', timeoutMs = 30_000) => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    }
+    return exited;
+  };
+
+  return { process: child, output: () => output, waitForOutput, stop, exited };
+}

@@ -1,0 +1,97 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { fixture } from '../helpers/fixtures';
+import { freePort } from '../helpers/free-port';
+import { startService } from '../helpers/service-process';
+import { eventually, getJson, postWebhook } from '../helpers/webhooks';
+
+type Json = Record<string, any>;
+const TOKEN = 'dev-operator-token';
+
+async function portIsFree(port: number): Promise<boolean> {
+  try {
+    await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1_000) });
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+describe('service dev', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'service-dev-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const devStack = async (stackFile?: string) => {
+    const ports = { temporal: await freePort(), ui: await freePort(), gateway: await freePort(), metrics: await freePort() };
+    const args = ['dev', '--data-dir', dataDir, '--temporal-port', String(ports.temporal), '--ui-port', String(ports.ui)];
+    if (stackFile) args.push('--config', stackFile);
+    const dev = startService(args, {
+      TEMPORAL_CLI_PATH: inject('temporalCliPath'),
+      SERVICE_OPERATOR_TOKEN: TOKEN,
+      SERVICE_TASK_QUEUE: 'it-dev',
+      SERVICE_GATEWAY_HOST: '127.0.0.1',
+      SERVICE_GATEWAY_PORT: String(ports.gateway),
+      SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
+      SERVICE_WORKER_METRICS_PORT: String(ports.metrics),
+    });
+    await dev.waitForOutput(/Press Ctrl-C to stop/, 120_000);
+    return { dev, ports, api: `http://127.0.0.1:${ports.gateway}` };
+  };
+
+  it('starts the dev server, worker and gateway, says where they are, and stops them all on Ctrl-C', async () => {
+    const { dev, ports, api } = await devStack();
+    try {
+      const out = dev.output();
+      expect(out).toContain(`API          ${api}/api/v1`);
+      expect(out).toContain(`Temporal UI  http://127.0.0.1:${ports.ui}`);
+      expect(out).toContain(`Metrics      ${api}/metrics (gateway)  http://127.0.0.1:${ports.metrics}/metrics (worker)`);
+      expect(out).toContain(join(dataDir, 'temporal.db'));
+      expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).status).toBe(200);
+
+      const payload = fixture<Json>('tracker/jira-issue-created.json');
+      payload.issue.key = 'DEV-1';
+      expect((await postWebhook(`${api}/api/v1/webhooks/tracker`, payload)).status).toBe(200);
+      await eventually(async () => ((await getJson(`${api}/api/v1/workflows/DEV-1/execution`, TOKEN)).status === 200 ? true : undefined));
+    } finally {
+      expect(await dev.stop('SIGINT')).toBe(0);
+    }
+    expect(dev.output()).toContain('stopped');
+    for (const port of [ports.gateway, ports.metrics, ports.ui]) expect(await portIsFree(port)).toBe(true);
+  });
+
+  it('starts again on the same SQLite file, keeps the ticket, and registers new search attributes on the existing database', async () => {
+    const stack = readFileSync(join(__dirname, '..', '..', 'temporal-dev.yaml'), 'utf8')
+      .replace('search_attributes:\n', 'search_attributes:\n  ServiceExtraForTest: Keyword\n');
+    const stackFile = join(dataDir, 'stack.yaml');
+    writeFileSync(stackFile, stack);
+    const { dev, ports, api } = await devStack(stackFile);
+    try {
+      const view = await eventually(async () => {
+        const response = await getJson(`${api}/api/v1/workflows/DEV-1/execution`, TOKEN);
+        return response.status === 200 ? response.body : undefined;
+      }, 60_000, 'DEV-1 after the restart');
+      expect(view).toMatchObject({ ticket_key: 'DEV-1', observations_received: 1, last_observation: { observation_id: 'tracker:issue:10042:created' } });
+      const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+      try {
+        const listed = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+        expect(Object.keys(listed.customAttributes ?? {})).toEqual(expect.arrayContaining(['ServiceStatus', 'ServiceNode', 'ServiceExtraForTest']));
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      expect(await dev.stop('SIGINT')).toBe(0);
+    }
+  });
+
+  it('refuses a broken dev stack file with a line naming the field', async () => {
+    const stackFile = join(dataDir, 'broken.yaml');
+    writeFileSync(stackFile, 'server:\n  port: seventy\n');
+    const dev = startService(['dev', '--config', stackFile], { TEMPORAL_CLI_PATH: inject('temporalCliPath') });
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toContain(`${stackFile}: server.port`);
+  });
+});
