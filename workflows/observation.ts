@@ -25,14 +25,44 @@ export interface LabelChange {
   removed: string[];
 }
 
+export interface CommentFact {
+  id: string;
+  body: string;
+  author?: string;
+  created?: string;
+  updated?: string;
+}
+
+export interface PullRequestRef {
+  number: number;
+  head_ref?: string;
+  head_sha?: string;
+}
+
+/**
+ * The provider facts an observation carries, normalised across tracker, GitHub and GitLab. Only the fields the
+ * service acts on; each event fills the ones it has.
+ */
 export interface ObservationFacts {
+  // Tracker (Jira)
   issue_type?: string;
   summary?: string;
   status?: string;
   labels?: string[];
   label_change?: LabelChange;
-  comment?: { id: string; body: string; author?: string; created?: string; updated?: string };
-  [key: string]: unknown;
+  /** A ticket comment (tracker) or a pull-request conversation comment (scmhost issue_comment, GitLab note). */
+  comment?: CommentFact;
+  // Source hosts (GitHub, GitLab)
+  /** The provider's action: opened, closed, synchronize, reopened, submitted, completed, created, ... */
+  action?: string;
+  /** owner/repo (GitHub) or the GitLab project path. */
+  repository?: string;
+  pull_request?: PullRequestRef & { title?: string; state?: string; merged?: boolean; base_ref?: string };
+  review?: { id: string; state: 'approved' | 'changes_requested' | 'commented'; body: string; commit_id?: string; author?: string };
+  check_run?: { id: string; name: string; status: string; conclusion: string | null; head_sha: string };
+  pipeline?: { id: string; status: string; sha: string; ref?: string };
+  push?: { ref: string; before?: string; after: string };
+  sender?: string;
 }
 
 export interface Observation {
