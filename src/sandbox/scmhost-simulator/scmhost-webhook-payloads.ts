@@ -10,12 +10,25 @@ export function githubWebhookPayload(state: ScmhostState, json: GitHubJson, even
     case 'pull_request':
       return { action: event.action, number: event.pull.number, pull_request: json.pullRequest(event.repo, event.pull, stats(event.pull)), repository, sender };
     case 'pull_request_review':
-      return { action: event.action, review: json.review(event.repo, event.review), pull_request: json.pullRequest(event.repo, event.pull, stats(event.pull)), repository, sender };
+      // Review events carry GitHub's "simple" pull request (no merge or size fields) and a lowercase review state.
+      return {
+        action: event.action,
+        review: { ...json.review(event.repo, event.review), state: event.review.state.toLowerCase() },
+        pull_request: simplePullRequest(json.pullRequest(event.repo, event.pull, stats(event.pull))),
+        repository,
+        sender,
+      };
     case 'issue_comment':
       return { action: event.action, issue: issueOfPull(json, event.repo, event.pull, stats(event.pull).comments), comment: json.issueComment(event.repo, event.comment), repository, sender };
     case 'check_run':
       return { action: event.action, check_run: json.checkRun(event.repo, event.run, state.openPullsForSha(event.repo, event.run.headSha)), repository, sender };
   }
+}
+
+const FULL_ONLY_FIELDS = ['merged', 'mergeable', 'rebaseable', 'mergeable_state', 'merged_by', 'comments', 'review_comments', 'maintainer_can_modify', 'commits', 'additions', 'deletions', 'changed_files'];
+
+function simplePullRequest(full: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(full).filter(([key]) => !FULL_ONLY_FIELDS.includes(key)));
 }
 
 export function pullStats(state: ScmhostState, repo: SimRepo, pull: SimPull): { comments: number; reviewComments: number } {
