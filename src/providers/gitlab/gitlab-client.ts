@@ -1,0 +1,241 @@
+/**
+ * GitLab REST v4 client for repositories listed in the repository registry file: merge requests, notes (with the
+ * same hidden idempotency marker as GitHub comments), pipelines and branches. Same retry rules as the tracker
+ * client: reads retried briefly, writes surfaced as typed errors for the effect journal to reconcile.
+ */
+import { connectionCredential, RegistryRepository } from '../../config/repository-registry';
+import { JsonHttpClient, LatencyHook } from '../http/json-http-client';
+import { NotFoundProviderError } from '../provider-errors';
+import type { RetryPolicy } from '../retry-policy';
+import { idempotencyKeyOf, withIdempotencyMarker } from '../scmhost/idempotency-marker';
+
+export interface GitLabClientOptions {
+  /** The REST v4 root, e.g. `https://gitlab.example.com/api/v4` (see apiV4BaseUrl). */
+  apiBaseUrl: string;
+  token: string;
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  onLatency?: LatencyHook;
+  fetch?: typeof fetch;
+}
+
+/** Options for the connection of a registry entry, with the credential read from the env var it names. */
+export function gitLabOptionsForRepository(repository: RegistryRepository, env: NodeJS.ProcessEnv = process.env): GitLabClientOptions {
+  return { apiBaseUrl: repository.connection.apiBaseUrl, token: connectionCredential(repository.connection, env) };
+}
+
+export interface MergeRequest {
+  id: number;
+  iid: number;
+  title: string;
+  description: string;
+  state: 'opened' | 'closed' | 'merged' | 'locked';
+  draft: boolean;
+  sourceBranch: string;
+  targetBranch: string;
+  sha: string;
+  webUrl: string;
+  mergeStatus?: string;
+  author?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Note {
+  id: number;
+  body: string;
+  author?: string;
+  system: boolean;
+  createdAt: string;
+  updatedAt: string;
+  idempotencyKey?: string;
+}
+
+export interface Pipeline {
+  id: number;
+  iid?: number;
+  sha: string;
+  ref: string;
+  /** created, waiting_for_resource, preparing, pending, running, success, failed, canceled, skipped, manual, scheduled */
+  status: string;
+  webUrl: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function createGitLabClient(options: GitLabClientOptions): GitLabClient {
+  return new GitLabClient(options);
+}
+
+export class GitLabClient {
+  private readonly http: JsonHttpClient;
+
+  constructor(options: GitLabClientOptions) {
+    this.http = new JsonHttpClient({
+      provider: 'gitlab',
+      baseUrl: options.apiBaseUrl,
+      headers: { 'private-token': options.token },
+      timeoutMs: options.timeoutMs,
+      retry: options.retry,
+      onLatency: options.onLatency,
+      secrets: [options.token],
+      fetch: options.fetch,
+    });
+  }
+
+  private project(namespace: string): string {
+    return `/projects/${encodeURIComponent(namespace)}`;
+  }
+
+  async getProject(namespace: string): Promise<{ id: number; pathWithNamespace: string; defaultBranch: string; webUrl: string }> {
+    const { body } = await this.http.request<{ id: number; path_with_namespace: string; default_branch: string; web_url: string }>({
+      operation: 'getProject', method: 'GET', path: this.project(namespace),
+    });
+    return { id: body.id, pathWithNamespace: body.path_with_namespace, defaultBranch: body.default_branch, webUrl: body.web_url };
+  }
+
+  async getBranch(namespace: string, branch: string): Promise<{ name: string; sha: string } | undefined> {
+    try {
+      const { body } = await this.http.request<{ name: string; commit: { id: string } }>({
+        operation: 'getBranch', method: 'GET', path: `${this.project(namespace)}/repository/branches/${encodeURIComponent(branch)}`,
+      });
+      return { name: body.name, sha: body.commit.id };
+    } catch (error) {
+      if (error instanceof NotFoundProviderError) return undefined;
+      throw error;
+    }
+  }
+
+  /** Creates a branch from a branch name or commit SHA. GitLab answers an existing branch with 400 (a terminal error). */
+  async createBranch(namespace: string, branch: string, ref: string): Promise<{ name: string; sha: string }> {
+    const { body } = await this.http.request<{ name: string; commit: { id: string } }>({
+      operation: 'createBranch', method: 'POST', path: `${this.project(namespace)}/repository/branches`, query: { branch, ref },
+    });
+    return { name: body.name, sha: body.commit.id };
+  }
+
+  async createMergeRequest(namespace: string, input: { title: string; description: string; sourceBranch: string; targetBranch: string; draft?: boolean }): Promise<MergeRequest> {
+    const { body } = await this.http.request<GitLabMergeRequest>({
+      operation: 'createMergeRequest',
+      method: 'POST',
+      path: `${this.project(namespace)}/merge_requests`,
+      body: {
+        title: input.draft ? `Draft: ${input.title}` : input.title,
+        description: input.description,
+        source_branch: input.sourceBranch,
+        target_branch: input.targetBranch,
+        remove_source_branch: true,
+      },
+    });
+    return toMergeRequest(body);
+  }
+
+  async getMergeRequest(namespace: string, iid: number): Promise<MergeRequest> {
+    const { body } = await this.http.request<GitLabMergeRequest>({ operation: 'getMergeRequest', method: 'GET', path: `${this.project(namespace)}/merge_requests/${iid}` });
+    return toMergeRequest(body);
+  }
+
+  /** The merge request from `sourceBranch` (open first, then newest), or undefined. */
+  async findMergeRequestBySourceBranch(namespace: string, sourceBranch: string): Promise<MergeRequest | undefined> {
+    const { body } = await this.http.request<GitLabMergeRequest[]>({
+      operation: 'findMergeRequestBySourceBranch', method: 'GET', path: `${this.project(namespace)}/merge_requests`,
+      query: { source_branch: sourceBranch, state: 'all', per_page: 100 },
+    });
+    return body.map(toMergeRequest).sort((a, b) => Number(b.state === 'opened') - Number(a.state === 'opened') || b.iid - a.iid)[0];
+  }
+
+  async listOpenMergeRequestsByBranchPrefix(namespace: string, prefix: string): Promise<MergeRequest[]> {
+    const all = await this.paginate<GitLabMergeRequest>('listOpenMergeRequestsByBranchPrefix', `${this.project(namespace)}/merge_requests`, { state: 'opened' });
+    return all.map(toMergeRequest).filter((mr) => mr.sourceBranch.startsWith(prefix));
+  }
+
+  async updateMergeRequest(namespace: string, iid: number, changes: { title?: string; description?: string; stateEvent?: 'close' | 'reopen' }): Promise<MergeRequest> {
+    const { body } = await this.http.request<GitLabMergeRequest>({
+      operation: 'updateMergeRequest', method: 'PUT', path: `${this.project(namespace)}/merge_requests/${iid}`,
+      body: { ...(changes.title !== undefined ? { title: changes.title } : {}), ...(changes.description !== undefined ? { description: changes.description } : {}), ...(changes.stateEvent ? { state_event: changes.stateEvent } : {}) },
+    });
+    return toMergeRequest(body);
+  }
+
+  async listMergeRequestNotes(namespace: string, iid: number): Promise<Note[]> {
+    const all = await this.paginate<GitLabNote>('listMergeRequestNotes', `${this.project(namespace)}/merge_requests/${iid}/notes`, { sort: 'asc', order_by: 'created_at' });
+    return all.map(toNote);
+  }
+
+  async createMergeRequestNote(namespace: string, iid: number, body: string, options: { idempotencyKey?: string } = {}): Promise<Note> {
+    const text = options.idempotencyKey ? withIdempotencyMarker(body, options.idempotencyKey) : body;
+    const { body: note } = await this.http.request<GitLabNote>({
+      operation: 'createMergeRequestNote', method: 'POST', path: `${this.project(namespace)}/merge_requests/${iid}/notes`, body: { body: text },
+    });
+    return toNote(note);
+  }
+
+  async findNoteByIdempotencyKey(namespace: string, iid: number, idempotencyKey: string): Promise<Note | undefined> {
+    return (await this.listMergeRequestNotes(namespace, iid)).find((note) => note.idempotencyKey === idempotencyKey);
+  }
+
+  /** Pipelines of a merge request, newest first. */
+  async listMergeRequestPipelines(namespace: string, iid: number): Promise<Pipeline[]> {
+    const all = await this.paginate<GitLabPipeline>('listMergeRequestPipelines', `${this.project(namespace)}/merge_requests/${iid}/pipelines`, {});
+    return all.map(toPipeline);
+  }
+
+  /** Pipelines for a commit, newest first. */
+  async listPipelinesForSha(namespace: string, sha: string): Promise<Pipeline[]> {
+    const all = await this.paginate<GitLabPipeline>('listPipelinesForSha', `${this.project(namespace)}/pipelines`, { sha, order_by: 'id', sort: 'desc' });
+    return all.map(toPipeline);
+  }
+
+  private async paginate<T>(operation: string, path: string, query: Record<string, string | number>): Promise<T[]> {
+    const all: T[] = [];
+    for (let page = 1; ; page++) {
+      const { body, headers } = await this.http.request<T[]>({ operation, method: 'GET', path, query: { ...query, per_page: 100, page } });
+      all.push(...body);
+      const next = headers.get('x-next-page');
+      if (next ? !next.trim() : body.length < 100) return all;
+    }
+  }
+}
+
+interface GitLabMergeRequest {
+  id: number; iid: number; title: string; description: string | null; state: MergeRequest['state']; draft?: boolean; work_in_progress?: boolean;
+  source_branch: string; target_branch: string; sha: string; web_url: string; merge_status?: string; detailed_merge_status?: string;
+  author?: { username: string }; created_at: string; updated_at: string;
+}
+interface GitLabNote { id: number; body: string; author?: { username: string }; system: boolean; created_at: string; updated_at: string }
+interface GitLabPipeline { id: number; iid?: number; sha: string; ref: string; status: string; web_url: string; created_at: string; updated_at: string }
+
+function toMergeRequest(mr: GitLabMergeRequest): MergeRequest {
+  return {
+    id: mr.id,
+    iid: mr.iid,
+    title: mr.title,
+    description: mr.description ?? '',
+    state: mr.state,
+    draft: Boolean(mr.draft ?? mr.work_in_progress),
+    sourceBranch: mr.source_branch,
+    targetBranch: mr.target_branch,
+    sha: mr.sha,
+    webUrl: mr.web_url,
+    mergeStatus: mr.detailed_merge_status ?? mr.merge_status,
+    author: mr.author?.username,
+    createdAt: mr.created_at,
+    updatedAt: mr.updated_at,
+  };
+}
+
+function toNote(note: GitLabNote): Note {
+  return {
+    id: note.id,
+    body: note.body,
+    author: note.author?.username,
+    system: note.system,
+    createdAt: note.created_at,
+    updatedAt: note.updated_at,
+    idempotencyKey: idempotencyKeyOf(note.body),
+  };
+}
+
+function toPipeline(pipeline: GitLabPipeline): Pipeline {
+  return { id: pipeline.id, iid: pipeline.iid, sha: pipeline.sha, ref: pipeline.ref, status: pipeline.status, webUrl: pipeline.web_url, createdAt: pipeline.created_at, updatedAt: pipeline.updated_at };
+}

@@ -1,0 +1,232 @@
+/**
+ * A GitLab look-alike (REST v4) for the GitLab client's tests and the sandbox: projects with branches, merge
+ * requests, notes and pipelines, in memory, under an optional self-managed path prefix, with GitLab's error
+ * bodies, PRIVATE-TOKEN checks and the shared fault injector. Webhooks are not simulated yet.
+ */
+import express, { NextFunction, Request, Response } from 'express';
+import { createHash, randomUUID } from 'node:crypto';
+import { FaultInjector, createFaultInjector } from '../fault-injector';
+import { closeServer, listen } from '../listen';
+
+export interface GitLabSimulatorOptions {
+  port?: number;
+  host?: string;
+  /** Self-managed path prefix, e.g. `/gitlab`; the API lives at `<prefix>/api/v4`. */
+  pathPrefix?: string;
+  /** Accepted tokens and the username each acts as; when unset any token acts as `service-bot`. */
+  tokens?: Record<string, string>;
+  projects?: string[];
+}
+
+export interface SimProject {
+  id: number; path: string; defaultBranch: string; branches: Map<string, string>; nextIid: number;
+  mergeRequests: SimMergeRequest[]; pipelines: SimPipeline[];
+}
+export interface SimMergeRequest {
+  id: number; iid: number; title: string; description: string; state: 'opened' | 'closed' | 'merged'; sourceBranch: string; targetBranch: string;
+  author: string; createdAt: string; updatedAt: string; notes: Array<{ id: number; body: string; author: string; system: boolean; createdAt: string; updatedAt: string }>;
+}
+export interface SimPipeline { id: number; iid: number; sha: string; ref: string; status: string; createdAt: string; updatedAt: string }
+
+export class GitLabSimError extends Error {
+  constructor(readonly status: number, readonly body: Record<string, unknown>) { super(JSON.stringify(body)); }
+}
+
+export class GitLabState {
+  readonly projects = new Map<string, SimProject>();
+  private nextId = 100;
+  id(): number { return this.nextId++; }
+
+  createProject(path: string, defaultBranch = 'main'): SimProject {
+    const existing = this.projects.get(path);
+    if (existing) return existing;
+    const project: SimProject = { id: this.id(), path, defaultBranch, branches: new Map([[defaultBranch, sha(`${path}:${defaultBranch}`)]]), nextIid: 1, mergeRequests: [], pipelines: [] };
+    this.projects.set(path, project);
+    return project;
+  }
+
+  project(idOrPath: string): SimProject {
+    const project = this.projects.get(idOrPath) ?? [...this.projects.values()].find((p) => String(p.id) === idOrPath);
+    if (!project) throw new GitLabSimError(404, { message: '404 Project Not Found' });
+    return project;
+  }
+
+  push(project: SimProject, branch: string): string {
+    const commit = sha(`${project.path}:${branch}:${this.id()}`);
+    project.branches.set(branch, commit);
+    return commit;
+  }
+
+  /** CI reports a pipeline for a commit. */
+  reportPipeline(project: SimProject, ref: string, commit: string, status: string): SimPipeline {
+    const time = new Date().toISOString();
+    const pipeline = { id: this.id(), iid: project.pipelines.length + 1, sha: commit, ref, status, createdAt: time, updatedAt: time };
+    project.pipelines.push(pipeline);
+    return pipeline;
+  }
+
+  addNote(mr: SimMergeRequest, body: string, author: string): SimMergeRequest['notes'][number] {
+    if (!body.trim()) throw new GitLabSimError(400, { message: { note: ["can't be blank"] } });
+    const time = new Date().toISOString();
+    const note = { id: this.id(), body, author, system: false, createdAt: time, updatedAt: time };
+    mr.notes.push(note);
+    return note;
+  }
+}
+
+export interface GitLabSimulator {
+  /** The instance root (what a registry base_url would be). */
+  url: string;
+  /** `<url>/api/v4`. */
+  apiUrl: string;
+  state: GitLabState;
+  faults: FaultInjector;
+  close(): Promise<void>;
+}
+
+function sha(seed: string): string {
+  return createHash('sha1').update(seed).digest('hex');
+}
+
+export async function startGitLabSimulator(options: GitLabSimulatorOptions = {}): Promise<GitLabSimulator> {
+  let url = '';
+  const state = new GitLabState();
+  for (const path of options.projects ?? []) state.createProject(path);
+  const faults = createFaultInjector((status, message) => ({ message: `${status} ${message}` }));
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((_req, res, next) => { res.setHeader('x-request-id', randomUUID()); next(); });
+  app.use(express.json());
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const token = req.headers['private-token'];
+    const username = typeof token === 'string' && token ? (options.tokens ? options.tokens[token] : 'service-bot') : undefined;
+    if (!username) { res.status(401).json({ message: '401 Unauthorized' }); return; }
+    res.locals.username = username;
+    next();
+  });
+  app.use(faults.middleware);
+  const api = express.Router();
+  app.use(`${options.pathPrefix ?? ''}/api/v4`, api);
+
+  const projectOf = (req: Request) => state.project(String(req.params.id));
+  const mrOf = (req: Request) => {
+    const mr = projectOf(req).mergeRequests.find((m) => m.iid === Number(req.params.iid));
+    if (!mr) throw new GitLabSimError(404, { message: '404 Not found' });
+    return mr;
+  };
+  const mrJson = (project: SimProject, mr: SimMergeRequest) => ({
+    id: mr.id, iid: mr.iid, project_id: project.id, title: mr.title, description: mr.description, state: mr.state,
+    draft: /^(draft:|\[draft\]|\(draft\))/i.test(mr.title), work_in_progress: /^(draft:|\[draft\]|\(draft\))/i.test(mr.title),
+    source_branch: mr.sourceBranch, target_branch: mr.targetBranch, sha: project.branches.get(mr.sourceBranch) ?? '',
+    web_url: `${url}/${project.path}/-/merge_requests/${mr.iid}`, merge_status: 'can_be_merged', detailed_merge_status: 'mergeable',
+    author: { username: mr.author }, created_at: mr.createdAt, updated_at: mr.updatedAt,
+  });
+  const pipelineJson = (project: SimProject, p: SimPipeline) => ({
+    id: p.id, iid: p.iid, project_id: project.id, sha: p.sha, ref: p.ref, status: p.status, source: 'merge_request_event',
+    web_url: `${url}/${project.path}/-/pipelines/${p.id}`, created_at: p.createdAt, updated_at: p.updatedAt,
+  });
+
+  api.get('/projects/:id', (req, res) => {
+    const project = projectOf(req);
+    res.json({ id: project.id, path_with_namespace: project.path, default_branch: project.defaultBranch, web_url: `${url}/${project.path}` });
+  });
+  api.get('/projects/:id/repository/branches/:branch', (req, res) => {
+    const project = projectOf(req);
+    const commit = project.branches.get(String(req.params.branch));
+    if (!commit) throw new GitLabSimError(404, { message: '404 Branch Not Found' });
+    res.json({ name: req.params.branch, commit: { id: commit }, merged: false, protected: false, default: req.params.branch === project.defaultBranch });
+  });
+  api.post('/projects/:id/repository/branches', (req, res) => {
+    const project = projectOf(req);
+    const branch = String(req.query.branch ?? '');
+    const ref = String(req.query.ref ?? '');
+    if (!branch || !ref) throw new GitLabSimError(400, { error: 'branch is missing, ref is missing' });
+    if (project.branches.has(branch)) throw new GitLabSimError(400, { message: 'Branch already exists' });
+    const commit = project.branches.get(ref) ?? (/^[0-9a-f]{40}$/.test(ref) ? ref : undefined);
+    if (!commit) throw new GitLabSimError(400, { message: 'Invalid reference name' });
+    project.branches.set(branch, commit);
+    res.status(201).json({ name: branch, commit: { id: commit }, merged: false, protected: false, default: false });
+  });
+  api.get('/projects/:id/merge_requests', (req, res) => {
+    const project = projectOf(req);
+    const wanted = String(req.query.state ?? 'all');
+    const list = project.mergeRequests
+      .filter((mr) => wanted === 'all' || mr.state === wanted)
+      .filter((mr) => typeof req.query.source_branch !== 'string' || mr.sourceBranch === req.query.source_branch)
+      .sort((a, b) => b.iid - a.iid);
+    res.json(paged(req, res, list).map((mr) => mrJson(project, mr)));
+  });
+  api.post('/projects/:id/merge_requests', (req, res) => {
+    const project = projectOf(req);
+    const body = (req.body ?? {}) as { title?: string; description?: string; source_branch?: string; target_branch?: string };
+    if (!body.title?.trim()) throw new GitLabSimError(400, { error: 'title is missing' });
+    if (!project.branches.has(body.source_branch ?? '')) throw new GitLabSimError(400, { message: ['Source branch does not exist'] });
+    if (!project.branches.has(body.target_branch ?? '')) throw new GitLabSimError(400, { message: ['Target branch does not exist'] });
+    const open = project.mergeRequests.find((mr) => mr.state === 'opened' && mr.sourceBranch === body.source_branch && mr.targetBranch === body.target_branch);
+    if (open) throw new GitLabSimError(409, { message: [`Another open merge request already exists for this source branch: !${open.iid}`] });
+    const time = new Date().toISOString();
+    const mr: SimMergeRequest = {
+      id: state.id(), iid: project.nextIid++, title: body.title, description: body.description ?? '', state: 'opened',
+      sourceBranch: body.source_branch ?? '', targetBranch: body.target_branch ?? '', author: String(res.locals.username), createdAt: time, updatedAt: time, notes: [],
+    };
+    project.mergeRequests.push(mr);
+    res.status(201).json(mrJson(project, mr));
+  });
+  api.get('/projects/:id/merge_requests/:iid', (req, res) => { res.json(mrJson(projectOf(req), mrOf(req))); });
+  api.put('/projects/:id/merge_requests/:iid', (req, res) => {
+    const mr = mrOf(req);
+    const body = (req.body ?? {}) as { title?: string; description?: string; state_event?: string };
+    if (body.title !== undefined) mr.title = body.title;
+    if (body.description !== undefined) mr.description = body.description;
+    if (body.state_event === 'close' && mr.state === 'opened') mr.state = 'closed';
+    if (body.state_event === 'reopen' && mr.state === 'closed') mr.state = 'opened';
+    mr.updatedAt = new Date().toISOString();
+    res.json(mrJson(projectOf(req), mr));
+  });
+  api.get('/projects/:id/merge_requests/:iid/notes', (req, res) => {
+    const notes = paged(req, res, mrOf(req).notes);
+    res.json(notes.map((n) => ({ id: n.id, body: n.body, author: { username: n.author }, system: n.system, created_at: n.createdAt, updated_at: n.updatedAt, noteable_type: 'MergeRequest' })));
+  });
+  api.post('/projects/:id/merge_requests/:iid/notes', (req, res) => {
+    const note = state.addNote(mrOf(req), String((req.body as { body?: string } | undefined)?.body ?? ''), String(res.locals.username));
+    res.status(201).json({ id: note.id, body: note.body, author: { username: note.author }, system: false, created_at: note.createdAt, updated_at: note.updatedAt, noteable_type: 'MergeRequest' });
+  });
+  api.get('/projects/:id/merge_requests/:iid/pipelines', (req, res) => {
+    const project = projectOf(req);
+    const mr = mrOf(req);
+    const list = project.pipelines.filter((p) => p.ref === mr.sourceBranch).sort((a, b) => b.id - a.id);
+    res.json(paged(req, res, list).map((p) => pipelineJson(project, p)));
+  });
+  api.get('/projects/:id/pipelines', (req, res) => {
+    const project = projectOf(req);
+    const list = project.pipelines.filter((p) => typeof req.query.sha !== 'string' || p.sha === req.query.sha).sort((a, b) => b.id - a.id);
+    res.json(paged(req, res, list).map((p) => pipelineJson(project, p)));
+  });
+
+  app.use((_req: Request, res: Response) => { res.status(404).json({ error: '404 Not Found' }); });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof GitLabSimError) { res.status(error.status).json(error.body); return; }
+    res.status(500).json({ message: '500 Internal Server Error' });
+  });
+
+  const started = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1');
+  url = `${started.url}${options.pathPrefix ?? ''}`;
+  return {
+    url,
+    apiUrl: `${url}/api/v4`,
+    state,
+    faults,
+    async close() { faults.releaseAll(); await closeServer(started.server); },
+  };
+}
+
+/** GitLab paging: per_page (max 100, default 20), page, and X-Next-Page ('' on the last page). */
+function paged<T>(req: Request, res: Response, items: T[]): T[] {
+  const perPage = Math.min(100, Math.max(1, Number(req.query.per_page ?? 20) || 20));
+  const page = Math.max(1, Number(req.query.page ?? 1) || 1);
+  res.setHeader('x-page', String(page));
+  res.setHeader('x-per-page', String(perPage));
+  res.setHeader('x-total', String(items.length));
+  res.setHeader('x-next-page', page * perPage < items.length ? String(page + 1) : '');
+  return items.slice((page - 1) * perPage, page * perPage);
+}

@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseRepositoryRegistry } from '../../../../src/config/repository-registry';
+import { createGitLabClient, GitLabClient, gitLabOptionsForRepository } from '../../../../src/providers/gitlab/gitlab-client';
+import { ConflictLike } from './conflict-like';
+import { NotFoundProviderError, RetryableProviderError, TerminalProviderError } from '../../../../src/providers/provider-errors';
+import { GitLabSimulator, startGitLabSimulator } from '../../../../src/sandbox/gitlab-simulator/gitlab-simulator';
+
+const NS = 'fin/payments';
+
+describe('GitLab client against the GitLab simulator (self-managed prefix, registry-configured)', () => {
+  let sim: GitLabSimulator;
+  let client: GitLabClient;
+
+  beforeEach(async () => {
+    sim = await startGitLabSimulator({ pathPrefix: '/gitlab', projects: [NS], tokens: { 'glpat-test-token-123456': 'service-bot' } });
+    const registry = parseRepositoryRegistry(`
+connections:
+  corp: { provider: gitlab, base_url: "${sim.url}", credential_env: CORP_TOKEN }
+repositories:
+  payments: { provider: gitlab, connection: corp, namespace: ${NS} }
+`);
+    const options = gitLabOptionsForRepository(registry.repositories.get('payments')!, { CORP_TOKEN: 'glpat-test-token-123456' });
+    client = createGitLabClient({ ...options, retry: { initialDelayMs: 10 } });
+  });
+  afterEach(async () => { await sim.close(); });
+
+  it('reads the project and its branches, and creates a branch', async () => {
+    expect(await client.getProject(NS)).toMatchObject({ pathWithNamespace: NS, defaultBranch: 'main' });
+    const main = await client.getBranch(NS, 'main');
+    expect(main?.sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(await client.getBranch(NS, 'nope')).toBeUndefined();
+    expect(await client.createBranch(NS, 'service/proj-1', 'main')).toEqual({ name: 'service/proj-1', sha: main?.sha });
+    await expect(client.createBranch(NS, 'service/proj-1', 'main')).rejects.toBeInstanceOf(TerminalProviderError);
+  });
+
+  it('creates, finds, updates and lists merge requests', async () => {
+    sim.state.push(sim.state.project(NS), 'service/proj-1');
+    sim.state.push(sim.state.project(NS), 'feature/x');
+    const mr = await client.createMergeRequest(NS, { title: '[PROJ-1] Pay', description: 'd', sourceBranch: 'service/proj-1', targetBranch: 'main' });
+    expect(mr).toMatchObject({ iid: 1, state: 'opened', sourceBranch: 'service/proj-1', draft: false, author: 'service-bot' });
+    expect(mr.webUrl).toContain('/gitlab/fin/payments/-/merge_requests/1');
+    await client.createMergeRequest(NS, { title: 'Other', description: '', sourceBranch: 'feature/x', targetBranch: 'main', draft: true });
+    const duplicate = await client.createMergeRequest(NS, { title: 'again', description: '', sourceBranch: 'service/proj-1', targetBranch: 'main' }).catch((e: unknown) => e);
+    expect(duplicate).toSatisfy(ConflictLike);
+    expect((await client.findMergeRequestBySourceBranch(NS, 'service/proj-1'))?.iid).toBe(1);
+    expect(await client.findMergeRequestBySourceBranch(NS, 'service/none')).toBeUndefined();
+    expect((await client.updateMergeRequest(NS, 1, { description: 'new' })).description).toBe('new');
+    expect((await client.listOpenMergeRequestsByBranchPrefix(NS, 'service/')).map((m) => m.iid)).toEqual([1]);
+    expect((await client.getMergeRequest(NS, 2)).draft).toBe(true);
+    expect((await client.updateMergeRequest(NS, 2, { stateEvent: 'close' })).state).toBe('closed');
+  });
+
+  it('posts notes with an idempotency marker and finds them, across pages', async () => {
+    sim.state.push(sim.state.project(NS), 'service/proj-1');
+    await client.createMergeRequest(NS, { title: 't', description: '', sourceBranch: 'service/proj-1', targetBranch: 'main' });
+    const mr = sim.state.project(NS).mergeRequests[0]!;
+    for (let i = 0; i < 101; i++) sim.state.addNote(mr, `n${i}`, 'reviewer');
+    const note = await client.createMergeRequestNote(NS, 1, 'Done.', { idempotencyKey: 'gl-1' });
+    expect(note.idempotencyKey).toBe('gl-1');
+    const notes = await client.listMergeRequestNotes(NS, 1);
+    expect(notes).toHaveLength(102);
+    expect((await client.findNoteByIdempotencyKey(NS, 1, 'gl-1'))?.id).toBe(note.id);
+  });
+
+  it('lists pipelines of a merge request and of a commit', async () => {
+    const project = sim.state.project(NS);
+    const sha = sim.state.push(project, 'service/proj-1');
+    await client.createMergeRequest(NS, { title: 't', description: '', sourceBranch: 'service/proj-1', targetBranch: 'main' });
+    sim.state.reportPipeline(project, 'service/proj-1', sha, 'failed');
+    sim.state.reportPipeline(project, 'service/proj-1', sha, 'running');
+    expect((await client.listMergeRequestPipelines(NS, 1)).map((p) => p.status)).toEqual(['running', 'failed']);
+    expect((await client.listPipelinesForSha(NS, sha)).every((p) => p.sha === sha)).toBe(true);
+    expect(await client.listPipelinesForSha(NS, 'f'.repeat(40))).toEqual([]);
+  });
+
+  it('maps errors: 404, bad token, retried 503 on reads, 429 waits', async () => {
+    await expect(client.getProject('fin/unknown')).rejects.toBeInstanceOf(NotFoundProviderError);
+    const bad = createGitLabClient({ apiBaseUrl: sim.apiUrl, token: 'glpat-wrong-000000000000' });
+    const error = await bad.getProject(NS).catch((e: unknown) => e);
+    expect((error as TerminalProviderError).status).toBe(401);
+    expect((error as Error).message).not.toContain('glpat-wrong');
+    sim.faults.enqueue({ match: { method: 'GET' }, kind: 'status', status: 503 });
+    expect((await client.getProject(NS)).pathWithNamespace).toBe(NS);
+    sim.faults.enqueue({ match: { method: 'POST' }, kind: 'status', status: 503 });
+    await expect(client.createBranch(NS, 'x', 'main')).rejects.toBeInstanceOf(RetryableProviderError);
+    sim.faults.enqueue({ kind: 'rate-limit', retryAfterSeconds: 1 });
+    const started = Date.now();
+    await client.getProject(NS);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+});
