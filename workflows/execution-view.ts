@@ -27,6 +27,9 @@ export interface ExecutionView {
     conflicting: boolean;
   } | null;
   observations_received: number;
+  /** How the ledger decided the deliveries so far (accepted, duplicate, stale, conflict). */
+  observation_decisions: Record<string, number>;
+  recent_events: TicketState['recent_events'];
   station_attempts: unknown[];
   effects: unknown[];
   migration: { eligible: boolean; incompatibilities: string[] } | null;
@@ -62,6 +65,8 @@ export function buildExecutionView(state: TicketState, workflowId: string): Exec
       }
       : null,
     observations_received: state.observations_received,
+    observation_decisions: { ...state.ledger.counts },
+    recent_events: state.recent_events.slice(-20),
     station_attempts: [],
     effects: [],
     migration: null,

@@ -74,6 +74,11 @@ export interface Observation {
   resource: { kind: string; id: string };
   /** Provider revision used to order facts per resource (e.g. a changelog id or an update time); null when none. */
   revision: string | null;
+  /**
+   * Hash of the content that defines the fact (not of the whole payload, which carries volatile fields such as the
+   * ticket's current labels). Same identity with another fingerprint is contradicting evidence: a conflict.
+   */
+  fingerprint: string;
   ticket_key: string;
   facts: ObservationFacts;
   /** When the provider says the fact happened (ISO 8601 UTC), when known. */

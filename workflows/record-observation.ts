@@ -1,33 +1,57 @@
 import type { Observation } from './observation';
-import type { TicketState } from './ticket-state';
-import { appendTimeline, type TimelineEntry } from './timeline';
+import { applyObservation, type LedgerVerdict } from './observation-ledger';
+import type { QueuedEvent, TicketState } from './ticket-state';
+import { appendTimeline } from './timeline';
+
+export const RECENT_EVENTS_LIMIT = 200;
 
 function describe(observation: Observation): string {
-  const what = `${observation.source_system} ${observation.event}`;
-  const resource = `${observation.resource.kind} ${observation.resource.id}`;
-  return `${what} on ${resource} received from the ${observation.source}`;
+  return `${observation.source_system} ${observation.event} on ${observation.resource.kind} ${observation.resource.id} from the ${observation.source}`;
+}
+
+function eventStatus(verdict: LedgerVerdict): QueuedEvent['status'] {
+  if (verdict.decision === 'duplicate') return 'duplicate';
+  // A conflict could not be processed safely: the event failed and waits for an operator.
+  if (verdict.decision === 'conflict') return 'failed';
+  return 'completed';
 }
 
 /**
- * Records a delivery on the timeline and as the ticket's latest evidence. Deciding accepted / duplicate / stale /
- * conflict is the observation ledger's job; until it exists every delivery is recorded as received, not decided.
+ * Runs one delivery through the ledger and records the decision: a timeline entry with the reason, the queued
+ * event's completion (SPEC 2.7) and, for accepted or conflicting facts, the ticket's latest evidence.
  */
-export function recordObservation(state: TicketState, observation: Observation, processedAt: string): TimelineEntry {
+export function recordObservation(state: TicketState, observation: Observation, processedAt: string): LedgerVerdict {
+  const verdict = applyObservation(state.ledger, observation);
   state.observations_received += 1;
-  state.last_observation = {
-    observation_id: observation.delivery_identity,
+  if (verdict.decision === 'accepted' || verdict.decision === 'conflict') {
+    state.last_observation = {
+      observation_id: observation.delivery_identity,
+      source_system: observation.source_system,
+      event: observation.event,
+      observed_at: observation.observed_at,
+      received_at: observation.received_at,
+      conflicting: verdict.decision === 'conflict',
+    };
+  }
+  const queued: QueuedEvent = {
+    delivery_identity: observation.delivery_identity,
+    source: observation.source,
     source_system: observation.source_system,
     event: observation.event,
-    observed_at: observation.observed_at,
-    received_at: observation.received_at,
-    conflicting: false,
+    created_at: observation.received_at,
+    completed_at: processedAt,
+    status: eventStatus(verdict),
+    decision: verdict.decision,
   };
-  return appendTimeline(state.timeline, {
-    kind: 'observation_received',
+  state.recent_events.push(queued);
+  if (state.recent_events.length > RECENT_EVENTS_LIMIT) state.recent_events.splice(0, state.recent_events.length - RECENT_EVENTS_LIMIT);
+  appendTimeline(state.timeline, {
+    kind: 'observation_decision',
     occurred_at: processedAt,
-    status: 'recorded',
-    summary: describe(observation),
+    status: verdict.decision,
+    summary: `${verdict.decision}: ${describe(observation)}`,
     details: {
+      reason: verdict.reason,
       delivery_identity: observation.delivery_identity,
       source: observation.source,
       source_system: observation.source_system,
@@ -37,7 +61,9 @@ export function recordObservation(state: TicketState, observation: Observation, 
       observed_at: observation.observed_at,
       received_at: observation.received_at,
       processed_at: processedAt,
+      event_status: queued.status,
       facts: observation.facts,
     },
   });
+  return verdict;
 }

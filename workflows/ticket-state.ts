@@ -1,4 +1,5 @@
 import type { Observation, TicketWorkflowInput } from './observation';
+import { emptyLedger, type LedgerDecision, type LedgerState } from './observation-ledger';
 import { emptyTimeline, type TimelineState } from './timeline';
 
 /** The checkpoint fields of SPEC 2.6, with the spec's names. */
@@ -34,6 +35,18 @@ export interface LastObservation {
   conflicting: boolean;
 }
 
+/** A queued webhook or poller event (SPEC 2.7): UTC creation and completion times and how it ended. */
+export interface QueuedEvent {
+  delivery_identity: string;
+  source: Observation['source'];
+  source_system: Observation['source_system'];
+  event: Observation['event'];
+  created_at: string;
+  completed_at: string;
+  status: 'completed' | 'failed' | 'duplicate';
+  decision: LedgerDecision;
+}
+
 /** Everything the ticket workflow carries across continue-as-new. Plain JSON. */
 export interface TicketState {
   input: TicketWorkflowInput;
@@ -48,6 +61,9 @@ export interface TicketState {
   observations_received: number;
   /** Deliveries not yet processed by the main loop (signals are queued so processing can await effects later). */
   inbox: Observation[];
+  ledger: LedgerState;
+  /** The most recent queued events, newest last (bounded). */
+  recent_events: QueuedEvent[];
   timeline: TimelineState;
 }
 
@@ -87,6 +103,8 @@ export function initialTicketState(input: TicketWorkflowInput, runId: string, no
     last_observation: null,
     observations_received: 0,
     inbox: [],
+    ledger: emptyLedger(),
+    recent_events: [],
     timeline: emptyTimeline(),
   };
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestProject } from 'vitest/node';
+import type { TestProject } from 'vitest/node' with { 'resolution-mode': 'import' };
 import { startDevServer } from '../../src/temporal/dev-server';
 import { parseDevStackConfig, planDevServer } from '../../src/temporal/dev-stack-config';
 import { ensureTemporalCli } from '../../src/temporal/temporal-cli-locator';

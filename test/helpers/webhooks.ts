@@ -2,7 +2,7 @@ import { signHmacSha256 } from '../../src/gateway/webhook-signature';
 
 export interface PostResult {
   status: number;
-  body: Record<string, unknown>;
+  body: Record<string, any>;
 }
 
 /** Posts a body as a provider would: raw JSON bytes, signed over exactly those bytes when a secret is given. */
@@ -16,13 +16,13 @@ export async function postWebhook(
   if (options.secret) headers[options.signatureHeader ?? 'x-hub-signature'] = signHmacSha256(body, options.secret);
   const response = await fetch(url, { method: 'POST', headers, body });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) as Record<string, unknown> : {} };
+  return { status: response.status, body: text ? JSON.parse(text) as Record<string, any> : {} };
 }
 
 export async function getJson(url: string, token?: string): Promise<PostResult> {
   const response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) as Record<string, unknown> : {} };
+  return { status: response.status, body: text ? JSON.parse(text) as Record<string, any> : {} };
 }
 
 /** Polls until `probe` returns a value (not undefined) or the time is up; eventual consistency without sleeps. */

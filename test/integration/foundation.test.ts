@@ -131,7 +131,7 @@ describe('worker and gateway against a real Temporal dev server', () => {
       const result = await getJson(`${api}/api/v1/workflows/FND-3/execution/timeline?cursor=0&limit=200`, TOKEN);
       return result.status === 200 && (result.body.total as number) >= 4 ? result.body : undefined;
     }, 30_000, 'four timeline entries');
-    expect(page.entries.map((entry: Json) => entry.kind)).toEqual(['workflow_started', 'observation_received', 'observation_received', 'observation_received']);
+    expect(page.entries.map((entry: Json) => [entry.kind, entry.status])).toEqual([['workflow_started', 'waiting'], ['observation_decision', 'accepted'], ['observation_decision', 'accepted'], ['observation_decision', 'accepted']]);
     expect(page.entries[2].details).toMatchObject({ delivery_identity: 'tracker:comment:501@2026-11-23T07:10:00.000Z', facts: { comment: { body: '? which format' } } });
     expect(page.entries[3].details.facts.label_change).toEqual({ added: ['service:prd-approved'], removed: ['service:prd-pending'] });
 

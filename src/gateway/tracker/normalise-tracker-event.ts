@@ -1,4 +1,5 @@
 import type { LabelChange, Observation, ObservationSource } from '../../../workflows/observation';
+import { factFingerprint } from '../../ingress/fact-fingerprint';
 import { commentBodyText } from './adf-text';
 import type { TrackerWebhook } from './tracker-webhook-schema';
 
@@ -89,7 +90,9 @@ export function normaliseTrackerEvent(
         ...base,
         delivery_identity: `tracker:issue:${issueId}:created`,
         resource: { kind: 'issue', id: issueId },
-        revision: isoOrNull(fields.created),
+        // Creation happens once per issue: there is nothing to order it against.
+        revision: null,
+        fingerprint: factFingerprint({ issue: issueId, created: isoOrNull(fields.created) }),
         observed_at: isoOrNull(fields.created) ?? (payload.timestamp ? new Date(payload.timestamp).toISOString() : null),
         facts,
       },
@@ -100,6 +103,7 @@ export function normaliseTrackerEvent(
     const comment = payload.comment;
     if (!comment) return { kind: 'invalid', reason: 'a comment event needs a comment object with an id' };
     const updated = isoOrNull(comment.updated) ?? isoOrNull(comment.created);
+    const body = commentBodyText(comment.body);
     return {
       kind: 'observation',
       event,
@@ -108,12 +112,13 @@ export function normaliseTrackerEvent(
         delivery_identity: `tracker:comment:${comment.id}@${updated ?? 'unversioned'}`,
         resource: { kind: 'comment', id: comment.id },
         revision: updated,
+        fingerprint: factFingerprint({ comment: comment.id, updated, body }),
         observed_at: updated,
         facts: {
           ...facts,
           comment: {
             id: comment.id,
-            body: commentBodyText(comment.body),
+            body,
             author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.displayName,
             created: isoOrNull(comment.created) ?? undefined,
             updated: updated ?? undefined,
@@ -135,8 +140,12 @@ export function normaliseTrackerEvent(
     observation: {
       ...base,
       delivery_identity: changelogId ? `tracker:changelog:${changelogId}` : `tracker:issue:${issueId}:updated@${updated}`,
-      resource: { kind: 'issue', id: issueId },
+      // Changelog ids and update times are different orders: each gets a resource of its own.
+      resource: changelogId ? { kind: 'issue_changelog', id: issueId } : { kind: 'issue_fields', id: issueId },
       revision: changelogId ?? updated,
+      fingerprint: factFingerprint(changelogId
+        ? { changelog: changelogId, items: (payload.changelog?.items ?? []).map((i) => [i.field, i.fromString ?? null, i.toString ?? null]) }
+        : { issue: issueId, updated, status: fields.status?.name, labels: [...fields.labels].sort() }),
       observed_at: updated,
       facts: labelChange ? { ...facts, label_change: labelChange } : facts,
     },

@@ -5,7 +5,7 @@ import type { Observation } from '../../../../workflows/observation';
 function observation(overrides: Partial<Observation>): Observation {
   return {
     delivery_identity: 'tracker:x', source: 'webhook', source_system: 'tracker', event: 'issue_created',
-    resource: { kind: 'issue', id: '1' }, revision: null, ticket_key: 'PROJ-1', facts: {}, observed_at: null,
+    resource: { kind: 'issue', id: '1' }, revision: null, fingerprint: 'f', ticket_key: 'PROJ-1', facts: {}, observed_at: null,
     received_at: '2026-11-23T08:00:00.000Z', ...overrides,
   };
 }

@@ -1,0 +1,100 @@
+import type { Observation } from './observation';
+
+/**
+ * The observation ledger (SPEC 2.4): decides for each delivery whether it is a new fact (accepted), the same fact
+ * again (duplicate), older than what is known (stale), or something that cannot be safely ordered or contradicts
+ * accepted evidence (conflict). Pure and bounded: it lives in workflow state and is carried across continue-as-new.
+ */
+
+export type LedgerDecision = 'accepted' | 'duplicate' | 'stale' | 'conflict';
+
+export interface LedgerVerdict {
+  decision: LedgerDecision;
+  reason: string;
+}
+
+interface ResourceRecord {
+  /** Newest accepted revision for the resource. */
+  revision: string;
+  /** The identity and fingerprint accepted at that revision, to spot a different fact claiming the same revision. */
+  identity: string;
+  fingerprint: string;
+}
+
+export interface LedgerState {
+  /** delivery identity -> fingerprint, oldest first (insertion order is the eviction order). */
+  identities: Record<string, string>;
+  identity_order: string[];
+  /** `<source_system>:<kind>:<id>` -> newest accepted revision. */
+  resources: Record<string, ResourceRecord>;
+  resource_order: string[];
+  counts: Record<LedgerDecision, number>;
+}
+
+export const LEDGER_LIMITS = { identities: 2_000, resources: 1_000 } as const;
+
+export function emptyLedger(): LedgerState {
+  return { identities: {}, identity_order: [], resources: {}, resource_order: [], counts: { accepted: 0, duplicate: 0, stale: 0, conflict: 0 } };
+}
+
+/**
+ * Orders two revisions of one resource. Provider revisions are either numbers (Jira changelog ids) or ISO 8601 UTC
+ * timestamps (normalised by the gateway to one format, so they compare as text). Numbers compare as numbers: "10"
+ * is newer than "9".
+ */
+export function compareRevisions(a: string, b: string): number {
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) {
+    if (a.length !== b.length) return a.length - b.length;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function resourceKey(observation: Observation): string {
+  return `${observation.source_system}:${observation.resource.kind}:${observation.resource.id}`;
+}
+
+/** Decides without changing the ledger. */
+export function classifyObservation(ledger: LedgerState, observation: Observation): LedgerVerdict {
+  const seen = ledger.identities[observation.delivery_identity];
+  if (seen !== undefined) {
+    return seen === observation.fingerprint
+      ? { decision: 'duplicate', reason: `delivery ${observation.delivery_identity} was already accepted` }
+      : { decision: 'conflict', reason: `delivery ${observation.delivery_identity} was accepted before with different content` };
+  }
+  const revision = observation.revision;
+  const known = ledger.resources[resourceKey(observation)];
+  if (revision !== null && known) {
+    const order = compareRevisions(revision, known.revision);
+    if (order < 0) {
+      return { decision: 'stale', reason: `revision ${revision} of ${observation.resource.kind} ${observation.resource.id} is older than accepted revision ${known.revision}` };
+    }
+    if (order === 0) {
+      return { decision: 'conflict', reason: `revision ${revision} of ${observation.resource.kind} ${observation.resource.id} was already accepted as ${known.identity}; two different facts cannot share a revision` };
+    }
+  }
+  return { decision: 'accepted', reason: revision === null ? 'new fact (no provider revision; identified by its event identity)' : `new fact at revision ${revision}` };
+}
+
+function remember<T>(map: Record<string, T>, order: string[], key: string, value: T, limit: number): void {
+  if (!(key in map)) order.push(key);
+  map[key] = value;
+  while (order.length > limit) {
+    const evicted = order.shift();
+    if (evicted !== undefined) delete map[evicted];
+  }
+}
+
+/** Classifies and records the decision. Only accepted facts move a resource's revision. */
+export function applyObservation(ledger: LedgerState, observation: Observation): LedgerVerdict {
+  const verdict = classifyObservation(ledger, observation);
+  ledger.counts[verdict.decision] += 1;
+  if (verdict.decision === 'accepted') {
+    remember(ledger.identities, ledger.identity_order, observation.delivery_identity, observation.fingerprint, LEDGER_LIMITS.identities);
+    if (observation.revision !== null) {
+      remember(ledger.resources, ledger.resource_order, resourceKey(observation), {
+        revision: observation.revision, identity: observation.delivery_identity, fingerprint: observation.fingerprint,
+      }, LEDGER_LIMITS.resources);
+    }
+  }
+  return verdict;
+}
