@@ -62,6 +62,8 @@ export interface TicketState {
   /** Deliveries not yet processed by the main loop (signals are queued so processing can await effects later). */
   inbox: Observation[];
   ledger: LedgerState;
+  /** Pull requests known to belong to this ticket (`owner/repo#12`, `group/project!12`): the PR-to-ticket index. */
+  pull_requests: string[];
   /** The most recent queued events, newest last (bounded). */
   recent_events: QueuedEvent[];
   timeline: TimelineState;
@@ -104,6 +106,7 @@ export function initialTicketState(input: TicketWorkflowInput, runId: string, no
     observations_received: 0,
     inbox: [],
     ledger: emptyLedger(),
+    pull_requests: [],
     recent_events: [],
     timeline: emptyTimeline(),
   };

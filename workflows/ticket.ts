@@ -2,7 +2,7 @@ import {
   allHandlersFinished, condition, continueAsNew, proxySinks, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { executionQuery, observeSignal, searchAttributes, timelineQuery } from './messages';
-import type { TicketWorkflowInput } from './observation';
+import type { Observation, TicketWorkflowInput } from './observation';
 import { buildExecutionView } from './execution-view';
 import type { ServiceMetricsSinks } from './metrics-sink';
 import { recordObservation } from './record-observation';
@@ -17,7 +17,7 @@ function nowIso(): string {
 }
 
 function searchAttributeSnapshot(state: TicketState): string {
-  return JSON.stringify([state.status, state.checkpoint.current_node, state.checkpoint.is_blocked]);
+  return JSON.stringify([state.status, state.checkpoint.current_node, state.checkpoint.is_blocked, state.pull_requests]);
 }
 
 function publishSearchAttributes(state: TicketState): void {
@@ -28,7 +28,17 @@ function publishSearchAttributes(state: TicketState): void {
     { key: searchAttributes.runId, value: state.run_id },
     { key: searchAttributes.ticketKey, value: state.input.ticket_key },
     { key: searchAttributes.workflowType, value: state.input.workflow_kind },
+    { key: searchAttributes.pullRequests, value: state.pull_requests },
   ]);
+}
+
+/** Keeps the PR-to-ticket index: a delivery routed here by title or branch teaches the workflow its PR. */
+function rememberPullRequest(state: TicketState, observation: Observation): void {
+  const pr = observation.facts.pull_request;
+  const repository = observation.facts.repository;
+  if (!pr || !repository || observation.source_system === 'tracker') return;
+  const ref = `${repository}${observation.source_system === 'gitlab' ? '!' : '#'}${pr.number}`;
+  if (!state.pull_requests.includes(ref)) state.pull_requests.push(ref);
 }
 
 /**
@@ -65,7 +75,8 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
   for (;;) {
     await condition(() => state.inbox.length > 0 || workflowInfo().continueAsNewSuggested);
     for (let next = state.inbox.shift(); next !== undefined; next = state.inbox.shift()) {
-      recordObservation(state, next, nowIso());
+      const verdict = recordObservation(state, next, nowIso());
+      if (verdict.decision === 'accepted') rememberPullRequest(state, next);
     }
     const snapshot = searchAttributeSnapshot(state);
     if (snapshot !== published) {

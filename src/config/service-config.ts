@@ -15,7 +15,7 @@ const TRACE_METADATA_ATTRIBUTES = [...TRACE_ATTRIBUTES, 'retry_count', 'system_p
 
 export interface ServiceConfig {
   tracker: { baseUrl?: string; userEmail?: string; apiToken?: string; webhookSecret?: string };
-  scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[] };
+  scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[]; botLogin?: string };
   botCommentPrefix?: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   operatorToken?: string;
@@ -177,6 +177,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       webhookSecret: r.str('SCMHOST_WEBHOOK_SECRET'),
       defaultRepo: r.repo('SCMHOST_DEFAULT_REPO'),
       knownRepos,
+      botLogin: r.str('SCMHOST_BOT_LOGIN'),
     },
     botCommentPrefix: botPrefix,
     temporal: {
@@ -241,5 +242,5 @@ export const SERVICE_ENV_VARIABLES = [
   'TRACING_ENABLED', 'TRACING_PUBLIC_KEY', 'TRACING_SECRET_KEY', 'TRACING_HOST', 'TRACING_TRACE_TAGS',
   'TRACING_TRACE_METADATA', 'LOG_LEVEL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SERVICE_TASK_QUEUE',
   'SERVICE_GATEWAY_HOST', 'SERVICE_GATEWAY_PORT', 'SERVICE_WORKER_METRICS_HOST', 'SERVICE_WORKER_METRICS_PORT',
-  'TEMPORAL_CLI_PATH',
+  'TEMPORAL_CLI_PATH', 'SCMHOST_BOT_LOGIN',
 ] as const;

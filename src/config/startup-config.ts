@@ -1,4 +1,5 @@
 import { createLogger, type Logger } from '../logging/logger';
+import { loadRepositoryRegistry, RepositoryRegistryError } from './repository-registry';
 import { loadServiceConfig, type ServiceConfig } from './service-config';
 
 export class ConfigurationError extends Error {
@@ -15,6 +16,13 @@ export class ConfigurationError extends Error {
 export function startupConfig(env: NodeJS.ProcessEnv = process.env): { config: ServiceConfig; logger: Logger } {
   const result = loadServiceConfig(env);
   if (!result.config) throw new ConfigurationError(result.problems.map((p) => `configuration error: ${p}`));
+  try {
+    // Loaded (and cached for the process) now so a broken registry file stops startup instead of a later request.
+    loadRepositoryRegistry(env);
+  } catch (error) {
+    if (error instanceof RepositoryRegistryError) throw new ConfigurationError(error.message.split('\n').map((line) => `configuration error: ${line.trim().replace(/^- /, '')}`));
+    throw error;
+  }
   const logger = createLogger({ level: result.config.logLevel });
   for (const warning of result.warnings) logger.warn(warning);
   return { config: result.config, logger };

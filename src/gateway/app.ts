@@ -4,6 +4,9 @@ import type { Logger } from '../logging/logger';
 import type { ServiceMetrics } from '../metrics/service-metrics';
 import { errorBody } from './http-errors';
 import { readApiRouter } from './routes/read-api';
+import type { RepositoryRegistry } from '../config/repository-registry';
+import { gitlabWebhookRouter } from './routes/gitlab-webhook';
+import { scmhostWebhookRouter } from './routes/scmhost-webhook';
 import { trackerWebhookRouter } from './routes/tracker-webhook';
 import type { TicketWorkflowsPort } from './ticket-workflows';
 
@@ -12,6 +15,8 @@ export interface GatewayDeps {
   workflows: TicketWorkflowsPort;
   metrics: ServiceMetrics;
   logger: Logger;
+  /** The repository registry file, loaded once per process (GitLab webhooks are served only for its entries). */
+  registry?: RepositoryRegistry;
 }
 
 /** The Express gateway: validates, normalises and signals. It makes no workflow decisions. */
@@ -33,6 +38,22 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     logger: deps.logger.child({ route: 'webhooks/tracker' }),
     webhookSecret: deps.config.tracker.webhookSecret,
     botAccount: deps.config.tracker.userEmail,
+    botCommentPrefix: deps.config.botCommentPrefix,
+  }));
+  app.use(scmhostWebhookRouter({
+    workflows: deps.workflows,
+    metrics: deps.metrics,
+    logger: deps.logger.child({ route: 'webhooks/scmhost' }),
+    webhookSecret: deps.config.scmhost.webhookSecret,
+    botLogins: deps.config.scmhost.botLogin ? [deps.config.scmhost.botLogin] : [],
+    botCommentPrefix: deps.config.botCommentPrefix,
+  }));
+  app.use(gitlabWebhookRouter({
+    workflows: deps.workflows,
+    metrics: deps.metrics,
+    logger: deps.logger.child({ route: 'webhooks/gitlab' }),
+    registry: deps.registry,
+    botLogins: deps.config.scmhost.botLogin ? [deps.config.scmhost.botLogin] : [],
     botCommentPrefix: deps.config.botCommentPrefix,
   }));
   app.use(readApiRouter({

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { loadRepositoryRegistry } from '../config/repository-registry';
 import type { ServiceConfig } from '../config/service-config';
 import { listen, type ListeningServer } from '../http/listen';
 import type { Logger } from '../logging/logger';
@@ -13,7 +14,8 @@ export interface RunningGateway extends ListeningServer {
 export async function startGateway(config: ServiceConfig, logger: Logger): Promise<RunningGateway> {
   const workflows = TemporalTicketWorkflows.lazy(config.temporal.address, config.temporal.namespace, config.temporal.taskQueue);
   const metrics = createServiceMetrics({ defaultMetrics: true });
-  const app = createGatewayApp({ config, workflows, metrics, logger });
+  const registry = loadRepositoryRegistry(process.env);
+  const app = createGatewayApp({ config, workflows, metrics, logger, registry });
   const listening = await listen(createServer(app), config.gateway.host, config.gateway.port, 'gateway');
   logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace });
   return {

@@ -14,6 +14,8 @@ export interface TicketWorkflowsPort {
   signal(ticketKey: string, observation: Observation): Promise<'signalled' | 'not_found'>;
   execution(ticketKey: string): Promise<ExecutionView | undefined>;
   timeline(ticketKey: string, cursor: number, limit: number): Promise<TimelinePage | undefined>;
+  /** The PR-to-ticket index: which ticket's workflow recorded this pull request (`owner/repo#12`). */
+  findTicketByPullRequest(pullRequestRef: string): Promise<string | undefined>;
 }
 
 const GRPC_NOT_FOUND = 5;
@@ -96,6 +98,17 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
       if (isNotFound(error)) return undefined;
       throw error;
     }
+  }
+
+  async findTicketByPullRequest(pullRequestRef: string): Promise<string | undefined> {
+    const query = `${searchAttributes.pullRequests.name} = ${JSON.stringify(pullRequestRef)}`;
+    return this.bounded(`the pull-request index lookup of ${pullRequestRef}`, this.deadlineMs.read, async () => {
+      for await (const execution of this.client.workflow.list({ query, pageSize: 1 })) {
+        const key = execution.typedSearchAttributes.get(searchAttributes.ticketKey);
+        if (key) return key;
+      }
+      return undefined;
+    });
   }
 
   async close(): Promise<void> {

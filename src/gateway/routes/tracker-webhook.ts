@@ -1,12 +1,12 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
-import { errorBody, TemporalUnavailableError } from '../http-errors';
 import type { TicketWorkflowsPort } from '../ticket-workflows';
 import { normaliseTrackerEvent, trackerEventName } from '../tracker/normalise-tracker-event';
 import { planTrackerDelivery } from '../tracker/plan-tracker-delivery';
 import { trackerWebhookSchema } from '../tracker/tracker-webhook-schema';
 import { verifyHmacSha256 } from '../webhook-signature';
+import { describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
 
 export interface TrackerWebhookDeps {
   workflows: TicketWorkflowsPort;
@@ -19,8 +19,6 @@ export interface TrackerWebhookDeps {
   bodyLimit?: string;
 }
 
-const SOURCE = 'tracker';
-
 /**
  * POST /api/v1/webhooks/tracker. Answers 200 only after Temporal accepted the signal, 503 when it could not be
  * reached (the tracker redelivers; nothing is half-applied because a signal is the only write).
@@ -31,50 +29,27 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
     '/api/v1/webhooks/tracker',
     express.raw({ type: () => true, limit: deps.bodyLimit ?? '25mb' }),
     async (req: Request, res: Response) => {
+      const reply = new WebhookReply('tracker', res, deps.metrics, deps.logger);
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const fail = (status: number, code: string, message: string, event = 'unknown') => {
-        deps.metrics.webhooksFailed.inc({ source: SOURCE, event });
-        deps.logger.warn('tracker webhook rejected', { status, code, reason: message });
-        res.status(status).json(errorBody(code, message));
-      };
-
       if (deps.webhookSecret) {
         const check = verifyHmacSha256(raw, req.get('x-hub-signature'), deps.webhookSecret);
-        if (!check.ok) return fail(401, 'invalid_signature', `X-Hub-Signature rejected: ${check.reason}`);
+        if (!check.ok) return reply.fail(401, 'invalid_signature', `X-Hub-Signature rejected: ${check.reason}`);
       }
-
-      let body: unknown;
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch (error) {
-        return fail(400, 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
-      }
-      const parsed = trackerWebhookSchema.safeParse(body);
-      if (!parsed.success) {
-        const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');
-        return fail(400, 'invalid_payload', `the tracker webhook is missing fields it needs: ${detail}`);
-      }
-      const eventName = trackerEventName(parsed.data) ?? 'unsupported';
-      deps.metrics.webhooksReceived.inc({ source: SOURCE, event: eventName });
+      const body = parseJsonBody(raw);
+      if (!body.ok) return reply.fail(400, 'invalid_json', body.message);
+      const parsed = trackerWebhookSchema.safeParse(body.value);
+      if (!parsed.success) return reply.fail(400, 'invalid_payload', `the tracker webhook is missing fields it needs: ${describeIssues(parsed.error.issues)}`);
+      reply.received(trackerEventName(parsed.data) ?? 'unsupported');
 
       const normalised = normaliseTrackerEvent(parsed.data);
-      if (normalised.kind === 'invalid') return fail(400, 'invalid_payload', normalised.reason, eventName);
-      if (normalised.kind === 'unsupported') {
-        deps.metrics.webhooksIgnored.inc({ source: SOURCE, reason: 'unsupported_event' });
-        deps.metrics.webhooksProcessed.inc({ source: SOURCE, event: eventName });
-        res.status(200).json({ ignored: normalised.reason });
-        return;
-      }
+      if (normalised.kind === 'invalid') return reply.fail(400, 'invalid_payload', normalised.reason);
+      if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
       const { observation } = normalised;
       const plan = planTrackerDelivery(observation, { botAccount: deps.botAccount, botCommentPrefix: deps.botCommentPrefix });
-      try {
-        if (plan.action === 'ignore') {
-          deps.metrics.webhooksIgnored.inc({ source: SOURCE, reason: plan.reason.includes('service') && observation.facts.comment ? 'own_comment' : 'not_managed' });
-          deps.metrics.webhooksProcessed.inc({ source: SOURCE, event: eventName });
-          deps.logger.info('tracker webhook ignored', { ticket_key: observation.ticket_key, reason: plan.reason });
-          res.status(200).json({ ignored: plan.reason, ticket_key: observation.ticket_key });
-          return;
-        }
+      if (plan.action === 'ignore') {
+        return reply.ignored(observation.facts.comment && plan.reason.startsWith('comment written') ? 'own_comment' : 'not_managed', plan.reason, { ticket_key: observation.ticket_key });
+      }
+      await reply.handOver(async () => {
         if (plan.action === 'start') {
           const { workflowId } = await deps.workflows.startOrSignal({
             ticket_key: observation.ticket_key,
@@ -82,26 +57,12 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
             issue_type: observation.facts.issue_type ?? null,
             workflow_kind: plan.workflow_kind,
           }, observation);
-          deps.metrics.webhooksProcessed.inc({ source: SOURCE, event: eventName });
-          res.status(200).json({ status: 'accepted', workflow_id: workflowId, delivery_identity: observation.delivery_identity });
-          return;
+          return reply.accepted({ workflow_id: workflowId, delivery_identity: observation.delivery_identity });
         }
         const outcome = await deps.workflows.signal(observation.ticket_key, observation);
-        deps.metrics.webhooksProcessed.inc({ source: SOURCE, event: eventName });
-        if (outcome === 'not_found') {
-          deps.metrics.webhooksIgnored.inc({ source: SOURCE, reason: 'no_workflow' });
-          res.status(200).json({ ignored: `no running workflow for ${observation.ticket_key}`, ticket_key: observation.ticket_key });
-          return;
-        }
-        res.status(200).json({ status: 'accepted', ticket_key: observation.ticket_key, delivery_identity: observation.delivery_identity });
-      } catch (error) {
-        if (error instanceof TemporalUnavailableError) {
-          deps.logger.error('Temporal unavailable; tracker webhook refused so the tracker redelivers', { ticket_key: observation.ticket_key, error: error.message });
-          return fail(503, 'temporal_unavailable', 'the workflow store is unavailable; retry later', eventName);
-        }
-        deps.logger.error('tracker webhook failed', { ticket_key: observation.ticket_key, error: (error as Error).message });
-        return fail(500, 'internal_error', `the delivery could not be handed over: ${(error as Error).message}`, eventName);
-      }
+        if (outcome === 'not_found') return reply.ignored('no_workflow', `no running workflow for ${observation.ticket_key}`, { ticket_key: observation.ticket_key });
+        reply.accepted({ ticket_key: observation.ticket_key, delivery_identity: observation.delivery_identity });
+      });
     },
   );
   return router;

@@ -1,4 +1,5 @@
 import type { Observation, WorkflowKind } from '../../../workflows/observation';
+import { ownCommentReason } from '../../ingress/loop-guard';
 
 export const MANAGED_LABEL = 'service:managed';
 
@@ -25,14 +26,8 @@ export function planTrackerDelivery(
   options: { botAccount?: string; botCommentPrefix?: string } = {},
 ): DeliveryPlan {
   const comment = observation.facts.comment;
-  if (comment) {
-    if (options.botCommentPrefix && comment.body.trimStart().startsWith(options.botCommentPrefix)) {
-      return { action: 'ignore', reason: 'comment written by the service (bot comment prefix)' };
-    }
-    if (options.botAccount && comment.author && comment.author.toLowerCase() === options.botAccount.toLowerCase()) {
-      return { action: 'ignore', reason: 'comment written by the service account' };
-    }
-  }
+  const own = comment && ownCommentReason(comment, { botAccounts: options.botAccount ? [options.botAccount] : [], botCommentPrefix: options.botCommentPrefix });
+  if (own) return { action: 'ignore', reason: own };
   const managed = (observation.facts.labels ?? []).includes(MANAGED_LABEL);
   const kind = workflowKindFor(observation.facts.issue_type);
   if (observation.event === 'issue_created') {

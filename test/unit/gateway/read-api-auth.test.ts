@@ -13,6 +13,7 @@ const unreachable: TicketWorkflowsPort = {
   signal: () => Promise.reject(new Error('must not be called')),
   execution: () => Promise.reject(new Error('must not be called')),
   timeline: () => Promise.reject(new Error('must not be called')),
+  findTicketByPullRequest: () => Promise.reject(new Error('must not be called')),
 };
 
 let server: ListeningServer | undefined;

@@ -1,0 +1,67 @@
+import express, { type Request, type Response, type Router } from 'express';
+import { ownCommentReason } from '../../ingress/loop-guard';
+import type { Logger } from '../../logging/logger';
+import type { ServiceMetrics } from '../../metrics/service-metrics';
+import { routeDelivery } from '../route-delivery';
+import { normaliseScmhostEvent } from '../scmhost/normalise-scmhost-event';
+import { isScmhostEventName, SCMHOST_EVENT_SCHEMAS, type ScmhostEventName, type ScmhostPayload } from '../scmhost/scmhost-webhook-schema';
+import type { TicketWorkflowsPort } from '../ticket-workflows';
+import { verifyHmacSha256 } from '../webhook-signature';
+import { describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
+
+export interface ScmhostWebhookDeps {
+  workflows: TicketWorkflowsPort;
+  metrics: ServiceMetrics;
+  logger: Logger;
+  webhookSecret?: string;
+  botLogins?: string[];
+  botCommentPrefix?: string;
+  bodyLimit?: string;
+}
+
+/**
+ * POST /api/v1/webhooks/scmhost (GitHub). The event name comes from `X-Scmhost-Event` (the spec's header) or
+ * `X-GitHub-Event` (what GitHub sends). Deliveries are routed to a ticket and signalled; a delivery that belongs to no
+ * ticket is answered 200, counted and logged, so GitHub does not redeliver something nobody can take.
+ */
+export function scmhostWebhookRouter(deps: ScmhostWebhookDeps): Router {
+  const router = express.Router();
+  router.post(
+    '/api/v1/webhooks/scmhost',
+    express.raw({ type: () => true, limit: deps.bodyLimit ?? '25mb' }),
+    async (req: Request, res: Response) => {
+      const reply = new WebhookReply('scmhost', res, deps.metrics, deps.logger);
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (deps.webhookSecret) {
+        const check = verifyHmacSha256(raw, req.get('x-hub-signature-256'), deps.webhookSecret);
+        if (!check.ok) return reply.fail(401, 'invalid_signature', `X-Hub-Signature-256 rejected: ${check.reason}`);
+      }
+      const eventHeader = (req.get('x-scmhost-event') ?? req.get('x-github-event'))?.trim().toLowerCase();
+      if (!eventHeader) return reply.fail(400, 'missing_event', 'the X-Scmhost-Event (or X-GitHub-Event) header is required');
+      const body = parseJsonBody(raw);
+      if (!body.ok) return reply.fail(400, 'invalid_json', body.message);
+      if (!isScmhostEventName(eventHeader)) {
+        reply.received('unsupported');
+        return reply.ignored('unsupported_event', `event "${eventHeader}" is not used by the service`);
+      }
+      const event: ScmhostEventName = eventHeader;
+      reply.received(event);
+      const parsed = SCMHOST_EVENT_SCHEMAS[event].safeParse(body.value);
+      if (!parsed.success) return reply.fail(400, 'invalid_payload', `the ${event} webhook is missing fields it needs: ${describeIssues(parsed.error.issues)}`);
+      const normalised = normaliseScmhostEvent(event, parsed.data as ScmhostPayload<typeof event>);
+      if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
+      const comment = normalised.observation.facts.comment;
+      const own = comment && ownCommentReason(comment, { botAccounts: deps.botLogins, botCommentPrefix: deps.botCommentPrefix });
+      if (own) return reply.ignored('own_comment', own);
+
+      await reply.handOver(async () => {
+        const route = await routeDelivery(deps.workflows, normalised.observation, normalised.routing);
+        if (!route.routed) return reply.ignored('unroutable', route.reason);
+        const outcome = await deps.workflows.signal(route.observation.ticket_key, route.observation);
+        if (outcome === 'not_found') return reply.ignored('no_workflow', `no running workflow for ${route.observation.ticket_key}`, { ticket_key: route.observation.ticket_key });
+        reply.accepted({ ticket_key: route.observation.ticket_key, routed_by: route.via, delivery_identity: route.observation.delivery_identity });
+      });
+    },
+  );
+  return router;
+}

@@ -1,0 +1,72 @@
+import type { Response } from 'express';
+import type { Logger } from '../logging/logger';
+import type { ServiceMetrics } from '../metrics/service-metrics';
+import { errorBody, TemporalUnavailableError } from './http-errors';
+
+export type WebhookSource = 'tracker' | 'scmhost' | 'gitlab';
+
+/**
+ * One way to answer a webhook, whatever its source, so every outcome is counted (received / processed / failed /
+ * ignored by reason) and logged the same way, and nothing is answered 2xx before Temporal accepted it.
+ */
+export class WebhookReply {
+  private event = 'unknown';
+
+  constructor(
+    private readonly source: WebhookSource,
+    private readonly res: Response,
+    private readonly metrics: ServiceMetrics,
+    private readonly logger: Logger,
+    private readonly acceptedStatus: 200 | 202 = 200,
+  ) {}
+
+  received(event: string): void {
+    this.event = event;
+    this.metrics.webhooksReceived.inc({ source: this.source, event });
+  }
+
+  fail(status: number, code: string, message: string): void {
+    this.metrics.webhooksFailed.inc({ source: this.source, event: this.event });
+    this.logger.warn(`${this.source} webhook rejected`, { status, code, event: this.event, reason: message });
+    this.res.status(status).json(errorBody(code, message));
+  }
+
+  ignored(reasonCode: string, reason: string, extra: Record<string, unknown> = {}): void {
+    this.metrics.webhooksIgnored.inc({ source: this.source, reason: reasonCode });
+    this.metrics.webhooksProcessed.inc({ source: this.source, event: this.event });
+    this.logger.info(`${this.source} webhook not forwarded`, { event: this.event, reason, ...extra });
+    this.res.status(this.acceptedStatus).json({ ignored: reason, ...extra });
+  }
+
+  accepted(body: Record<string, unknown>): void {
+    this.metrics.webhooksProcessed.inc({ source: this.source, event: this.event });
+    this.res.status(this.acceptedStatus).json({ status: 'accepted', ...body });
+  }
+
+  /** Runs the hand-over to Temporal; unavailability becomes 503 so the provider redelivers. */
+  async handOver(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if (error instanceof TemporalUnavailableError) {
+        this.logger.error(`Temporal unavailable; ${this.source} webhook refused so the provider redelivers`, { event: this.event, error: error.message });
+        this.fail(503, 'temporal_unavailable', 'the workflow store is unavailable; retry later');
+        return;
+      }
+      this.logger.error(`${this.source} webhook failed`, { event: this.event, error: (error as Error).message });
+      this.fail(500, 'internal_error', `the delivery could not be handed over: ${(error as Error).message}`);
+    }
+  }
+}
+
+export function parseJsonBody(raw: Buffer): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: JSON.parse(raw.toString('utf8')) };
+  } catch (error) {
+    return { ok: false, message: `the body is not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
+  return issues.map((issue) => `${issue.path.map(String).join('.') || '(body)'}: ${issue.message}`).join('; ');
+}
