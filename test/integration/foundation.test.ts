@@ -4,7 +4,8 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fixture } from '../helpers/fixtures';
 import { freePort } from '../helpers/free-port';
-import { startService, type ServiceProcess } from '../helpers/service-process';
+import { startService } from '../helpers/service-process';
+import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
 const SECRET = 'tracker-webhook-secret-it';
@@ -32,42 +33,20 @@ function commentPayload(key: string, id: string, text: string): Json {
 
 describe('worker and gateway against a real Temporal dev server', () => {
   const temporalAddress = inject('temporalAddress');
-  let worker: ServiceProcess;
-  let gateway: ServiceProcess;
+  let stack: ServiceStack;
   let api: string;
-  let workerMetricsPort: number;
-  let env: NodeJS.ProcessEnv;
-
-  const startWorker = async () => {
-    const process = startService(['worker'], env);
-    await process.waitForOutput(/worker polling task queue/);
-    return process;
-  };
 
   beforeAll(async () => {
-    const gatewayPort = await freePort();
-    workerMetricsPort = await freePort();
-    env = {
-      TEMPORAL_ADDRESS: temporalAddress,
+    stack = await startServiceStack(temporalAddress, {
       SERVICE_TASK_QUEUE: TASK_QUEUE,
       TRACKER_WEBHOOK_SECRET: SECRET,
       SERVICE_OPERATOR_TOKEN: TOKEN,
-      SERVICE_GATEWAY_HOST: '127.0.0.1',
-      SERVICE_GATEWAY_PORT: String(gatewayPort),
-      SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
-      SERVICE_WORKER_METRICS_PORT: String(workerMetricsPort),
-    };
-    [worker, gateway] = await Promise.all([startWorker(), (async () => {
-      const process = startService(['gateway'], env);
-      await process.waitForOutput(/gateway listening on/);
-      return process;
-    })()]);
-    api = `http://127.0.0.1:${gatewayPort}`;
+    });
+    api = stack.api;
   });
 
   afterAll(async () => {
-    const codes = await Promise.all([gateway?.stop(), worker?.stop()]);
-    expect(codes).toEqual([0, 0]);
+    expect(await stack.stop()).toEqual([0, 0]);
   });
 
   const webhook = (payload: unknown, options: Parameters<typeof postWebhook>[2] = { secret: SECRET }) =>
@@ -193,9 +172,9 @@ describe('worker and gateway against a real Temporal dev server', () => {
   it('keeps deliveries Temporal accepted while the worker is down and processes them when it is back', async () => {
     await webhook(createdPayload('FND-9'));
     await eventually(async () => ((await getJson(`${api}/api/v1/workflows/FND-9/execution`, TOKEN)).status === 200 ? true : undefined));
-    expect(await worker.stop()).toBe(0);
+    expect(await stack.worker.stop()).toBe(0);
     expect((await webhook(commentPayload('FND-9', '901', '! more detail please'))).status).toBe(200);
-    worker = await startWorker();
+    await stack.restartWorker();
     const page = await eventually(async () => {
       const result = await getJson(`${api}/api/v1/workflows/FND-9/execution/timeline`, TOKEN);
       return result.status === 200 && result.body.total === 3 ? result.body : undefined;
@@ -217,7 +196,7 @@ describe('worker and gateway against a real Temporal dev server', () => {
       expect(gatewayMetrics).toContain(`# TYPE ${family} `);
     }
     const workerMetrics = await eventually(async () => {
-      const text = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
+      const text = await (await fetch(stack.workerMetricsUrl)).text();
       return /service_workflows_started_total\{type="feature"\} [1-9]/.test(text) ? text : undefined;
     }, 30_000, 'a started feature workflow on the worker');
     expect(workerMetrics).toContain('# TYPE service_webhooks_received_total counter');

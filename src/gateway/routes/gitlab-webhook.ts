@@ -53,7 +53,9 @@ export function gitlabWebhookRouter(deps: GitLabWebhookDeps): Router {
     if (secret) {
       const token = req.get('x-sourcehost-token') ?? req.get('x-gitlab-token');
       if (!tokensEqual(token, secret)) {
-        return reply.fail(401, 'invalid_token', `X-Sourcehost-Token ${token === undefined ? 'is missing' : 'does not match'} the secret of connection ${repository.connection.name}`);
+        return reply.fail(401, 'invalid_token', token === undefined
+          ? `X-Sourcehost-Token is missing (connection ${repository.connection.name} requires it)`
+          : `X-Sourcehost-Token does not match the secret of connection ${repository.connection.name}`);
       }
     }
 
