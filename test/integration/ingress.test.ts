@@ -102,7 +102,7 @@ describe('ingress from every webhook source into the ledger', () => {
     expect((await scmhost('pull_request', payload)).status).toBe(200);
     const found = await decisions('ING-1', 3);
     expect(found.map((e) => [e.details.source_system, e.status])).toEqual([['tracker', 'accepted'], ['scmhost', 'accepted'], ['scmhost', 'duplicate']]);
-    expect(found[2].details).toMatchObject({ event_status: 'duplicate', reason: expect.stringContaining('already accepted') });
+    expect(found[2]!.details).toMatchObject({ event_status: 'duplicate', reason: expect.stringContaining('already accepted') });
   });
 
   it('routes by the service branch, then by the PR index the workflow keeps', async () => {
@@ -163,8 +163,8 @@ describe('ingress from every webhook source into the ledger', () => {
 
     const found = await decisions('ING-3', 5);
     expect(found.map((e) => e.status)).toEqual(['accepted', 'accepted', 'stale', 'accepted', 'conflict']);
-    expect(found[2].details.reason).toBe('revision 299 of issue_changelog 10042 is older than accepted revision 300');
-    expect(found[4].details).toMatchObject({ event_status: 'failed' });
+    expect(found[2]!.details.reason).toBe('revision 299 of issue_changelog 10042 is older than accepted revision 300');
+    expect(found[4]!.details).toMatchObject({ event_status: 'failed' });
     const view = await getJson(`${stack.api}/api/v1/workflows/ING-3/execution`, TOKEN);
     expect(view.body).toMatchObject({ last_observation: { conflicting: true }, observation_decisions: { accepted: 3, stale: 1, conflict: 1, duplicate: 0 } });
     expect((await getJson(`${stack.api}/api/v1/org-pulse/workflows/ING-3`, TOKEN)).body).toMatchObject({ observation_conflicting: true });

@@ -1,7 +1,10 @@
-import type { LabelChange, Observation, ObservationSource } from '../../../workflows/observation';
-import { factFingerprint } from '../../ingress/fact-fingerprint';
-import { commentBodyText } from './adf-text';
+import type { Observation, ObservationSource } from '../../../workflows/observation';
+import { isoOrNull } from '../../ingress/normalised-delivery';
+import { changelogObservation, commentObservation, fieldsUpdatedObservation, issueCreatedObservation, type TrackerIssueFacts } from '../../ingress/tracker-observations';
+import { adfToMarkdown } from '../../providers/tracker/adf/adf-to-markdown';
 import type { TrackerWebhook } from './tracker-webhook-schema';
+
+export { labelChangeFrom } from '../../ingress/tracker-observations';
 
 export type TrackerEvent = 'issue_created' | 'issue_updated' | 'issue_commented';
 
@@ -29,35 +32,23 @@ export function trackerEventName(payload: Pick<TrackerWebhook, 'webhookEvent' | 
   }
 }
 
-function splitLabels(value: string | null | undefined): string[] {
-  return (value ?? '').split(/\s+/).filter(Boolean);
-}
-
-/** Label changes come from the changelog (`fromString`/`toString` of the `labels` field), never from a diff we guess. */
-export function labelChangeFrom(changelog: TrackerWebhook['changelog']): LabelChange | undefined {
-  const items = (changelog?.items ?? []).filter((item) => item.field.toLowerCase() === 'labels');
-  if (items.length === 0) return undefined;
-  const added = new Set<string>();
-  const removed = new Set<string>();
-  for (const item of items) {
-    const before = new Set(splitLabels(item.fromString));
-    const after = new Set(splitLabels(item.toString));
-    for (const label of after) if (!before.has(label)) added.add(label);
-    for (const label of before) if (!after.has(label)) removed.add(label);
-  }
-  return { added: [...added].sort(), removed: [...removed].sort() };
-}
-
-function isoOrNull(value: string | undefined): string | null {
-  if (!value) return null;
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? null : new Date(time).toISOString();
+function issueOf(payload: TrackerWebhook): TrackerIssueFacts {
+  const fields = payload.issue.fields;
+  return {
+    id: payload.issue.id ?? payload.issue.key,
+    key: payload.issue.key,
+    issueType: fields.issuetype?.name,
+    summary: fields.summary,
+    status: fields.status?.name,
+    labels: fields.labels,
+    created: fields.created,
+    updated: fields.updated,
+  };
 }
 
 /**
- * Turns a validated tracker webhook into an observation. The delivery identity is made of provider facts only
- * (issue id, changelog id, comment id and its update time), so the poller reading the same fact later produces the
- * same identity and a redelivered webhook is recognisably the same delivery.
+ * Turns a validated tracker webhook into an observation through the same builders the poller uses, so a webhook and
+ * a poller delivery of one fact carry one identity.
  */
 export function normaliseTrackerEvent(
   payload: TrackerWebhook,
@@ -65,89 +56,33 @@ export function normaliseTrackerEvent(
 ): NormaliseResult {
   const event = trackerEventName(payload);
   if (!event) return { kind: 'unsupported', reason: `unsupported tracker event "${payload.webhookEvent}"` };
-  const issue = payload.issue;
-  const issueId = issue.id ?? issue.key;
-  const fields = issue.fields;
-  const base = {
-    source: options.source ?? 'webhook',
-    source_system: 'tracker' as const,
-    event,
-    ticket_key: issue.key,
-    received_at: (options.receivedAt ?? new Date()).toISOString(),
-  };
-  const facts: Observation['facts'] = {
-    issue_type: fields.issuetype?.name,
-    summary: fields.summary,
-    status: fields.status?.name,
-    labels: fields.labels,
-  };
+  const context = { source: options.source ?? 'webhook', receivedAt: options.receivedAt ?? new Date() };
+  const issue = issueOf(payload);
 
   if (event === 'issue_created') {
-    return {
-      kind: 'observation',
-      event,
-      observation: {
-        ...base,
-        delivery_identity: `tracker:issue:${issueId}:created`,
-        resource: { kind: 'issue', id: issueId },
-        // Creation happens once per issue: there is nothing to order it against.
-        revision: null,
-        fingerprint: factFingerprint({ issue: issueId, created: isoOrNull(fields.created) }),
-        observed_at: isoOrNull(fields.created) ?? (payload.timestamp ? new Date(payload.timestamp).toISOString() : null),
-        facts,
-      },
-    };
+    const fallback = payload.timestamp ? new Date(payload.timestamp).toISOString() : undefined;
+    return { kind: 'observation', event, observation: issueCreatedObservation(issue, context, fallback) };
   }
-
   if (event === 'issue_commented') {
     const comment = payload.comment;
     if (!comment) return { kind: 'invalid', reason: 'a comment event needs a comment object with an id' };
-    const updated = isoOrNull(comment.updated) ?? isoOrNull(comment.created);
-    const body = commentBodyText(comment.body);
     return {
       kind: 'observation',
       event,
-      observation: {
-        ...base,
-        delivery_identity: `tracker:comment:${comment.id}@${updated ?? 'unversioned'}`,
-        resource: { kind: 'comment', id: comment.id },
-        revision: updated,
-        fingerprint: factFingerprint({ comment: comment.id, updated, body }),
-        observed_at: updated,
-        facts: {
-          ...facts,
-          comment: {
-            id: comment.id,
-            body,
-            author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.displayName,
-            created: isoOrNull(comment.created) ?? undefined,
-            updated: updated ?? undefined,
-          },
-        },
-      },
+      observation: commentObservation(issue, {
+        id: comment.id,
+        body: adfToMarkdown(comment.body),
+        author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.displayName,
+        created: comment.created,
+        updated: comment.updated,
+      }, context),
     };
   }
-
-  const changelogId = payload.changelog?.id;
-  const updated = isoOrNull(fields.updated);
-  if (!changelogId && !updated) {
-    return { kind: 'invalid', reason: 'an issue_updated event needs changelog.id or issue.fields.updated to identify the change' };
+  const changelog = payload.changelog;
+  if (changelog?.id) {
+    return { kind: 'observation', event, observation: changelogObservation(issue, { id: changelog.id, items: changelog.items }, context) };
   }
-  const labelChange = labelChangeFrom(payload.changelog);
-  return {
-    kind: 'observation',
-    event,
-    observation: {
-      ...base,
-      delivery_identity: changelogId ? `tracker:changelog:${changelogId}` : `tracker:issue:${issueId}:updated@${updated}`,
-      // Changelog ids and update times are different orders: each gets a resource of its own.
-      resource: changelogId ? { kind: 'issue_changelog', id: issueId } : { kind: 'issue_fields', id: issueId },
-      revision: changelogId ?? updated,
-      fingerprint: factFingerprint(changelogId
-        ? { changelog: changelogId, items: (payload.changelog?.items ?? []).map((i) => [i.field, i.fromString ?? null, i.toString ?? null]) }
-        : { issue: issueId, updated, status: fields.status?.name, labels: [...fields.labels].sort() }),
-      observed_at: updated,
-      facts: labelChange ? { ...facts, label_change: labelChange } : facts,
-    },
-  };
+  const updated = isoOrNull(issue.updated);
+  if (!updated) return { kind: 'invalid', reason: 'an issue_updated event needs changelog.id or issue.fields.updated to identify the change' };
+  return { kind: 'observation', event, observation: fieldsUpdatedObservation(issue, updated, context) };
 }

@@ -91,6 +91,6 @@ describe('normaliseTrackerEvent', () => {
 
 describe('labelChangeFrom', () => {
   it('returns nothing when the changelog does not touch labels', () => {
-    expect(labelChangeFrom({ id: '1', items: [{ field: 'status', fromString: 'To Do', toString: 'Done' }] })).toBeUndefined();
+    expect(labelChangeFrom([{ field: 'status', fromString: 'To Do', toString: 'Done' }])).toBeUndefined();
   });
 });
