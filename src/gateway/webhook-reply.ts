@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Logger } from '../logging/logger';
 import type { ServiceMetrics } from '../metrics/service-metrics';
+import type { DeliveryOutcome } from '../ingress/deliver-observation';
 import { errorBody, TemporalUnavailableError } from './http-errors';
 
 export type WebhookSource = 'tracker' | 'scmhost' | 'gitlab';
@@ -69,4 +70,15 @@ export function parseJsonBody(raw: Buffer): { ok: true; value: unknown } | { ok:
 
 export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
   return issues.map((issue) => `${issue.path.map(String).join('.') || '(body)'}: ${issue.message}`).join('; ');
+}
+
+/** Answers a webhook with what happened to its delivery. */
+export function answerDelivery(reply: WebhookReply, result: DeliveryOutcome, deliveryIdentity: string): void {
+  if (result.outcome === 'ignored') {
+    reply.ignored(result.reason_code, result.reason, result.ticket_key ? { ticket_key: result.ticket_key } : {});
+  } else if (result.outcome === 'started') {
+    reply.accepted({ ticket_key: result.ticket_key, workflow_id: result.workflow_id, delivery_identity: deliveryIdentity });
+  } else {
+    reply.accepted({ ticket_key: result.ticket_key, ...(result.routed_by ? { routed_by: result.routed_by } : {}), delivery_identity: deliveryIdentity });
+  }
 }

@@ -1,14 +1,13 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { connectionWebhookSecret, findRegistryRepository, type RepositoryRegistry } from '../../config/repository-registry';
-import { ownCommentReason } from '../../ingress/loop-guard';
+import { deliverSourceHostObservation } from '../../ingress/deliver-observation';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
 import { gitlabHookSchema } from '../gitlab/gitlab-webhook-schema';
 import { normaliseGitLabEvent } from '../gitlab/normalise-gitlab-event';
-import { routeDelivery } from '../route-delivery';
 import type { TicketWorkflowsPort } from '../ticket-workflows';
 import { tokensEqual } from '../webhook-signature';
-import { describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
+import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
 
 export const GITLAB_WEBHOOK_PATH = '/api/v1/webhooks/gitlab';
 
@@ -61,16 +60,9 @@ export function gitlabWebhookRouter(deps: GitLabWebhookDeps): Router {
 
     const normalised = normaliseGitLabEvent(hook);
     if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
-    const comment = normalised.observation.facts.comment;
-    const own = comment && ownCommentReason(comment, { botAccounts: deps.botLogins, botCommentPrefix: deps.botCommentPrefix });
-    if (own) return reply.ignored('own_comment', own);
-
     await reply.handOver(async () => {
-      const route = await routeDelivery(deps.workflows, normalised.observation, normalised.routing);
-      if (!route.routed) return reply.ignored('unroutable', route.reason);
-      const outcome = await deps.workflows.signal(route.observation.ticket_key, route.observation);
-      if (outcome === 'not_found') return reply.ignored('no_workflow', `no running workflow for ${route.observation.ticket_key}`, { ticket_key: route.observation.ticket_key });
-      reply.accepted({ ticket_key: route.observation.ticket_key, routed_by: route.via, delivery_identity: route.observation.delivery_identity });
+      const result = await deliverSourceHostObservation(deps.workflows, normalised.observation, normalised.routing, { botAccounts: deps.botLogins, botCommentPrefix: deps.botCommentPrefix });
+      answerDelivery(reply, result, normalised.observation.delivery_identity);
     });
   });
   return router;

@@ -3,10 +3,10 @@ import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
 import type { TicketWorkflowsPort } from '../ticket-workflows';
 import { normaliseTrackerEvent, trackerEventName } from '../tracker/normalise-tracker-event';
-import { planTrackerDelivery } from '../tracker/plan-tracker-delivery';
 import { trackerWebhookSchema } from '../tracker/tracker-webhook-schema';
 import { verifyHmacSha256 } from '../webhook-signature';
-import { describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
+import { deliverTrackerObservation } from '../../ingress/deliver-observation';
+import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
 
 export interface TrackerWebhookDeps {
   workflows: TicketWorkflowsPort;
@@ -45,23 +45,9 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
       if (normalised.kind === 'invalid') return reply.fail(400, 'invalid_payload', normalised.reason);
       if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
       const { observation } = normalised;
-      const plan = planTrackerDelivery(observation, { botAccount: deps.botAccount, botCommentPrefix: deps.botCommentPrefix });
-      if (plan.action === 'ignore') {
-        return reply.ignored(observation.facts.comment && plan.reason.startsWith('comment written') ? 'own_comment' : 'not_managed', plan.reason, { ticket_key: observation.ticket_key });
-      }
       await reply.handOver(async () => {
-        if (plan.action === 'start') {
-          const { workflowId } = await deps.workflows.startOrSignal({
-            ticket_key: observation.ticket_key,
-            project_key: observation.ticket_key.split('-')[0]!,
-            issue_type: observation.facts.issue_type ?? null,
-            workflow_kind: plan.workflow_kind,
-          }, observation);
-          return reply.accepted({ workflow_id: workflowId, delivery_identity: observation.delivery_identity });
-        }
-        const outcome = await deps.workflows.signal(observation.ticket_key, observation);
-        if (outcome === 'not_found') return reply.ignored('no_workflow', `no running workflow for ${observation.ticket_key}`, { ticket_key: observation.ticket_key });
-        reply.accepted({ ticket_key: observation.ticket_key, delivery_identity: observation.delivery_identity });
+        const result = await deliverTrackerObservation(deps.workflows, observation, { botAccounts: deps.botAccount ? [deps.botAccount] : [], botCommentPrefix: deps.botCommentPrefix });
+        answerDelivery(reply, result, observation.delivery_identity);
       });
     },
   );

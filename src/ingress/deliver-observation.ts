@@ -1,0 +1,49 @@
+import type { Observation } from '../../workflows/observation';
+import { planTrackerDelivery } from '../gateway/tracker/plan-tracker-delivery';
+import type { TicketWorkflowsPort } from '../gateway/ticket-workflows';
+import { routeDelivery } from '../gateway/route-delivery';
+import { ownCommentReason, type LoopGuardOptions } from './loop-guard';
+import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
+
+export type DeliveryOutcome =
+  | { outcome: 'started'; ticket_key: string; workflow_id: string }
+  | { outcome: 'signalled'; ticket_key: string; routed_by?: 'title' | 'branch' | 'index' }
+  | { outcome: 'ignored'; reason_code: 'not_managed' | 'own_comment' | 'no_workflow' | 'unroutable'; reason: string; ticket_key?: string };
+
+/**
+ * Hands a tracker observation to its ticket workflow: signal-with-start when it starts a managed ticket, a signal
+ * otherwise. Shared by the gateway and the poller so both make the same decision about the same fact.
+ */
+export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, observation: Observation, guard: LoopGuardOptions): Promise<DeliveryOutcome> {
+  const plan = planTrackerDelivery(observation, { botAccount: guard.botAccounts?.[0], botCommentPrefix: guard.botCommentPrefix });
+  if (plan.action === 'ignore') {
+    const own = observation.facts.comment !== undefined && plan.reason.startsWith('comment written');
+    return { outcome: 'ignored', reason_code: own ? 'own_comment' : 'not_managed', reason: plan.reason, ticket_key: observation.ticket_key };
+  }
+  if (plan.action === 'start') {
+    const { workflowId } = await workflows.startOrSignal({
+      ticket_key: observation.ticket_key,
+      project_key: observation.ticket_key.split('-')[0]!,
+      issue_type: observation.facts.issue_type ?? null,
+      workflow_kind: plan.workflow_kind,
+    }, observation);
+    return { outcome: 'started', ticket_key: observation.ticket_key, workflow_id: workflowId };
+  }
+  const result = await workflows.signal(observation.ticket_key, observation);
+  return result === 'not_found'
+    ? { outcome: 'ignored', reason_code: 'no_workflow', reason: `no running workflow for ${observation.ticket_key}`, ticket_key: observation.ticket_key }
+    : { outcome: 'signalled', ticket_key: observation.ticket_key };
+}
+
+/** Routes a source-host observation (GitHub or GitLab) to its ticket and signals it; never starts a workflow. */
+export async function deliverSourceHostObservation(workflows: TicketWorkflowsPort, observation: UnroutedObservation, routing: RoutingHints, guard: LoopGuardOptions): Promise<DeliveryOutcome> {
+  const comment = observation.facts.comment;
+  const own = comment && ownCommentReason(comment, guard);
+  if (own) return { outcome: 'ignored', reason_code: 'own_comment', reason: own };
+  const route = await routeDelivery(workflows, observation, routing);
+  if (!route.routed) return { outcome: 'ignored', reason_code: 'unroutable', reason: route.reason };
+  const result = await workflows.signal(route.observation.ticket_key, route.observation);
+  return result === 'not_found'
+    ? { outcome: 'ignored', reason_code: 'no_workflow', reason: `no running workflow for ${route.observation.ticket_key}`, ticket_key: route.observation.ticket_key }
+    : { outcome: 'signalled', ticket_key: route.observation.ticket_key, routed_by: route.via };
+}
