@@ -1,6 +1,11 @@
 import { createServer } from 'node:http';
 import type { InjectedSinks, NativeConnection as NativeConnectionType, Worker as WorkerType } from '@temporalio/worker';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
+import { createPollActivities } from '../activities/poll-activities';
+import { TemporalTicketWorkflows } from './gateway/ticket-workflows';
+import { ensurePollerSchedule, pausePollerSchedule, pollLookbackSeconds } from './poller/poller-schedule';
+import { createScmhostClient } from './providers/scmhost/scmhost-client';
+import { createTrackerClient } from './providers/tracker/tracker-client';
 import type { ServiceConfig } from './config/service-config';
 import { listen, type ListeningServer } from './http/listen';
 import type { Logger } from './logging/logger';
@@ -28,6 +33,42 @@ function workerSinks(metrics: ServiceMetrics): InjectedSinks<ServiceMetricsSinks
   };
 }
 
+function pollDeps(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger) {
+  const onLatency = (service: string, seconds: number) => metrics.externalApiLatency.observe({ service }, seconds);
+  const { baseUrl, userEmail, apiToken } = config.tracker;
+  const token = config.scmhost.token;
+  let scmhost: ReturnType<typeof createScmhostClient> | undefined;
+  return {
+    tracker: baseUrl && userEmail && apiToken ? createTrackerClient({ baseUrl, email: userEmail, apiToken, onLatency }) : undefined,
+    // Created on first use: the GitHub client loads ESM modules, which the worker should not pay for when unused.
+    scmhost: token ? () => (scmhost ??= createScmhostClient({ token, baseUrl: config.scmhost.apiUrl, onLatency })) : undefined,
+    scmhostRepositories: [...new Set([...config.scmhost.knownRepos, ...(config.scmhost.defaultRepo ? [config.scmhost.defaultRepo] : [])])],
+    workflows: new TemporalTicketWorkflows(connection, config.temporal.namespace, config.temporal.taskQueue),
+    guard: {
+      botAccounts: [config.tracker.userEmail, config.scmhost.botLogin].filter((v): v is string => Boolean(v)),
+      botCommentPrefix: config.botCommentPrefix,
+    },
+    logger: logger.child({ component: 'poller' }),
+  };
+}
+
+async function configurePoller(client: Client, config: ServiceConfig, logger: Logger): Promise<void> {
+  try {
+    if (config.poller.intervalSeconds === 0) {
+      if (await pausePollerSchedule(client, config.temporal.taskQueue, 'SERVICE_POLL_INTERVAL_SECONDS=0')) logger.info('poller schedule paused (SERVICE_POLL_INTERVAL_SECONDS=0)');
+      return;
+    }
+    const outcome = await ensurePollerSchedule(client, {
+      intervalSeconds: config.poller.intervalSeconds,
+      lookbackSeconds: pollLookbackSeconds(config.poller.intervalSeconds, config.poller.lookbackSeconds),
+      taskQueue: config.temporal.taskQueue,
+    });
+    logger.info(`poller schedule ${outcome}`, { every_seconds: config.poller.intervalSeconds });
+  } catch (error) {
+    logger.warn('could not create or update the poller schedule; webhooks still work, recovery by polling does not', { error: (error as Error).message });
+  }
+}
+
 /**
  * Runs the worker: ticket workflows (and, as they land, activities and the poller) on the configured task queue,
  * with Prometheus metrics on its own port. The caller owns process signals: the Temporal runtime's own handlers are
@@ -42,20 +83,17 @@ export async function startWorker(config: ServiceConfig, logger: Logger): Promis
     runtimeInstalled = true;
   }
 
+  const metrics = createServiceMetrics({ defaultMetrics: true });
+  const client = await Connection.connect({ address: config.temporal.address, connectTimeout: 5_000 });
   // The workflow needs its search attributes registered; against a shared cluster the operator may have done it.
   try {
-    const admin = await Connection.connect({ address: config.temporal.address, connectTimeout: 5_000 });
-    try {
-      const result = await ensureSearchAttributes(admin, config.temporal.namespace, SEARCH_ATTRIBUTE_TYPES);
-      if (result.added.length > 0) logger.info('registered search attributes', { added: result.added });
-    } finally {
-      await admin.close();
-    }
+    const result = await ensureSearchAttributes(client, config.temporal.namespace, SEARCH_ATTRIBUTE_TYPES);
+    if (result.added.length > 0) logger.info('registered search attributes', { added: result.added });
   } catch (error) {
     logger.warn('could not check the custom search attributes; workflows fail until they exist', { error: (error as Error).message });
   }
+  await configurePoller(new Client({ connection: client, namespace: config.temporal.namespace }), config, logger);
 
-  const metrics = createServiceMetrics({ defaultMetrics: true });
   let connection: NativeConnectionType | undefined;
   let worker: WorkerType | undefined;
   let metricsServer: ListeningServer | undefined;
@@ -66,6 +104,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger): Promis
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       workflowsPath: require.resolve('../workflows'),
+      activities: createPollActivities(pollDeps(config, client, metrics, logger)),
       sinks: workerSinks(metrics),
       shutdownGraceTime: '5s',
       shutdownForceTime: '15s',
@@ -83,12 +122,14 @@ export async function startWorker(config: ServiceConfig, logger: Logger): Promis
   } catch (error) {
     await metricsServer?.close();
     await connection?.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
     throw error;
   }
   const running = worker;
   const done = running.run().finally(async () => {
     await metricsServer?.close();
     await connection?.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
   });
   logger.info('worker polling', { task_queue: config.temporal.taskQueue, temporal: config.temporal.address, namespace: config.temporal.namespace, metrics: `${metricsServer.url}/metrics` });
   return {

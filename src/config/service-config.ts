@@ -15,7 +15,7 @@ const TRACE_METADATA_ATTRIBUTES = [...TRACE_ATTRIBUTES, 'retry_count', 'system_p
 
 export interface ServiceConfig {
   tracker: { baseUrl?: string; userEmail?: string; apiToken?: string; webhookSecret?: string };
-  scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[]; botLogin?: string };
+  scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[]; botLogin?: string; apiUrl?: string };
   botCommentPrefix?: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   operatorToken?: string;
@@ -30,6 +30,8 @@ export interface ServiceConfig {
     enabled: boolean; publicKey?: string; secretKey?: string; host?: string; traceTags: string[]; traceMetadata: string[];
   };
   logLevel: LogLevel;
+  /** The poller: interval 0 switches it off; the lookback defaults to several intervals. */
+  poller: { intervalSeconds: number; lookbackSeconds?: number };
   gateway: { host: string; port: number };
   worker: { metricsHost: string; metricsPort: number };
 }
@@ -178,6 +180,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       defaultRepo: r.repo('SCMHOST_DEFAULT_REPO'),
       knownRepos,
       botLogin: r.str('SCMHOST_BOT_LOGIN'),
+      apiUrl: r.url('SCMHOST_API_URL'),
     },
     botCommentPrefix: botPrefix,
     temporal: {
@@ -211,6 +214,10 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       traceMetadata: traceMetadata.filter((t) => (TRACE_METADATA_ATTRIBUTES as readonly string[]).includes(t)),
     },
     logLevel: logLevel ?? 'info',
+    poller: {
+      intervalSeconds: r.int('SERVICE_POLL_INTERVAL_SECONDS', 120, 0, 86_400),
+      lookbackSeconds: r.str('SERVICE_POLL_LOOKBACK_SECONDS') === undefined ? undefined : r.int('SERVICE_POLL_LOOKBACK_SECONDS', 600, 60, 7 * 86_400),
+    },
     gateway: { host: r.str('SERVICE_GATEWAY_HOST') ?? '0.0.0.0', port: r.int('SERVICE_GATEWAY_PORT', 8000, 0, 65535) },
     worker: {
       metricsHost: r.str('SERVICE_WORKER_METRICS_HOST') ?? '0.0.0.0',
@@ -242,5 +249,5 @@ export const SERVICE_ENV_VARIABLES = [
   'TRACING_ENABLED', 'TRACING_PUBLIC_KEY', 'TRACING_SECRET_KEY', 'TRACING_HOST', 'TRACING_TRACE_TAGS',
   'TRACING_TRACE_METADATA', 'LOG_LEVEL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SERVICE_TASK_QUEUE',
   'SERVICE_GATEWAY_HOST', 'SERVICE_GATEWAY_PORT', 'SERVICE_WORKER_METRICS_HOST', 'SERVICE_WORKER_METRICS_PORT',
-  'TEMPORAL_CLI_PATH', 'SCMHOST_BOT_LOGIN',
+  'TEMPORAL_CLI_PATH', 'SCMHOST_BOT_LOGIN', 'SERVICE_POLL_INTERVAL_SECONDS', 'SERVICE_POLL_LOOKBACK_SECONDS', 'SCMHOST_API_URL',
 ] as const;

@@ -1,0 +1,80 @@
+import type { NormalisedDelivery } from '../ingress/normalised-delivery';
+import { SERVICE_BRANCH_PREFIX } from '../ingress/ticket-routing';
+import { normaliseScmhostEvent } from '../gateway/scmhost/normalise-scmhost-event';
+import { SCMHOST_EVENT_SCHEMAS, type ScmhostEventName } from '../gateway/scmhost/scmhost-webhook-schema';
+import type { ScmhostClient } from '../providers/scmhost/scmhost-client';
+import type { PullRequest, RepoRef } from '../providers/scmhost/scmhost-types';
+
+type Delivery = Extract<NormalisedDelivery, { kind: 'observation' }>;
+
+/**
+ * The poller reads the REST API and rebuilds the webhook payload each fact would have had, then runs it through the
+ * webhook's own schema and normaliser: one code path, so identities and fingerprints match by construction.
+ */
+function asWebhook(event: ScmhostEventName, payload: Record<string, unknown>, now: Date): Delivery | undefined {
+  const parsed = SCMHOST_EVENT_SCHEMAS[event].safeParse(payload);
+  if (!parsed.success) return undefined;
+  const result = normaliseScmhostEvent(event, parsed.data as never, { source: 'poller', receivedAt: now });
+  return result.kind === 'observation' ? result : undefined;
+}
+
+function pullRequestObject(pr: PullRequest) {
+  return {
+    number: pr.number, title: pr.title, state: pr.state, merged: pr.merged,
+    head: { ref: pr.headRef, sha: pr.headSha }, base: { ref: pr.baseRef }, updated_at: pr.updatedAt,
+  };
+}
+
+export function parseRepoRef(fullName: string): RepoRef {
+  const [owner, repo] = fullName.split('/');
+  if (!owner || !repo) throw new Error(`repository "${fullName}" is not owner/repo`);
+  return { owner, repo };
+}
+
+/** Open `service/*` pull requests of the given repositories, with their reviews, check runs and comments. */
+export async function collectScmhostDeliveries(
+  scmhost: Pick<ScmhostClient, 'listOpenPullRequestsByBranchPrefix' | 'listReviews' | 'listCheckRuns' | 'listIssueComments'>,
+  repositories: string[],
+  options: { now: Date },
+): Promise<Delivery[]> {
+  const deliveries: Delivery[] = [];
+  const push = (delivery: Delivery | undefined) => {
+    if (delivery) deliveries.push(delivery);
+  };
+  for (const fullName of repositories) {
+    const ref = parseRepoRef(fullName);
+    const repository = { full_name: fullName };
+    for (const pr of await scmhost.listOpenPullRequestsByBranchPrefix(ref, SERVICE_BRANCH_PREFIX)) {
+      const pullRequest = pullRequestObject(pr);
+      push(asWebhook('pull_request', { action: 'synchronize', pull_request: pullRequest, repository }, options.now));
+      for (const review of await scmhost.listReviews(ref, pr.number)) {
+        push(asWebhook('pull_request_review', {
+          action: 'submitted',
+          review: { id: review.id, state: review.state, body: review.body, commit_id: review.commitId, submitted_at: review.submittedAt, user: review.author ? { login: review.author } : null },
+          pull_request: pullRequest,
+          repository,
+        }, options.now));
+      }
+      for (const run of await scmhost.listCheckRuns(ref, pr.headSha)) {
+        if (run.status !== 'completed') continue;
+        push(asWebhook('check_run', {
+          action: 'completed',
+          check_run: {
+            id: run.id, name: run.name, status: run.status, conclusion: run.conclusion, head_sha: run.headSha,
+            started_at: run.startedAt, completed_at: run.completedAt, pull_requests: [{ number: pr.number, head: { ref: pr.headRef, sha: pr.headSha } }],
+          },
+          repository,
+        }, options.now));
+      }
+      for (const comment of await scmhost.listIssueComments(ref, pr.number)) {
+        push(asWebhook('issue_comment', {
+          action: 'created',
+          issue: { number: pr.number, title: pr.title, pull_request: { url: pr.htmlUrl } },
+          comment: { id: comment.id, body: comment.body, user: comment.author ? { login: comment.author } : null, created_at: comment.createdAt, updated_at: comment.updatedAt },
+          repository,
+        }, options.now));
+      }
+    }
+  }
+  return deliveries;
+}

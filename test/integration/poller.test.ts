@@ -1,0 +1,149 @@
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { pollerScheduleId } from '../../src/poller/poller-schedule';
+import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
+import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import { eventually, getJson, postWebhook } from '../helpers/webhooks';
+
+const TRACKER_SECRET = 'poller-tracker-secret';
+const SCMHOST_SECRET = 'poller-scmhost-secret';
+const TOKEN = 'poller-operator-token';
+const TASK_QUEUE = 'it-poller';
+
+type Json = Record<string, any>;
+
+describe('the poller delivers the same facts as the webhooks', () => {
+  let tracker: TrackerSimulator;
+  let scmhost: ScmhostSimulator;
+  let stack: ServiceStack;
+  let connection: Connection;
+  let client: Client;
+
+  beforeAll(async () => {
+    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['POL'] });
+    scmhost = await startScmhostSimulator({ host: '127.0.0.1', port: 0, repositories: ['acme/api'] });
+    stack = await startServiceStack(inject('temporalAddress'), {
+      SERVICE_TASK_QUEUE: TASK_QUEUE,
+      SERVICE_OPERATOR_TOKEN: TOKEN,
+      TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
+      SCMHOST_WEBHOOK_SECRET: SCMHOST_SECRET,
+      TRACKER_BASE_URL: tracker.url,
+      TRACKER_USER_EMAIL: 'service@example.com',
+      TRACKER_API_TOKEN: 'tracker-api-token-poller',
+      SCMHOST_TOKEN: 'ghp_pollertokenpollertoken000000000000',
+      SCMHOST_API_URL: scmhost.url,
+      SCMHOST_KNOWN_REPOS: 'acme/api',
+      // Polls only when the test triggers the schedule.
+      SERVICE_POLL_INTERVAL_SECONDS: '3600',
+    });
+    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: TRACKER_SECRET });
+    scmhost.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/scmhost`, secret: SCMHOST_SECRET });
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    client = new Client({ connection });
+  });
+
+  afterAll(async () => {
+    await connection?.close();
+    expect(await stack.stop()).toEqual([0, 0]);
+    await tracker.close();
+    await scmhost.close();
+  });
+
+  async function decisions(key: string, count: number): Promise<Json[]> {
+    return eventually(async () => {
+      const page = await getJson(`${stack.api}/api/v1/workflows/${key}/execution/timeline?limit=200`, TOKEN);
+      const found = page.status === 200 ? (page.body.entries as Json[]).filter((e) => e.kind === 'observation_decision') : [];
+      return found.length >= count ? found : undefined;
+    }, 60_000, `${count} decisions on ${key}`);
+  }
+
+  async function completedPolls(): Promise<number> {
+    let n = 0;
+    const query = `WorkflowType = "pollWorkflow" AND TaskQueue = "${TASK_QUEUE}" AND ExecutionStatus = "Completed"`;
+    for await (const _ of client.workflow.list({ query })) n += 1;
+    return n;
+  }
+
+  async function poll(): Promise<void> {
+    const before = await completedPolls();
+    await client.schedule.getHandle(pollerScheduleId(TASK_QUEUE)).trigger();
+    await eventually(async () => ((await completedPolls()) > before ? true : undefined), 60_000, 'a completed poll');
+  }
+
+  it('creates the poller schedule at worker start, with overlap skip', async () => {
+    const description = await client.schedule.getHandle(pollerScheduleId(TASK_QUEUE)).describe();
+    expect(description.action).toMatchObject({ type: 'startWorkflow', workflowType: 'pollWorkflow', taskQueue: TASK_QUEUE });
+    expect(description.policies.overlap).toBe('SKIP');
+    expect(description.spec.intervals?.[0]?.every).toBe(3_600_000);
+  });
+
+  it('calls the facts webhooks already delivered duplicates: one accepted, one duplicate each', async () => {
+    const issue = tracker.state.createIssue({ projectKey: 'POL', issueType: 'Feature', summary: 'Poll me', labels: ['service:managed'] });
+    tracker.state.addComment(issue.key, '? which format');
+    tracker.state.updateLabels(issue.key, [{ add: 'service:prd-approved' }]);
+    await tracker.webhooks.flush();
+    expect(tracker.webhooks.deliveries.filter((d) => d.payload && (d.payload as Json).issue?.key === issue.key).map((d) => d.status)).toEqual([200, 200, 200]);
+    await decisions(issue.key, 3);
+
+    await poll();
+    const found = await decisions(issue.key, 6);
+    const byIdentity = new Map<string, string[]>();
+    for (const entry of found) byIdentity.set(entry.details.delivery_identity, [...(byIdentity.get(entry.details.delivery_identity) ?? []), `${entry.details.source}:${entry.status}`]);
+    expect([...byIdentity.values()]).toEqual([
+      ['webhook:accepted', 'poller:duplicate'],
+      ['webhook:accepted', 'poller:duplicate'],
+      ['webhook:accepted', 'poller:duplicate'],
+    ]);
+  });
+
+  it('recovers facts whose webhooks were lost, and calls the late webhooks duplicates', async () => {
+    tracker.webhooks.setTarget(undefined);
+    const issue = tracker.state.createIssue({ projectKey: 'POL', issueType: 'Bug', summary: 'Lost webhooks', labels: ['service:managed'] });
+    tracker.state.addComment(issue.key, '! more detail');
+    const lost = tracker.webhooks.deliveries.filter((d) => (d.payload as Json).issue?.key === issue.key);
+    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: TRACKER_SECRET });
+    expect(lost).toHaveLength(2);
+
+    await poll();
+    const recovered = await decisions(issue.key, 2);
+    expect(recovered.map((e) => [e.details.event, e.details.source, e.status])).toEqual([
+      ['issue_created', 'poller', 'accepted'],
+      ['issue_commented', 'poller', 'accepted'],
+    ]);
+    const view = await getJson(`${stack.api}/api/v1/workflows/${issue.key}/execution`, TOKEN);
+    expect(view.body).toMatchObject({ workflow_type: 'bug', ticket_key: issue.key });
+
+    for (const delivery of lost) {
+      expect((await postWebhook(`${stack.api}/api/v1/webhooks/tracker`, delivery.payload, { secret: TRACKER_SECRET })).status).toBe(200);
+    }
+    const all = await decisions(issue.key, 4);
+    expect(all.slice(2).map((e) => [e.details.source, e.status])).toEqual([['webhook', 'duplicate'], ['webhook', 'duplicate']]);
+  });
+
+  it('polls open service pull requests with their reviews, check runs and comments', async () => {
+    const issue = tracker.state.createIssue({ projectKey: 'POL', issueType: 'Feature', summary: 'PR facts', labels: ['service:managed'] });
+    await tracker.webhooks.flush();
+    await decisions(issue.key, 1);
+    const repo = scmhost.state.repo('acme', 'api');
+    const branch = `service/${issue.key.toLowerCase()}`;
+    const sha = scmhost.state.pushBranch(repo, branch);
+    const pull = scmhost.state.createPull(repo, { title: `[${issue.key}] PR facts`, head: branch, base: 'main' }, scmhost.state.user('service-bot', 'Bot'));
+    scmhost.state.submitReview(repo, pull.number, { state: 'CHANGES_REQUESTED', body: 'please rename' });
+    scmhost.state.reportCheckRun(repo, { name: 'unit tests', headSha: sha, status: 'completed', conclusion: 'failure' });
+    scmhost.state.addIssueComment(repo, pull.number, '/service skip-gate lint');
+    await scmhost.webhooks.flush();
+    const fromWebhooks = await decisions(issue.key, 5);
+    expect(fromWebhooks.slice(1).map((e) => [e.details.event, e.status])).toEqual([
+      ['pull_request', 'accepted'], ['pull_request_review', 'accepted'], ['check_run', 'accepted'], ['issue_comment', 'accepted'],
+    ]);
+
+    await poll();
+    // The ticket was created inside the poll window, so its creation comes again too.
+    const afterPoll = await decisions(issue.key, 10);
+    expect(afterPoll.slice(5).map((e) => [e.details.event, e.details.source, e.status]).sort()).toEqual([
+      ['check_run', 'poller', 'duplicate'], ['issue_comment', 'poller', 'duplicate'], ['issue_created', 'poller', 'duplicate'],
+      ['pull_request', 'poller', 'duplicate'], ['pull_request_review', 'poller', 'duplicate'],
+    ]);
+  });
+});
