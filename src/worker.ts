@@ -2,7 +2,9 @@ import { createServer } from 'node:http';
 import type { InjectedSinks, NativeConnection as NativeConnectionType, Worker as WorkerType } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createPollActivities } from '../activities/poll-activities';
-import { TemporalTicketWorkflows } from './gateway/ticket-workflows';
+import { createEffectActivities } from '../activities/effect-activities';
+import { createProjectConfigActivities } from '../activities/project-config-activities';
+import { TemporalTicketWorkflows, ticketSettings } from './gateway/ticket-workflows';
 import { ensurePollerSchedule, pausePollerSchedule, pollLookbackSeconds } from './poller/poller-schedule';
 import { createScmhostClient } from './providers/scmhost/scmhost-client';
 import { createTrackerClient } from './providers/tracker/tracker-client';
@@ -33,22 +35,35 @@ function workerSinks(metrics: ServiceMetrics): InjectedSinks<ServiceMetricsSinks
   };
 }
 
-function pollDeps(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger) {
+/** The activities of every workflow, created once per worker from its configuration (createActivities(deps) style). */
+function createActivities(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger) {
   const onLatency = (service: string, seconds: number) => metrics.externalApiLatency.observe({ service }, seconds);
   const { baseUrl, userEmail, apiToken } = config.tracker;
   const token = config.scmhost.token;
-  let scmhost: ReturnType<typeof createScmhostClient> | undefined;
+  const tracker = baseUrl && userEmail && apiToken ? createTrackerClient({ baseUrl, email: userEmail, apiToken, onLatency }) : undefined;
+  let scmhostClient: ReturnType<typeof createScmhostClient> | undefined;
+  // Created on first use: the GitHub client loads ESM modules, which the worker should not pay for when unused.
+  const scmhost = token ? () => (scmhostClient ??= createScmhostClient({ token, baseUrl: config.scmhost.apiUrl, onLatency })) : undefined;
+  const repositories = [...new Set([...config.scmhost.knownRepos, ...(config.scmhost.defaultRepo ? [config.scmhost.defaultRepo] : [])])];
   return {
-    tracker: baseUrl && userEmail && apiToken ? createTrackerClient({ baseUrl, email: userEmail, apiToken, onLatency }) : undefined,
-    // Created on first use: the GitHub client loads ESM modules, which the worker should not pay for when unused.
-    scmhost: token ? () => (scmhost ??= createScmhostClient({ token, baseUrl: config.scmhost.apiUrl, onLatency })) : undefined,
-    scmhostRepositories: [...new Set([...config.scmhost.knownRepos, ...(config.scmhost.defaultRepo ? [config.scmhost.defaultRepo] : [])])],
-    workflows: new TemporalTicketWorkflows(connection, config.temporal.namespace, config.temporal.taskQueue),
-    guard: {
-      botAccounts: [config.tracker.userEmail, config.scmhost.botLogin].filter((v): v is string => Boolean(v)),
-      botCommentPrefix: config.botCommentPrefix,
-    },
-    logger: logger.child({ component: 'poller' }),
+    ...createPollActivities({
+      tracker,
+      scmhost,
+      scmhostRepositories: repositories,
+      workflows: new TemporalTicketWorkflows(connection, config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config)),
+      guard: {
+        botAccounts: [config.tracker.userEmail, config.scmhost.botLogin].filter((v): v is string => Boolean(v)),
+        botCommentPrefix: config.botCommentPrefix,
+      },
+      logger: logger.child({ component: 'poller' }),
+    }),
+    ...createEffectActivities({ tracker, scmhost, logger: logger.child({ component: 'effects' }) }),
+    ...createProjectConfigActivities({
+      properties: tracker,
+      requireProjectConfig: config.requireProjectConfig,
+      fallbackRepositories: config.scmhost.knownRepos,
+      fallbackDefaultRepo: config.scmhost.defaultRepo,
+    }),
   };
 }
 
@@ -104,7 +119,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger): Promis
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       workflowsPath: require.resolve('../workflows'),
-      activities: createPollActivities(pollDeps(config, client, metrics, logger)),
+      activities: createActivities(config, client, metrics, logger),
       sinks: workerSinks(metrics),
       shutdownGraceTime: '5s',
       shutdownForceTime: '15s',

@@ -1,4 +1,5 @@
 import type { TicketState, ExecutionStatus, Checkpoint, Waiting } from './ticket-state';
+import { listEffects } from './effect-journal';
 
 /**
  * The execution view of SPEC 2.1 / REFERENCE "Read models", projected from durable workflow state only (never from
@@ -31,7 +32,8 @@ export interface ExecutionView {
   observation_decisions: Record<string, number>;
   recent_events: TicketState['recent_events'];
   station_attempts: unknown[];
-  effects: unknown[];
+  /** The most recent effects: key, operation, status and how many attempts (details: the effect API). */
+  effects: Array<{ idempotency_key: string; operation: string; status: string; attempts: number; required: boolean }>;
   migration: { eligible: boolean; incompatibilities: string[] } | null;
   retry_count: number;
   checkpoint: Checkpoint;
@@ -68,7 +70,7 @@ export function buildExecutionView(state: TicketState, workflowId: string): Exec
     observation_decisions: { ...state.ledger.counts },
     recent_events: state.recent_events.slice(-20),
     station_attempts: [],
-    effects: [],
+    effects: listEffects(state.effects).slice(-20).map((r) => ({ idempotency_key: r.idempotency_key, operation: r.operation.kind, status: r.status, attempts: r.attempts.length, required: r.required })),
     migration: null,
     retry_count: state.retry_count,
     checkpoint: state.checkpoint,

@@ -1,14 +1,20 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Observation } from './observation';
 import type { ExecutionView } from './execution-view';
 import type { TimelinePage } from './timeline';
+import type { EffectRecord } from './effect-types';
 
 /** Every delivery for a ticket arrives through this one signal; the workflow decides what it means. */
 export const observeSignal = defineSignal<[Observation]>('observe');
 
 export const executionQuery = defineQuery<ExecutionView>('execution');
 export const timelineQuery = defineQuery<TimelinePage, [{ cursor: number; limit: number }]>('timeline');
+
+export const effectsQuery = defineQuery<EffectRecord[]>('effects');
+export const effectQuery = defineQuery<EffectRecord | null, [string]>('effect');
+/** Operator replay of one terminal effect; rejected (by the validator) for unknown or non-terminal effects. */
+export const replayEffectUpdate = defineUpdate<EffectRecord, [{ idempotency_key: string; requested_by: string }]>('replayEffect');
 
 export const TICKET_WORKFLOW_TYPE = 'ticketWorkflow';
 

@@ -89,9 +89,16 @@ export interface Observation {
 
 export type WorkflowKind = 'feature' | 'bug' | 'task_takeover';
 
+/** Deployment settings a ticket workflow needs; workflow code cannot read the environment, so they travel in. */
+export interface TicketWorkflowSettings {
+  effect_timeout_seconds: number;
+  retention: { timeline_entries: number; terminal_effects: number };
+}
+
 export interface TicketWorkflowInput {
   ticket_key: string;
   project_key: string;
   issue_type: string | null;
   workflow_kind: WorkflowKind;
+  settings?: Partial<TicketWorkflowSettings>;
 }

@@ -1,4 +1,5 @@
 import type { Observation, TicketWorkflowInput } from './observation';
+import { emptyJournal, type EffectJournal } from './effect-journal';
 import { emptyLedger, type LedgerDecision, type LedgerState } from './observation-ledger';
 import { emptyTimeline, type TimelineState } from './timeline';
 
@@ -59,9 +60,10 @@ export interface TicketState {
   retry_count: number;
   last_observation: LastObservation | null;
   observations_received: number;
-  /** Deliveries not yet processed by the main loop (signals are queued so processing can await effects later). */
-  inbox: Observation[];
+  /** Decided deliveries the main loop has yet to act on (it may await effects between them). */
+  inbox: Array<{ observation: Observation; decision: 'accepted' | 'conflict'; reason: string }>;
   ledger: LedgerState;
+  effects: EffectJournal;
   /** Pull requests known to belong to this ticket (`owner/repo#12`, `group/project!12`): the PR-to-ticket index. */
   pull_requests: string[];
   /** The most recent queued events, newest last (bounded). */
@@ -106,6 +108,7 @@ export function initialTicketState(input: TicketWorkflowInput, runId: string, no
     observations_received: 0,
     inbox: [],
     ledger: emptyLedger(),
+    effects: emptyJournal(),
     pull_requests: [],
     recent_events: [],
     timeline: emptyTimeline(),

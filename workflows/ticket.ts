@@ -1,15 +1,37 @@
 import {
-  allHandlersFinished, condition, continueAsNew, proxySinks, setHandler, upsertSearchAttributes, workflowInfo,
+  allHandlersFinished, ApplicationFailure, condition, continueAsNew, proxyActivities, proxySinks, setHandler,
+  upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
-import { executionQuery, observeSignal, searchAttributes, timelineQuery } from './messages';
-import type { Observation, TicketWorkflowInput } from './observation';
+import type { ProjectConfigActivities } from '../activities/project-config-activities';
+import {
+  BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, setupInstructionsComment,
+  type BlockingCode,
+} from './blocking';
+import { isReplayable, listEffects, trimJournal } from './effect-journal';
+import { replayEffect, runEffect, type EffectContext } from './effect-runner';
+import type { EffectOperation } from './effect-types';
 import { buildExecutionView } from './execution-view';
+import {
+  effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, timelineQuery,
+} from './messages';
 import type { ServiceMetricsSinks } from './metrics-sink';
+import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from './observation';
 import { recordObservation } from './record-observation';
-import { initialTicketState, type TicketState } from './ticket-state';
+import { INTAKE_NODE, initialTicketState, type TicketState } from './ticket-state';
 import { appendTimeline, pageTimeline } from './timeline';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
+
+const { checkProjectRepositories } = proxyActivities<ProjectConfigActivities>({
+  // Two reads: a short timeout lets a retry on another worker happen soon when a worker dies mid-call.
+  startToCloseTimeout: '20 seconds',
+  retry: { maximumAttempts: 5, initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+export const DEFAULT_SETTINGS: TicketWorkflowSettings = {
+  effect_timeout_seconds: 60,
+  retention: { timeline_entries: 2_000, terminal_effects: 500 },
+};
 
 function nowIso(): string {
   // Workflow time: deterministic on replay.
@@ -41,20 +63,114 @@ function rememberPullRequest(state: TicketState, observation: Observation): void
   if (!state.pull_requests.includes(ref)) state.pull_requests.push(ref);
 }
 
+function settingsOf(input: TicketWorkflowInput): TicketWorkflowSettings {
+  return {
+    effect_timeout_seconds: input.settings?.effect_timeout_seconds ?? DEFAULT_SETTINGS.effect_timeout_seconds,
+    retention: { ...DEFAULT_SETTINGS.retention, ...input.settings?.retention },
+  };
+}
+
+/** Retention on continue-as-new: old timeline entries and finished effects go; cursors and keys stay stable. */
+function applyRetention(state: TicketState, settings: TicketWorkflowSettings): void {
+  const excess = state.timeline.entries.length - settings.retention.timeline_entries;
+  if (excess > 0) {
+    state.timeline.entries.splice(0, excess);
+    state.timeline.trimmed += excess;
+  }
+  trimJournal(state.effects, settings.retention.terminal_effects);
+}
+
 /**
  * One long-lived workflow per managed ticket (workflow id `ticket-<KEY>`). Every delivery arrives as an `observe`
- * signal and is queued; the main loop processes the queue so later stages can await effects between deliveries.
- * `carried` is the state handed over by continue-as-new.
+ * signal and is queued; the main loop runs each through the observation ledger and acts on accepted facts, with every
+ * external write a durable effect. `carried` is the state handed over by continue-as-new.
  */
 export async function ticketWorkflow(input: TicketWorkflowInput, carried?: TicketState): Promise<void> {
   const info = workflowInfo();
+  const settings = settingsOf(input);
   const state = carried ?? initialTicketState(input, info.firstExecutionRunId, nowIso());
+  const effects: EffectContext = { journal: state.effects, timeline: state.timeline, ticketKey: input.ticket_key, runId: state.run_id, now: nowIso };
+  let published = '';
+  const publish = () => {
+    const snapshot = searchAttributeSnapshot(state);
+    if (snapshot !== published) {
+      publishSearchAttributes(state);
+      published = snapshot;
+    }
+  };
 
-  setHandler(observeSignal, (observation) => {
-    state.inbox.push(observation);
-  });
-  setHandler(executionQuery, () => buildExecutionView(state, info.workflowId));
-  setHandler(timelineQuery, ({ cursor, limit }) => pageTimeline(state.timeline, cursor, limit));
+  const effect = (operation: EffectOperation, required = false) =>
+    runEffect(effects, { node: state.checkpoint.current_node, operation, required, timeoutSeconds: settings.effect_timeout_seconds });
+
+  const block = async (code: BlockingCode, message: string, comment?: string) => {
+    if (!enterBlocked(state, code, message, nowIso())) return;
+    appendTimeline(state.timeline, {
+      kind: 'transition', occurred_at: nowIso(), status: 'blocked',
+      summary: `Blocked at ${state.checkpoint.current_node}: ${message}`, details: { code, node: state.checkpoint.current_node },
+    });
+    publish();
+    // These effects report the block; they are not required, or a failure to report would block a blocked ticket.
+    await effect({ kind: 'tracker.labels', issue_key: input.ticket_key, add: [BLOCKED_LABEL], remove: [] });
+    await effect({
+      kind: 'tracker.comment', issue_key: input.ticket_key,
+      body: comment ?? blockedComment({ node: state.checkpoint.current_node, code, message, ticketKey: input.ticket_key }),
+    });
+  };
+
+  const intake = async () => {
+    let check;
+    try {
+      check = await checkProjectRepositories({ project_key: input.project_key });
+    } catch (error) {
+      return block('missing_project_config', `the project configuration of ${input.project_key} could not be read: ${(error as Error).message}`);
+    }
+    if (check.status === 'missing') {
+      const what = [...check.missing, ...check.problems].join('; ');
+      return block('missing_project_config', `project ${input.project_key} has no usable repository configuration (${what})`,
+        setupInstructionsComment({ projectKey: input.project_key, missing: check.missing.length ? check.missing : check.problems, requireProjectConfig: check.require_project_config }));
+    }
+    appendTimeline(state.timeline, {
+      kind: 'station_attempt', occurred_at: nowIso(), status: check.status,
+      summary: check.status === 'configured'
+        ? `Project configuration found (${check.source}): ${check.repositories.join(', ')}`
+        : `Project configuration not checked: ${check.reason}`,
+      details: { station: 'project_configuration', ...check },
+    });
+  };
+
+  const retry = async (observation: Observation) => {
+    const now = nowIso();
+    if (state.checkpoint.is_blocked) {
+      const { resumedAt, code } = leaveBlocked(state, now);
+      appendTimeline(state.timeline, {
+        kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: resumed at ${resumedAt}`,
+        details: { from_code: code, delivery_identity: observation.delivery_identity, retry_count: state.retry_count },
+      });
+      publish();
+      await effect({ kind: 'tracker.labels', issue_key: input.ticket_key, add: [], remove: [RETRY_LABEL, BLOCKED_LABEL] });
+      if (resumedAt === INTAKE_NODE) await intake();
+      return;
+    }
+    if (state.checkpoint.current_node === 'review_response_gate') {
+      leaveReviewResponseGate(state);
+      appendTimeline(state.timeline, {
+        kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: review state cleared, back to human_review_gate`,
+        details: { delivery_identity: observation.delivery_identity, force_fresh_invoke: true },
+      });
+      await effect({ kind: 'tracker.labels', issue_key: input.ticket_key, add: [], remove: [RETRY_LABEL] });
+      return;
+    }
+    appendTimeline(state.timeline, {
+      kind: 'command_decision', occurred_at: now, status: 'ignored',
+      summary: `${RETRY_LABEL} ignored: the ticket is not blocked at ${state.checkpoint.current_node}`, details: { delivery_identity: observation.delivery_identity },
+    });
+    await effect({ kind: 'tracker.labels', issue_key: input.ticket_key, add: [], remove: [RETRY_LABEL] });
+  };
+
+  const handleAccepted = async (observation: Observation) => {
+    rememberPullRequest(state, observation);
+    if (observation.facts.label_change?.added.includes(RETRY_LABEL)) await retry(observation);
+  };
 
   if (carried) {
     appendTimeline(state.timeline, {
@@ -69,23 +185,50 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
       details: { issue_type: input.issue_type, project_key: input.project_key, run_id: state.run_id },
     });
   }
-  let published = searchAttributeSnapshot(state);
-  publishSearchAttributes(state);
+  // The ledger decides at once, even while the main loop awaits an activity: the timeline and the execution view
+  // never lag behind deliveries. Accepted and conflicting facts queue for the main loop, which may await effects.
+  setHandler(observeSignal, (observation) => {
+    const verdict = recordObservation(state, observation, nowIso());
+    if (verdict.decision === 'accepted' || verdict.decision === 'conflict') state.inbox.push({ observation, decision: verdict.decision, reason: verdict.reason });
+  });
+  setHandler(executionQuery, () => buildExecutionView(state, info.workflowId));
+  setHandler(timelineQuery, ({ cursor, limit }) => pageTimeline(state.timeline, cursor, limit));
+  setHandler(effectsQuery, () => listEffects(state.effects));
+  setHandler(effectQuery, (key) => state.effects.records[key] ?? null);
+  setHandler(replayEffectUpdate, async ({ idempotency_key, requested_by }) => {
+    const record = state.effects.records[idempotency_key]!;
+    appendTimeline(state.timeline, {
+      kind: 'operator_action', occurred_at: nowIso(), status: 'replay_requested',
+      summary: `Operator replay of ${record.operation.kind} (${idempotency_key})`, details: { idempotency_key, requested_by, previous_status: record.status },
+    });
+    return replayEffect(effects, record, settings.effect_timeout_seconds);
+  }, {
+    validator: ({ idempotency_key }) => {
+      const record = state.effects.records[idempotency_key];
+      if (!record) throw ApplicationFailure.nonRetryable(`no effect ${idempotency_key} in this workflow`, 'EffectNotFound');
+      if (!isReplayable(record.status)) {
+        throw ApplicationFailure.nonRetryable(`effect ${idempotency_key} is ${record.status}; only a terminal failure can be replayed`, 'EffectNotReplayable');
+      }
+    },
+  });
+
+  publish();
+  if (!carried) await intake();
+  publish();
 
   for (;;) {
     await condition(() => state.inbox.length > 0 || workflowInfo().continueAsNewSuggested);
     for (let next = state.inbox.shift(); next !== undefined; next = state.inbox.shift()) {
-      const verdict = recordObservation(state, next, nowIso());
-      if (verdict.decision === 'accepted') rememberPullRequest(state, next);
-    }
-    const snapshot = searchAttributeSnapshot(state);
-    if (snapshot !== published) {
-      publishSearchAttributes(state);
-      published = snapshot;
+      if (next.decision === 'accepted') await handleAccepted(next.observation);
+      else await block('conflicting_evidence', `conflicting provider evidence: ${next.reason}`);
+      publish();
     }
     if (workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
-      if (state.inbox.length === 0) await continueAsNew<typeof ticketWorkflow>(input, state);
+      if (state.inbox.length === 0) {
+        applyRetention(state, settings);
+        await continueAsNew<typeof ticketWorkflow>(input, state);
+      }
     }
   }
 }

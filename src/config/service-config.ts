@@ -30,6 +30,8 @@ export interface ServiceConfig {
     enabled: boolean; publicKey?: string; secretKey?: string; host?: string; traceTags: string[]; traceMetadata: string[];
   };
   logLevel: LogLevel;
+  /** Durable effects: the time one attempt may take, and what retention keeps on continue-as-new. */
+  effects: { timeoutSeconds: number; retainTimelineEntries: number; retainTerminalEffects: number };
   /** The poller: interval 0 switches it off; the lookback defaults to several intervals. */
   poller: { intervalSeconds: number; lookbackSeconds?: number };
   gateway: { host: string; port: number };
@@ -214,6 +216,11 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       traceMetadata: traceMetadata.filter((t) => (TRACE_METADATA_ATTRIBUTES as readonly string[]).includes(t)),
     },
     logLevel: logLevel ?? 'info',
+    effects: {
+      timeoutSeconds: r.int('SERVICE_EFFECT_TIMEOUT_SECONDS', 60, 1, 3600),
+      retainTimelineEntries: r.int('SERVICE_RETENTION_TIMELINE_ENTRIES', 2000, 10, 1_000_000),
+      retainTerminalEffects: r.int('SERVICE_RETENTION_TERMINAL_EFFECTS', 500, 0, 1_000_000),
+    },
     poller: {
       intervalSeconds: r.int('SERVICE_POLL_INTERVAL_SECONDS', 120, 0, 86_400),
       lookbackSeconds: r.str('SERVICE_POLL_LOOKBACK_SECONDS') === undefined ? undefined : r.int('SERVICE_POLL_LOOKBACK_SECONDS', 600, 60, 7 * 86_400),
@@ -249,5 +256,6 @@ export const SERVICE_ENV_VARIABLES = [
   'TRACING_ENABLED', 'TRACING_PUBLIC_KEY', 'TRACING_SECRET_KEY', 'TRACING_HOST', 'TRACING_TRACE_TAGS',
   'TRACING_TRACE_METADATA', 'LOG_LEVEL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SERVICE_TASK_QUEUE',
   'SERVICE_GATEWAY_HOST', 'SERVICE_GATEWAY_PORT', 'SERVICE_WORKER_METRICS_HOST', 'SERVICE_WORKER_METRICS_PORT',
-  'TEMPORAL_CLI_PATH', 'SCMHOST_BOT_LOGIN', 'SERVICE_POLL_INTERVAL_SECONDS', 'SERVICE_POLL_LOOKBACK_SECONDS', 'SCMHOST_API_URL',
+  'TEMPORAL_CLI_PATH', 'SCMHOST_BOT_LOGIN', 'SERVICE_POLL_INTERVAL_SECONDS', 'SERVICE_POLL_LOOKBACK_SECONDS', 'SCMHOST_API_URL', 'SERVICE_EFFECT_TIMEOUT_SECONDS',
+  'SERVICE_RETENTION_TIMELINE_ENTRIES', 'SERVICE_RETENTION_TERMINAL_EFFECTS',
 ] as const;

@@ -5,6 +5,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics';
 import { errorBody } from './http-errors';
 import { readApiRouter } from './routes/read-api';
 import type { RepositoryRegistry } from '../config/repository-registry';
+import { effectApiRouter } from './routes/effect-api';
 import { gitlabWebhookRouter } from './routes/gitlab-webhook';
 import { scmhostWebhookRouter } from './routes/scmhost-webhook';
 import { trackerWebhookRouter } from './routes/tracker-webhook';
@@ -61,6 +62,12 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     metrics: deps.metrics,
     logger: deps.logger.child({ route: 'read-api' }),
     operatorToken: deps.config.operatorToken,
+  }));
+
+  app.use(effectApiRouter({
+    workflows: deps.workflows,
+    logger: deps.logger.child({ route: 'effects' }),
+    effectToken: deps.config.effectOperatorToken,
   }));
 
   app.use((req: Request, res: Response) => {

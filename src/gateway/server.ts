@@ -12,7 +12,7 @@ export interface RunningGateway extends ListeningServer {
 }
 
 export async function startGateway(config: ServiceConfig, logger: Logger): Promise<RunningGateway> {
-  const workflows = TemporalTicketWorkflows.lazy(config.temporal.address, config.temporal.namespace, config.temporal.taskQueue);
+  const workflows = TemporalTicketWorkflows.lazy(config);
   const metrics = createServiceMetrics({ defaultMetrics: true });
   const registry = loadRepositoryRegistry(process.env);
   const app = createGatewayApp({ config, workflows, metrics, logger, registry });

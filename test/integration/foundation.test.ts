@@ -108,18 +108,22 @@ describe('worker and gateway against a real Temporal dev server', () => {
 
     const page = await eventually(async () => {
       const result = await getJson(`${api}/api/v1/workflows/FND-3/execution/timeline?cursor=0&limit=200`, TOKEN);
-      return result.status === 200 && (result.body.total as number) >= 4 ? result.body : undefined;
-    }, 30_000, 'four timeline entries');
-    expect(page.entries.map((entry: Json) => [entry.kind, entry.status])).toEqual([['workflow_started', 'waiting'], ['observation_decision', 'accepted'], ['observation_decision', 'accepted'], ['observation_decision', 'accepted']]);
-    expect(page.entries[2].details).toMatchObject({ delivery_identity: 'tracker:comment:501@2026-11-23T07:10:00.000Z', facts: { comment: { body: '? which format' } } });
-    expect(page.entries[3].details.facts.label_change).toEqual({ added: ['service:prd-approved'], removed: ['service:prd-pending'] });
+      return result.status === 200 && (result.body.total as number) >= 5 ? result.body : undefined;
+    }, 30_000, 'five timeline entries');
+    expect(page.entries[0]).toMatchObject({ kind: 'workflow_started', event_id: 1 });
+    // Without a tracker configured the intake cannot read the project configuration, and says so.
+    expect(page.entries.filter((entry: Json) => entry.kind === 'station_attempt').map((entry: Json) => entry.status)).toEqual(['unchecked']);
+    const decided = page.entries.filter((entry: Json) => entry.kind === 'observation_decision');
+    expect(decided.map((entry: Json) => [entry.details.event, entry.status])).toEqual([['issue_created', 'accepted'], ['issue_commented', 'accepted'], ['issue_updated', 'accepted']]);
+    expect(decided[1].details).toMatchObject({ delivery_identity: 'tracker:comment:501@2026-11-23T07:10:00.000Z', facts: { comment: { body: '? which format' } } });
+    expect(decided[2].details.facts.label_change).toEqual({ added: ['service:prd-approved'], removed: ['service:prd-pending'] });
 
     const first = await getJson(`${api}/api/v1/workflows/FND-3/execution/timeline?limit=3`, TOKEN);
     expect(first.body).toMatchObject({ schema_version: '1.0', next_cursor: 3 });
     expect(first.body.entries).toHaveLength(3);
     const rest = await getJson(`${api}/api/v1/workflows/FND-3/execution/timeline?cursor=3&limit=3`, TOKEN);
-    expect(rest.body).toMatchObject({ next_cursor: null, total: 4 });
-    expect((rest.body.entries as Json[]).map((entry) => entry.event_id)).toEqual([4]);
+    expect(rest.body).toMatchObject({ next_cursor: null, total: 5 });
+    expect((rest.body.entries as Json[]).map((entry) => entry.event_id)).toEqual([4, 5]);
   });
 
   it('rejects a missing or wrong signature with 401 and starts nothing', async () => {
@@ -177,9 +181,9 @@ describe('worker and gateway against a real Temporal dev server', () => {
     await stack.restartWorker();
     const page = await eventually(async () => {
       const result = await getJson(`${api}/api/v1/workflows/FND-9/execution/timeline`, TOKEN);
-      return result.status === 200 && result.body.total === 3 ? result.body : undefined;
+      return result.status === 200 && result.body.total === 4 ? result.body : undefined;
     }, 60_000, 'the comment after the worker restart');
-    expect(page.entries[2].details.delivery_identity).toBe('tracker:comment:901@2026-11-23T07:10:00.000Z');
+    expect(page.entries.filter((entry: Json) => entry.kind === 'observation_decision').at(-1).details.delivery_identity).toBe('tracker:comment:901@2026-11-23T07:10:00.000Z');
   });
 
   it('exposes the metric families on the gateway and the worker', async () => {

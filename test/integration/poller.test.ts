@@ -37,6 +37,8 @@ describe('the poller delivers the same facts as the webhooks', () => {
       // Polls only when the test triggers the schedule.
       SERVICE_POLL_INTERVAL_SECONDS: '3600',
     });
+    // A configured project: its tickets pass intake instead of blocking for setup.
+    tracker.state.setProperty(tracker.state.project('POL').properties, 'service.repos', ['acme/api']);
     tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: TRACKER_SECRET });
     scmhost.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/scmhost`, secret: SCMHOST_SECRET });
     connection = await Connection.connect({ address: inject('temporalAddress') });

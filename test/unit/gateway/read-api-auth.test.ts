@@ -8,13 +8,9 @@ import { createServiceMetrics } from '../../../src/metrics/service-metrics';
 import { listen, type ListeningServer } from '../../../src/http/listen';
 
 // The HTTP contract of the guard, without Temporal: a port that must never be reached when auth fails.
-const unreachable: TicketWorkflowsPort = {
-  startOrSignal: () => Promise.reject(new Error('must not be called')),
-  signal: () => Promise.reject(new Error('must not be called')),
-  execution: () => Promise.reject(new Error('must not be called')),
-  timeline: () => Promise.reject(new Error('must not be called')),
-  findTicketByPullRequest: () => Promise.reject(new Error('must not be called')),
-};
+const unreachable = new Proxy({}, {
+  get: () => () => Promise.reject(new Error('must not be called')),
+}) as TicketWorkflowsPort;
 
 let server: ListeningServer | undefined;
 afterEach(async () => server?.close());

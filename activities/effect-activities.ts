@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { parseRepoRef } from '../src/poller/scmhost-poll';
+import { effectStatusOf, isProviderError } from '../src/providers/provider-errors';
+import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
+import type { TrackerClient } from '../src/providers/tracker/tracker-client';
+import { redactSecrets } from '../src/redaction/redact-secrets';
+import type { Logger } from '../src/logging/logger';
+import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
+
+export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'>;
+export type EffectScmhost = Pick<ScmhostClient, 'findIssueCommentByIdempotencyKey' | 'createIssueComment'>;
+
+export interface EffectActivityDeps {
+  tracker?: EffectTracker;
+  scmhost?: () => Promise<EffectScmhost>;
+  logger: Logger;
+}
+
+const operationSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('tracker.comment'), issue_key: z.string().min(1), body: z.string().min(1) }),
+  z.object({ kind: z.literal('tracker.labels'), issue_key: z.string().min(1), add: z.array(z.string()), remove: z.array(z.string()) }),
+  z.object({ kind: z.literal('scmhost.pr_comment'), repository: z.string().regex(/^[^/\s]+\/[^/\s]+$/), number: z.number().int().positive(), body: z.string().min(1) }),
+]);
+const inputSchema = z.object({ idempotency_key: z.string().min(1), attempt: z.number().int().positive(), operation: operationSchema });
+
+class NotConfigured extends Error {}
+
+function succeeded(evidence: ProviderEvidence): EffectAttemptResult {
+  return { status: 'succeeded', evidence, error: null, retry_after_ms: null };
+}
+
+function failed(error: unknown, provider: ProviderEvidence['provider']): EffectAttemptResult {
+  if (error instanceof NotConfigured) return { status: 'terminal_failure', evidence: null, error: error.message, retry_after_ms: null };
+  const message = redactSecrets(error instanceof Error ? error.message : String(error));
+  if (isProviderError(error)) {
+    return {
+      status: error.effectStatus,
+      evidence: { provider, status_code: error.status, request_id: error.requestId, note: error.outcomeUnknown ? 'the request may have been applied; the next attempt looks for it first' : undefined },
+      error: message,
+      retry_after_ms: error.retryAfterMs ?? null,
+    };
+  }
+  // An error we cannot classify may have happened after the write: treat the outcome as unknown, never as "not done".
+  return { status: effectStatusOf(error), evidence: null, error: message, retry_after_ms: null };
+}
+
+/**
+ * Effect activities: each call is one attempt of one provider mutation. Before writing, every attempt looks for the
+ * write an earlier attempt may have made (the idempotency key on a comment, labels already as wanted) and adopts it,
+ * so a retry after a crash or a timed-out response never writes twice. Failures are returned, not thrown: the
+ * workflow records every attempt and decides about retries, backoff and blocking.
+ */
+export function createEffectActivities(deps: EffectActivityDeps) {
+  const tracker = () => {
+    if (!deps.tracker) throw new NotConfigured('the tracker is not configured (TRACKER_BASE_URL, TRACKER_USER_EMAIL, TRACKER_API_TOKEN)');
+    return deps.tracker;
+  };
+  const scmhost = async () => {
+    if (!deps.scmhost) throw new NotConfigured('the source host is not configured (SCMHOST_TOKEN)');
+    return deps.scmhost();
+  };
+
+  async function perform(key: string, operation: EffectOperation): Promise<EffectAttemptResult> {
+    switch (operation.kind) {
+      case 'tracker.comment': {
+        const client = tracker();
+        const earlier = await client.findCommentByIdempotencyKey(operation.issue_key, key);
+        if (earlier) return succeeded({ provider: 'tracker', ids: { comment_id: earlier.id }, adopted: true });
+        const comment = await client.addComment(operation.issue_key, redactSecrets(operation.body), { idempotencyKey: key });
+        return succeeded({ provider: 'tracker', ids: { comment_id: comment.id } });
+      }
+      case 'tracker.labels': {
+        const client = tracker();
+        const issue = await client.getIssue(operation.issue_key);
+        const add = operation.add.filter((label) => !issue.labels.includes(label));
+        const remove = operation.remove.filter((label) => issue.labels.includes(label));
+        if (add.length === 0 && remove.length === 0) {
+          return succeeded({ provider: 'tracker', ids: { labels: issue.labels.join(' ') }, adopted: true, note: 'labels were already as wanted' });
+        }
+        await client.updateLabels(operation.issue_key, [...add.map((label) => ({ add: label })), ...remove.map((label) => ({ remove: label }))]);
+        const after = [...issue.labels.filter((label) => !remove.includes(label)), ...add];
+        return succeeded({ provider: 'tracker', ids: { labels: after.join(' ') } });
+      }
+      case 'scmhost.pr_comment': {
+        const client = await scmhost();
+        const ref = parseRepoRef(operation.repository);
+        const earlier = await client.findIssueCommentByIdempotencyKey(ref, operation.number, key);
+        if (earlier) return succeeded({ provider: 'scmhost', ids: { comment_id: String(earlier.id) }, url: earlier.htmlUrl, adopted: true });
+        const comment = await client.createIssueComment(ref, operation.number, redactSecrets(operation.body), { idempotencyKey: key });
+        return succeeded({ provider: 'scmhost', ids: { comment_id: String(comment.id) }, url: comment.htmlUrl });
+      }
+    }
+  }
+
+  return {
+    async performEffect(raw: PerformEffectInput): Promise<EffectAttemptResult> {
+      const input = inputSchema.parse(raw);
+      const provider = input.operation.kind.startsWith('tracker') ? 'tracker' : 'scmhost';
+      try {
+        const result = await perform(input.idempotency_key, input.operation);
+        deps.logger.info('effect attempt', { key: input.idempotency_key, attempt: input.attempt, status: result.status, adopted: result.evidence?.adopted ?? false });
+        return result;
+      } catch (error) {
+        const result = failed(error, provider);
+        deps.logger.warn('effect attempt failed', { key: input.idempotency_key, attempt: input.attempt, status: result.status, error: result.error });
+        return result;
+      }
+    },
+  };
+}
+
+export type EffectActivities = ReturnType<typeof createEffectActivities>;

@@ -1,0 +1,85 @@
+import type { TicketState } from './ticket-state';
+
+/** Blocking codes (SPEC 3.2): why a ticket cannot continue safely. */
+export type BlockingCode =
+  | 'missing_project_config'
+  | 'invalid_repo_assignment'
+  | 'unrecognized_command'
+  | 'conflicting_evidence'
+  | 'effect_unresolved'
+  | 'invalid_station_result'
+  | 'missing_workflow_route'
+  | 'ci_fix_limit';
+
+export const BLOCKED_LABEL = 'service:blocked';
+export const RETRY_LABEL = 'service:retry';
+
+/** Marks the checkpoint blocked at its current node; returns false when it already was (one block, one comment). */
+export function enterBlocked(state: TicketState, code: BlockingCode, message: string, now: string): boolean {
+  if (state.checkpoint.is_blocked) return false;
+  state.checkpoint.is_blocked = true;
+  state.checkpoint.last_error = message;
+  state.status = 'blocked';
+  state.waiting = {
+    code,
+    message,
+    since: now,
+    recovery: `fix the cause, then add the label ${RETRY_LABEL} to resume at ${state.checkpoint.current_node}`,
+  };
+  return true;
+}
+
+/** SPEC 3.2: service:retry resumes at the saved node, clears last_error and is_blocked and resets ci_fix_attempts. */
+export function leaveBlocked(state: TicketState, now: string): { resumedAt: string; code: string | null } {
+  const code = state.waiting?.code ?? null;
+  state.checkpoint.is_blocked = false;
+  state.checkpoint.last_error = null;
+  state.checkpoint.ci_fix_attempts = 0;
+  state.retry_count += 1;
+  state.status = 'waiting';
+  state.waiting = { code: 'resumed', message: `resumed at ${state.checkpoint.current_node} after ${RETRY_LABEL}`, since: now, recovery: null };
+  return { resumedAt: state.checkpoint.current_node, code };
+}
+
+/** SPEC 3.2: service:retry at review_response_gate clears the review state and returns to human_review_gate. */
+export function leaveReviewResponseGate(state: TicketState): void {
+  state.checkpoint.contested_comments = [];
+  state.checkpoint.feedback_comment = null;
+  state.checkpoint.revision_requested = null;
+  state.checkpoint.review_comments = [];
+  state.checkpoint.is_paused = false;
+  state.checkpoint.is_blocked = false;
+  state.checkpoint.force_fresh_invoke = true;
+  state.checkpoint.current_node = 'human_review_gate';
+}
+
+export function blockedComment(input: { node: string; code: BlockingCode; message: string; ticketKey: string }): string {
+  return [
+    `🚫 **Blocked** at \`${input.node}\`: ${input.message}`,
+    '',
+    `Blocking code: \`${input.code}\`. The timeline explains what happened (\`GET /api/v1/workflows/${input.ticketKey}/execution/timeline\`).`,
+    `Fix the cause, then add the label \`${RETRY_LABEL}\` to resume from \`${input.node}\`.`,
+  ].join('\n');
+}
+
+/** SPEC 2.8: the comment posted when the project has no repository configuration. */
+export function setupInstructionsComment(input: { projectKey: string; missing: string[]; requireProjectConfig: boolean }): string {
+  if (!input.requireProjectConfig) {
+    return [
+      `🚫 **Setup needed**: no repositories are configured for project \`${input.projectKey}\`.`,
+      '',
+      'Project configuration is not required on this deployment (SERVICE_REQUIRE_PROJECT_CONFIG=false), and the fallback',
+      'variables SCMHOST_KNOWN_REPOS / SCMHOST_DEFAULT_REPO are empty. Set them (comma-separated `owner/repo`), restart the',
+      `service, then add the label \`${RETRY_LABEL}\` to resume.`,
+    ].join('\n');
+  }
+  return [
+    `🚫 **Setup needed**: project \`${input.projectKey}\` has no repository configuration (missing: ${input.missing.map((m) => `\`${m}\``).join(', ')}).`,
+    '',
+    `Set the project property \`service.repos\` to a JSON array of \`owner/repo\` strings, for example \`["acme/api", "acme/web"]\``,
+    '(an item may also be `{"name": "owner/repo", "draft": true}` to open draft pull requests).',
+    'Optionally set `service.default_repo` to the `owner/repo` used when a ticket has no `repo:<owner>/<repo>` label.',
+    '',
+    `Then add the label \`${RETRY_LABEL}\` to this ticket to resume.`,
+  ].join('\n');
+}

@@ -1,0 +1,65 @@
+/** Types shared by the effect journal (workflow), the effect activities and the effect API. Type-only. */
+
+export type EffectStatus =
+  | 'pending'
+  | 'running'
+  | 'succeeded'
+  | 'retryable_failure'
+  | 'terminal_failure'
+  | 'precondition_failure'
+  | 'indeterminate';
+
+/** The provider mutations the service performs as durable effects. */
+export type EffectOperation =
+  | { kind: 'tracker.comment'; issue_key: string; body: string }
+  | { kind: 'tracker.labels'; issue_key: string; add: string[]; remove: string[] }
+  | { kind: 'scmhost.pr_comment'; repository: string; number: number; body: string };
+
+export interface ProviderEvidence {
+  provider: 'tracker' | 'scmhost' | 'gitlab';
+  /** What was found or written: a comment id, the labels after the change, ... */
+  ids?: Record<string, string>;
+  url?: string;
+  status_code?: number;
+  request_id?: string;
+  /** True when the activity found the earlier write and adopted it instead of writing again. */
+  adopted?: boolean;
+  note?: string;
+}
+
+export interface EffectAttemptResult {
+  status: Exclude<EffectStatus, 'pending' | 'running'>;
+  evidence: ProviderEvidence | null;
+  /** Redacted; null on success. */
+  error: string | null;
+  /** A provider's Retry-After, honoured by the workflow's backoff. */
+  retry_after_ms: number | null;
+}
+
+export interface EffectAttempt extends EffectAttemptResult {
+  attempt: number;
+  started_at: string;
+  finished_at: string;
+  /** Who asked for this attempt: the workflow, or an operator's replay. */
+  trigger: 'workflow' | 'replay';
+}
+
+export interface EffectRecord {
+  idempotency_key: string;
+  run_id: string;
+  ticket_key: string;
+  node: string;
+  operation: EffectOperation;
+  /** A required effect that stays unresolved blocks the workflow (fail closed). */
+  required: boolean;
+  status: EffectStatus;
+  attempts: EffectAttempt[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PerformEffectInput {
+  idempotency_key: string;
+  attempt: number;
+  operation: EffectOperation;
+}
