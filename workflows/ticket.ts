@@ -10,6 +10,7 @@ import {
 import { isReplayable, listEffects, trimJournal } from './effect-journal';
 import { replayEffect, runEffect, type EffectContext } from './effect-runner';
 import type { EffectOperation } from './effect-types';
+import { parseCommand } from './command-boundary';
 import { buildExecutionView } from './execution-view';
 import {
   effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, timelineQuery,
@@ -138,9 +139,11 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
     });
   };
 
-  const retry = async (observation: Observation) => {
+  const removeRetryLabel = () => effect({ kind: 'tracker.labels', issue_key: input.ticket_key, add: [], remove: [RETRY_LABEL] });
+
+  const retry = async (mode: 'resume' | 'review_response' | 'regenerate', observation: Observation) => {
     const now = nowIso();
-    if (state.checkpoint.is_blocked) {
+    if (mode === 'resume') {
       const { resumedAt, code } = leaveBlocked(state, now);
       appendTimeline(state.timeline, {
         kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: resumed at ${resumedAt}`,
@@ -151,25 +154,71 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
       if (resumedAt === INTAKE_NODE) await intake();
       return;
     }
-    if (state.checkpoint.current_node === 'review_response_gate') {
+    if (mode === 'review_response') {
       leaveReviewResponseGate(state);
       appendTimeline(state.timeline, {
         kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: review state cleared, back to human_review_gate`,
         details: { delivery_identity: observation.delivery_identity, force_fresh_invoke: true },
       });
-      await effect({ kind: 'tracker.labels', issue_key: input.ticket_key, add: [], remove: [RETRY_LABEL] });
-      return;
     }
-    appendTimeline(state.timeline, {
-      kind: 'command_decision', occurred_at: now, status: 'ignored',
-      summary: `${RETRY_LABEL} ignored: the ticket is not blocked at ${state.checkpoint.current_node}`, details: { delivery_identity: observation.delivery_identity },
-    });
-    await effect({ kind: 'tracker.labels', issue_key: input.ticket_key, add: [], remove: [RETRY_LABEL] });
+    await removeRetryLabel();
+  };
+
+  /** Where a reply to a command goes: the pull request it was written on (GitHub), else the ticket. */
+  const reply = (observation: Observation, body: string) => {
+    const pr = observation.facts.pull_request;
+    if (observation.source_system === 'scmhost' && pr && observation.facts.repository) {
+      return effect({ kind: 'scmhost.pr_comment', repository: observation.facts.repository, number: pr.number, body });
+    }
+    return effect({ kind: 'tracker.comment', issue_key: input.ticket_key, body });
   };
 
   const handleAccepted = async (observation: Observation) => {
     rememberPullRequest(state, observation);
-    if (observation.facts.label_change?.added.includes(RETRY_LABEL)) await retry(observation);
+    const decision = parseCommand(observation, {
+      current_node: state.checkpoint.current_node,
+      is_blocked: state.checkpoint.is_blocked,
+      is_paused: state.checkpoint.is_paused,
+      has_pull_request: state.pull_requests.length > 0,
+    });
+    appendTimeline(state.timeline, {
+      kind: 'command_decision',
+      occurred_at: nowIso(),
+      status: decision.kind === 'command' ? 'accepted' : decision.kind === 'ignore' ? 'ignored' : 'invalid',
+      summary: decision.kind === 'command' ? `command ${decision.command.type} at ${state.checkpoint.current_node}` : decision.reason,
+      details: { delivery_identity: observation.delivery_identity, node: state.checkpoint.current_node, ...(decision.kind === 'command' ? { command: decision.command } : { reason: decision.reason }) },
+    });
+    if (decision.kind === 'ignore') {
+      // The label is a request; once answered (even with "nothing to retry") it should not linger on the ticket.
+      if (observation.facts.label_change?.added.includes(RETRY_LABEL)) await removeRetryLabel();
+      return;
+    }
+    if (decision.kind === 'invalid') {
+      await reply(observation, decision.reply);
+      if (decision.blocks) await block('unrecognized_command', decision.reason);
+      return;
+    }
+    const command = decision.command;
+    switch (command.type) {
+      case 'retry':
+        return retry(command.mode, observation);
+      case 'skip_gate':
+      case 'unskip_gate': {
+        const skipped = new Set(state.checkpoint.ci_skipped_checks);
+        if (command.type === 'skip_gate') skipped.add(command.check);
+        else skipped.delete(command.check);
+        state.checkpoint.ci_skipped_checks = [...skipped].sort();
+        const verb = command.type === 'skip_gate' ? 'Skipping' : 'No longer skipping';
+        await reply(observation, `✅ ${verb} CI checks whose name contains \`${command.check}\` (skipped now: ${state.checkpoint.ci_skipped_checks.map((c) => `\`${c}\``).join(', ') || 'none'}).`);
+        if (observation.source_system !== 'tracker') {
+          await effect({ kind: 'tracker.comment', issue_key: input.ticket_key, body: `ℹ️ ${verb} CI checks matching \`${command.check}\`, as asked on the pull request.` });
+        }
+        return;
+      }
+      default:
+        // Accepted at a position where it is meaningful; the stations that act on it are not part of this version.
+        return;
+    }
   };
 
   if (carried) {
@@ -185,6 +234,7 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
       details: { issue_type: input.issue_type, project_key: input.project_key, run_id: state.run_id },
     });
   }
+
   // The ledger decides at once, even while the main loop awaits an activity: the timeline and the execution view
   // never lag behind deliveries. Accepted and conflicting facts queue for the main loop, which may await effects.
   setHandler(observeSignal, (observation) => {

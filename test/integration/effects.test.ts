@@ -86,6 +86,38 @@ describe('durable effects against the tracker simulator', () => {
     tracker.state.project('EFF').properties.delete('service.repos');
   });
 
+  it('answers an unrecognized /service command with ❌, blocks with a comment, and resumes at the same position on service:retry', async () => {
+    const issue = tracker.state.createIssue({ projectKey: 'CFG', issueType: 'Feature', summary: 'Commands', labels: ['service:managed'] });
+    await eventually(async () => ((await execution(issue.key)).status === 'waiting' ? true : undefined));
+    tracker.state.addComment(issue.key, '/service frobnicate --now');
+    const blocked = await eventually(async () => {
+      const body = await execution(issue.key);
+      return body.status === 'blocked' && body.effects.length >= 3 && body.effects.every((e: Json) => FINAL.includes(e.status)) ? body : undefined;
+    }, 60_000, `${issue.key} blocked on the command`);
+    expect(blocked).toMatchObject({ waiting: { code: 'unrecognized_command' }, current_position: 'intake', checkpoint: { last_error: 'unknown command "frobnicate"' } });
+    const written = commentsOn(issue.key).filter((c) => !c.startsWith('/service'));
+    expect(written).toHaveLength(2);
+    expect(written[0]).toMatch(/^❌ `\/service frobnicate --now`: unknown command "frobnicate"\. Known commands: approve, remove/);
+    expect(written[1]).toContain('🚫 **Blocked** at `intake`: unknown command "frobnicate"');
+    expect(tracker.state.issue(issue.key).labels).toContain('service:blocked');
+
+    tracker.state.addComment(issue.key, '? a question is not meaningful at intake');
+    tracker.state.updateLabels(issue.key, [{ add: 'service:retry' }]);
+    const resumed = await eventually(async () => {
+      const body = await execution(issue.key);
+      const labels = tracker.state.issue(issue.key).labels;
+      return body.status === 'waiting' && !labels.includes('service:retry') && !labels.includes('service:blocked') ? body : undefined;
+    }, 60_000, `${issue.key} resumed`);
+    expect(resumed).toMatchObject({ current_position: 'intake', retry_count: 1, checkpoint: { is_blocked: false, last_error: null } });
+    const timeline = await getJson(`${stack.api}/api/v1/workflows/${issue.key}/execution/timeline?limit=200`, TOKEN);
+    const decisions = timeline.body.entries.filter((e: Json) => e.kind === 'command_decision').map((e: Json) => [e.status, e.summary]);
+    expect(decisions).toEqual(expect.arrayContaining([
+      ['invalid', 'unknown command "frobnicate"'],
+      ['ignored', 'a question is not meaningful at intake'],
+      ['accepted', 'command retry at intake'],
+    ]));
+  });
+
   it('records a terminal failure with its evidence, replays it once the fault is cleared, and refuses other replays', async () => {
     tracker.faults.enqueue({ match: { method: 'POST', path: /\/comment$/ }, kind: 'status', status: 400, times: 1 });
     const { key, view } = await blockedTicket('EFF');
