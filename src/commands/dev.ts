@@ -6,6 +6,7 @@ import { startGateway, type RunningGateway } from '../gateway/server';
 import { startDevServer, type RunningDevServer } from '../temporal/dev-server';
 import { DevStackConfigError, loadDevStackConfig, planDevServer } from '../temporal/dev-stack-config';
 import { ensureTemporalCli, projectRoot } from '../temporal/temporal-cli-locator';
+import { startSandbox, type Sandbox } from '../sandbox/sandbox-stack';
 import { startWorker, type RunningWorker } from '../worker';
 import { runUntilSignal } from '../process/run-until-signal';
 
@@ -28,6 +29,7 @@ export default class DevCommand extends Command {
     'temporal-port': Flags.integer({ description: 'Temporal frontend port (overrides server.port)', min: 1, max: 65535 }),
     'ui-port': Flags.integer({ description: 'Temporal UI port (overrides server.ui_port)', min: 1, max: 65535 }),
     headless: Flags.boolean({ description: 'do not start the Temporal UI', default: false }),
+    sandbox: Flags.boolean({ description: 'run against local simulators of the tracker and the source host (no real accounts needed)', default: false }),
   };
 
   async run(): Promise<void> {
@@ -35,12 +37,16 @@ export default class DevCommand extends Command {
     let server: RunningDevServer | undefined;
     let worker: RunningWorker | undefined;
     let gateway: RunningGateway | undefined;
-    const stopAll = async () => {
-      // Order matters: the worker drains against a live server, then the server goes.
+    let sandbox: Sandbox | undefined;
+    let stopping: Promise<void> | undefined;
+    // Once only, whoever asks first (a signal, the worker ending, an error); order matters: the worker drains against
+    // a live server, then the server goes.
+    const stopAll = () => (stopping ??= (async () => {
       await gateway?.stop().catch((e: Error) => this.logToStderr(`gateway: ${e.message}`));
       await worker?.stop().catch((e: Error) => this.logToStderr(`worker: ${e.message}`));
       await server?.stop();
-    };
+      await sandbox?.close().catch((e: Error) => this.logToStderr(`sandbox: ${e.message}`));
+    })());
     const killServerOnExit = () => server?.process.kill('SIGKILL');
     try {
       const root = projectRoot();
@@ -48,7 +54,10 @@ export default class DevCommand extends Command {
       const plan = planDevServer(stack, root, {
         dataDir: flags['data-dir'], port: flags['temporal-port'], uiPort: flags['ui-port'], headless: flags.headless,
       });
-      const env = { ...process.env, TEMPORAL_ADDRESS: plan.address, TEMPORAL_NAMESPACE: plan.namespace };
+      if (flags.sandbox) sandbox = await startSandbox();
+      const env = { ...process.env, ...sandbox?.env, TEMPORAL_ADDRESS: plan.address, TEMPORAL_NAMESPACE: plan.namespace };
+      // The worker and gateway read a few settings straight from the process environment (the registry file path).
+      Object.assign(process.env, sandbox?.env ?? {});
       const { config, logger } = startupConfig(env);
 
       const cli = await ensureTemporalCli({ report: (line) => this.log(line) });
@@ -57,6 +66,7 @@ export default class DevCommand extends Command {
       server = await startDevServer(cli, plan, { detached: true });
       worker = await startWorker(config, logger);
       gateway = await startGateway(config, logger);
+      sandbox?.connect(gateway.url);
 
       this.log([
         '',
@@ -67,6 +77,7 @@ export default class DevCommand extends Command {
         `  Temporal     ${plan.address}  namespace ${plan.namespace}  task queue ${config.temporal.taskQueue}`,
         `  Metrics      ${gateway.url}/metrics (gateway)  ${worker.metricsUrl} (worker)`,
         `  Data         ${plan.dbPath}`,
+        ...(sandbox?.describe() ?? []),
         'Press Ctrl-C to stop.',
         '',
       ].join('\n'));

@@ -87,6 +87,43 @@ describe('service dev', () => {
     }
   });
 
+  it('--sandbox wires the simulators: a ticket created in the tracker simulator starts its workflow through a signed webhook', async () => {
+    const sandboxDir = mkdtempSync(join(tmpdir(), 'service-sandbox-'));
+    const ports = { temporal: await freePort(), gateway: await freePort(), metrics: await freePort() };
+    const dev = startService(['dev', '--sandbox', '--headless', '--data-dir', sandboxDir, '--temporal-port', String(ports.temporal)], {
+      TEMPORAL_CLI_PATH: inject('temporalCliPath'),
+      SERVICE_OPERATOR_TOKEN: TOKEN,
+      SERVICE_TASK_QUEUE: 'it-dev-sandbox',
+      SERVICE_GATEWAY_HOST: '127.0.0.1',
+      SERVICE_GATEWAY_PORT: String(ports.gateway),
+      SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
+      SERVICE_WORKER_METRICS_PORT: String(ports.metrics),
+    });
+    try {
+      await dev.waitForOutput(/Press Ctrl-C to stop/, 120_000);
+      const trackerUrl = dev.output().match(/Sandbox {6}tracker (http:\/\/127\.0\.0\.1:\d+)/)?.[1];
+      expect(trackerUrl).toBeDefined();
+      const created = await fetch(`${trackerUrl}/rest/api/3/issue`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('ada@sandbox.local:x').toString('base64')}` },
+        body: JSON.stringify({ fields: { project: { key: 'SBX' }, issuetype: { name: 'Feature' }, summary: 'Try me', labels: ['service:managed'] } }),
+      });
+      expect(created.status).toBe(201);
+      const { key } = await created.json() as { key: string };
+      const api = `http://127.0.0.1:${ports.gateway}`;
+      const timeline = await eventually(async () => {
+        const page = await getJson(`${api}/api/v1/workflows/${key}/execution/timeline`, TOKEN);
+        const station = page.status === 200 ? (page.body.entries as Json[]).find((e) => e.kind === 'station_attempt') : undefined;
+        return station ? page.body : undefined;
+      }, 60_000, `${key} through the sandbox`);
+      expect(timeline.entries.find((e: Json) => e.kind === 'station_attempt')).toMatchObject({ status: 'configured', details: { repositories: ['sandbox/app'] } });
+      expect(timeline.entries.find((e: Json) => e.kind === 'observation_decision')).toMatchObject({ status: 'accepted', details: { source: 'webhook', event: 'issue_created' } });
+    } finally {
+      expect(await dev.stop('SIGINT')).toBe(0);
+      rmSync(sandboxDir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a broken dev stack file with a line naming the field', async () => {
     const stackFile = join(dataDir, 'broken.yaml');
     writeFileSync(stackFile, 'server:\n  port: seventy\n');
