@@ -92,6 +92,8 @@ export type WorkflowKind = 'feature' | 'bug' | 'task_takeover';
 /** Deployment settings a ticket workflow needs; workflow code cannot read the environment, so they travel in. */
 export interface TicketWorkflowSettings {
   effect_timeout_seconds: number;
+  /** Continue-as-new once the history has this many events (Temporal's own suggestion also triggers it). */
+  history_event_limit: number;
   retention: { timeline_entries: number; terminal_effects: number };
 }
 

@@ -7,7 +7,8 @@ import {
   BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, setupInstructionsComment,
   type BlockingCode,
 } from './blocking';
-import { isReplayable, listEffects, trimJournal } from './effect-journal';
+import { isReplayable, listEffects } from './effect-journal';
+import { applyRetention } from './retention';
 import { replayEffect, runEffect, type EffectContext } from './effect-runner';
 import type { EffectOperation } from './effect-types';
 import { parseCommand } from './command-boundary';
@@ -32,6 +33,7 @@ const { checkProjectRepositories } = proxyActivities<ProjectConfigActivities>({
 export const DEFAULT_SETTINGS: TicketWorkflowSettings = {
   effect_timeout_seconds: 60,
   retention: { timeline_entries: 2_000, terminal_effects: 500 },
+  history_event_limit: 10_000,
 };
 
 function nowIso(): string {
@@ -67,18 +69,9 @@ function rememberPullRequest(state: TicketState, observation: Observation): void
 function settingsOf(input: TicketWorkflowInput): TicketWorkflowSettings {
   return {
     effect_timeout_seconds: input.settings?.effect_timeout_seconds ?? DEFAULT_SETTINGS.effect_timeout_seconds,
+    history_event_limit: input.settings?.history_event_limit ?? DEFAULT_SETTINGS.history_event_limit,
     retention: { ...DEFAULT_SETTINGS.retention, ...input.settings?.retention },
   };
-}
-
-/** Retention on continue-as-new: old timeline entries and finished effects go; cursors and keys stay stable. */
-function applyRetention(state: TicketState, settings: TicketWorkflowSettings): void {
-  const excess = state.timeline.entries.length - settings.retention.timeline_entries;
-  if (excess > 0) {
-    state.timeline.entries.splice(0, excess);
-    state.timeline.trimmed += excess;
-  }
-  trimJournal(state.effects, settings.retention.terminal_effects);
 }
 
 /**
@@ -100,8 +93,17 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
     }
   };
 
-  const effect = (operation: EffectOperation, required = false) =>
-    runEffect(effects, { node: state.checkpoint.current_node, operation, required, timeoutSeconds: settings.effect_timeout_seconds });
+  // Temporal suggests continue-as-new for large histories; a deployment may ask for it sooner.
+  const historyIsLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= settings.history_event_limit;
+
+  const effect = async (operation: EffectOperation, required = false) => {
+    const record = await runEffect(effects, { node: state.checkpoint.current_node, operation, required, timeoutSeconds: settings.effect_timeout_seconds });
+    // Fail closed: a required write that did not happen stops the ticket instead of letting it run on without it.
+    if (required && record.status !== 'succeeded') {
+      await block('effect_unresolved', `required effect ${record.operation.kind} (${record.idempotency_key}) ended ${record.status}: ${record.attempts.at(-1)?.error ?? 'no detail'}`);
+    }
+    return record;
+  };
 
   const block = async (code: BlockingCode, message: string, comment?: string) => {
     if (!enterBlocked(state, code, message, nowIso())) return;
@@ -267,16 +269,21 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
   publish();
 
   for (;;) {
-    await condition(() => state.inbox.length > 0 || workflowInfo().continueAsNewSuggested);
+    await condition(() => state.inbox.length > 0 || historyIsLong());
     for (let next = state.inbox.shift(); next !== undefined; next = state.inbox.shift()) {
       if (next.decision === 'accepted') await handleAccepted(next.observation);
       else await block('conflicting_evidence', `conflicting provider evidence: ${next.reason}`);
       publish();
     }
-    if (workflowInfo().continueAsNewSuggested) {
+    if (historyIsLong()) {
       await condition(allHandlersFinished);
       if (state.inbox.length === 0) {
-        applyRetention(state, settings);
+        const trimmed = applyRetention(state, settings.retention);
+        appendTimeline(state.timeline, {
+          kind: 'workflow_continued', occurred_at: nowIso(), status: state.status,
+          summary: `Continuing as new after ${workflowInfo().historyLength} history events; retention trimmed ${trimmed.timeline} timeline entries and ${trimmed.effects} finished effects`,
+          details: { ...trimmed, history_length: workflowInfo().historyLength },
+        });
         await continueAsNew<typeof ticketWorkflow>(input, state);
       }
     }

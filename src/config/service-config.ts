@@ -31,7 +31,7 @@ export interface ServiceConfig {
   };
   logLevel: LogLevel;
   /** Durable effects: the time one attempt may take, and what retention keeps on continue-as-new. */
-  effects: { timeoutSeconds: number; retainTimelineEntries: number; retainTerminalEffects: number };
+  effects: { timeoutSeconds: number; retainTimelineEntries: number; retainTerminalEffects: number; historyEventLimit: number };
   /** The poller: interval 0 switches it off; the lookback defaults to several intervals. */
   poller: { intervalSeconds: number; lookbackSeconds?: number };
   gateway: { host: string; port: number };
@@ -220,6 +220,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       timeoutSeconds: r.int('SERVICE_EFFECT_TIMEOUT_SECONDS', 60, 1, 3600),
       retainTimelineEntries: r.int('SERVICE_RETENTION_TIMELINE_ENTRIES', 2000, 10, 1_000_000),
       retainTerminalEffects: r.int('SERVICE_RETENTION_TERMINAL_EFFECTS', 500, 0, 1_000_000),
+      historyEventLimit: r.int('SERVICE_HISTORY_EVENT_LIMIT', 10_000, 50, 50_000),
     },
     poller: {
       intervalSeconds: r.int('SERVICE_POLL_INTERVAL_SECONDS', 120, 0, 86_400),
@@ -257,5 +258,5 @@ export const SERVICE_ENV_VARIABLES = [
   'TRACING_TRACE_METADATA', 'LOG_LEVEL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SERVICE_TASK_QUEUE',
   'SERVICE_GATEWAY_HOST', 'SERVICE_GATEWAY_PORT', 'SERVICE_WORKER_METRICS_HOST', 'SERVICE_WORKER_METRICS_PORT',
   'TEMPORAL_CLI_PATH', 'SCMHOST_BOT_LOGIN', 'SERVICE_POLL_INTERVAL_SECONDS', 'SERVICE_POLL_LOOKBACK_SECONDS', 'SCMHOST_API_URL', 'SERVICE_EFFECT_TIMEOUT_SECONDS',
-  'SERVICE_RETENTION_TIMELINE_ENTRIES', 'SERVICE_RETENTION_TERMINAL_EFFECTS',
+  'SERVICE_RETENTION_TIMELINE_ENTRIES', 'SERVICE_RETENTION_TERMINAL_EFFECTS', 'SERVICE_HISTORY_EVENT_LIMIT',
 ] as const;

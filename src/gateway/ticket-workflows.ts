@@ -41,6 +41,7 @@ const GRPC_NOT_FOUND = 5;
 export function ticketSettings(config: ServiceConfig): TicketWorkflowSettings {
   return {
     effect_timeout_seconds: config.effects.timeoutSeconds,
+    history_event_limit: config.effects.historyEventLimit,
     retention: { timeline_entries: config.effects.retainTimelineEntries, terminal_effects: config.effects.retainTerminalEffects },
   };
 }
