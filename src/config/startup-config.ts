@@ -1,5 +1,6 @@
 import { createLogger, type Logger } from '../logging/logger';
 import { loadRepositoryRegistry, RepositoryRegistryError } from './repository-registry';
+import { parseModelConfiguration, type ModelConfiguration } from './model-configuration';
 import { loadServiceConfig, type ServiceConfig } from './service-config';
 
 export class ConfigurationError extends Error {
@@ -13,9 +14,11 @@ export class ConfigurationError extends Error {
  * Loads the configuration for a long-running command. Problems are printed one per line and the command exits
  * non-zero before anything starts; warnings go to the log.
  */
-export function startupConfig(env: NodeJS.ProcessEnv = process.env): { config: ServiceConfig; logger: Logger } {
+export function startupConfig(env: NodeJS.ProcessEnv = process.env): { config: ServiceConfig; logger: Logger; models: ModelConfiguration } {
   const result = loadServiceConfig(env);
-  if (!result.config) throw new ConfigurationError(result.problems.map((p) => `configuration error: ${p}`));
+  const models = parseModelConfiguration(env);
+  const problems = [...result.problems, ...models.problems];
+  if (!result.config || !models.config) throw new ConfigurationError(problems.map((p) => `configuration error: ${p}`));
   try {
     // Loaded (and cached for the process) now so a broken registry file stops startup instead of a later request.
     loadRepositoryRegistry(env);
@@ -24,8 +27,8 @@ export function startupConfig(env: NodeJS.ProcessEnv = process.env): { config: S
     throw error;
   }
   const logger = createLogger({ level: result.config.logLevel });
-  for (const warning of result.warnings) logger.warn(warning);
-  return { config: result.config, logger };
+  for (const warning of [...result.warnings, ...models.warnings]) logger.warn(warning);
+  return { config: result.config, logger, models: models.config };
 }
 
 export function reportConfigurationError(error: unknown): number | undefined {

@@ -236,13 +236,14 @@ describe('the gateway without Temporal', () => {
 
 describe('startup configuration', () => {
   it('prints one line per invalid variable and exits non-zero', async () => {
-    const worker = startService(['worker'], { CI_MAX_FIX_ATTEMPTS: 'many', CONTAINER_CPU_LIMIT: '-1', STORE_URL: 'redis://localhost:6380/0' });
+    const worker = startService(['worker'], { CI_MAX_FIX_ATTEMPTS: 'many', CONTAINER_CPU_LIMIT: '-1', STORE_URL: 'redis://localhost:6380/0', LLM_MODEL: 'gemini-2.5-pro' });
     expect(await worker.exited).toBe(1);
     const lines = worker.output().trim().split('\n').filter((line) => line.startsWith('configuration error: '));
     expect(lines).toEqual([
       'configuration error: STORE_URL: the state store is the Temporal frontend; use temporal://host:port/namespace or host:port (got a redis:// URL)',
       'configuration error: CI_MAX_FIX_ATTEMPTS: expected a whole number from 0 to 100, got "many"',
       'configuration error: CONTAINER_CPU_LIMIT: expected a number greater than 0, got "-1"',
+      'configuration error: LLM_BACKEND and LLM_MODEL are required together when MODEL_CONNECTIONS and MODEL_DEFAULT are absent',
     ]);
   });
 

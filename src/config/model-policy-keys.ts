@@ -1,0 +1,65 @@
+/**
+ * The 27 model policy keys of SPEC 2.10, exactly. Unknown keys fail validation (there is no `*` key), so a typo in a
+ * project policy is reported instead of silently falling back to the default model.
+ */
+export const MODEL_POLICY_KEYS = [
+  'generate_prd', 'generate_spec', 'decompose_epics', 'generate_tasks', 'bug_triage', 'automated_review_triage',
+  'proposal_review_triage', 'task_takeover_triage', 'task_takeover_planning', 'implement_work', 'task_takeover_review',
+  'task_takeover_question', 'analyze_bug', 'reflect_rca', 'plan_bug_fix', 'bug_local_review', 'local_code_review',
+  'code_review', 'implement_review_analysis', 'implement_review_fix', 'generate_pr_description',
+  'sync_pr_description', 'ci_analysis', 'ci_fix', 'answer_question', 'rebase', 'update_docs',
+] as const;
+
+export type ModelPolicyKey = (typeof MODEL_POLICY_KEYS)[number];
+
+/** The only stages that may run on a connection without `tools`; policy cannot widen this list. */
+export const TOOL_FREE_KEYS: readonly ModelPolicyKey[] = ['automated_review_triage', 'proposal_review_triage', 'generate_pr_description', 'sync_pr_description'];
+
+export function isModelPolicyKey(value: string): value is ModelPolicyKey {
+  return (MODEL_POLICY_KEYS as readonly string[]).includes(value);
+}
+
+export function requiresTools(key: ModelPolicyKey): boolean {
+  return !TOOL_FREE_KEYS.includes(key);
+}
+
+/** The artifact a question or revision is about, and which key it resolves. */
+export type ArtifactKind = 'prd' | 'spec' | 'plan' | 'tasks' | 'takeover_plan';
+
+const GENERATION_KEY: Record<ArtifactKind, ModelPolicyKey> = {
+  prd: 'generate_prd', spec: 'generate_spec', plan: 'decompose_epics', tasks: 'generate_tasks', takeover_plan: 'task_takeover_planning',
+};
+
+/** SPEC 2.10: revisions reuse the artifact's generation key. */
+export function revisionKey(artifact: ArtifactKind): ModelPolicyKey {
+  return GENERATION_KEY[artifact];
+}
+
+/** SPEC 2.10: questions resolve answer_question; about takeover artifacts, task_takeover_question. */
+export function questionKey(artifact: ArtifactKind): ModelPolicyKey {
+  return artifact === 'takeover_plan' ? 'task_takeover_question' : 'answer_question';
+}
+
+/** Suggests the closest known key for a typo (edit distance), for error messages. */
+export function closestPolicyKey(value: string): ModelPolicyKey | undefined {
+  let best: { key: ModelPolicyKey; distance: number } | undefined;
+  for (const key of MODEL_POLICY_KEYS) {
+    const distance = editDistance(value.toLowerCase(), key);
+    if (!best || distance < best.distance) best = { key, distance };
+  }
+  return best && best.distance <= 3 ? best.key : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i += 1) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}
