@@ -7,7 +7,10 @@ export const SERVICE_BIN = join(root, 'bin', 'run.js');
 
 export interface ServiceProcess {
   process: ChildProcess;
+  /** stdout and stderr interleaved. */
   output(): string;
+  /** stdout alone (for commands whose stdout is a machine-readable answer). */
+  stdout(): string;
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Sends the signal and resolves with the exit code (or the signal name) once the process is gone. */
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | string>;
@@ -25,12 +28,16 @@ export function startService(args: string[], env: NodeJS.ProcessEnv): ServicePro
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stdout = '';
   const listeners = new Set<() => void>();
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
     for (const listener of listeners) listener();
   };
-  child.stdout?.on('data', collect);
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    collect(chunk);
+  });
   child.stderr?.on('data', collect);
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -73,5 +80,5 @@ export function startService(args: string[], env: NodeJS.ProcessEnv): ServicePro
     return exited;
   };
 
-  return { process: child, output: () => output, waitForOutput, stop, exited };
+  return { process: child, output: () => output, stdout: () => stdout, waitForOutput, stop, exited };
 }
