@@ -7,12 +7,23 @@ export type ScriptedReply =
   | { tool_call: { name: string; arguments: string } }
   | { status: number; message: string };
 
+/** The fields of a chat-completions request the simulator and its tests look at. */
+export interface ChatCompletionRequest {
+  model?: string;
+  messages?: unknown[];
+  stream?: boolean;
+  tools?: Array<{ type: string; function: { name: string; parameters?: unknown } }>;
+  tool_choice?: unknown;
+  response_format?: unknown;
+  [field: string]: unknown;
+}
+
 export interface ModelSimulator {
   /** The OpenAI-compatible API root (what a connection's base_url should be). */
   url: string;
   /** Queues replies; a request with nothing queued gets a 500 that names the problem. */
   script(...replies: ScriptedReply[]): void;
-  readonly requests: Array<Record<string, any>>;
+  readonly requests: ChatCompletionRequest[];
   close(): Promise<void>;
 }
 
@@ -22,10 +33,10 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, any>> {
+async function readJson(req: IncomingMessage): Promise<ChatCompletionRequest> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, any>;
+  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as ChatCompletionRequest;
 }
 
 /**
@@ -34,13 +45,13 @@ async function readJson(req: IncomingMessage): Promise<Record<string, any>> {
  */
 export async function startModelSimulator(options: { host?: string; port?: number } = {}): Promise<ModelSimulator> {
   const queue: ScriptedReply[] = [];
-  const requests: Array<Record<string, any>> = [];
+  const requests: ChatCompletionRequest[] = [];
   let counter = 0;
   const server = createServer(async (req, res) => {
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       return send(res, 404, { error: { message: `no route for ${req.method} ${req.url}`, type: 'invalid_request_error' } });
     }
-    let body: Record<string, any>;
+    let body: ChatCompletionRequest;
     try {
       body = await readJson(req);
     } catch {

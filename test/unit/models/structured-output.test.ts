@@ -51,7 +51,7 @@ describe('the model client against the model simulator (OpenAI wire format)', ()
     expect(result).toMatchObject({ strategy: 'tool', object: { title: 'CSV export', goals: ['a', 'b'] } });
     expect(result.fallbackReason).toBeTruthy();
     expect(simulator.requests).toHaveLength(2);
-    expect(simulator.requests[1]!.tools[0].function.name).toBe('respond');
+    expect(simulator.requests[1]!.tools?.[0]?.function.name).toBe('respond');
     expect(simulator.requests[1]!.tool_choice).toEqual({ type: 'function', function: { name: 'respond' } });
     expect(latencies).toHaveLength(2);
   });
