@@ -2,6 +2,7 @@ import type { Observation } from '../../workflows/observation';
 import { planTrackerDelivery } from '../gateway/tracker/plan-tracker-delivery';
 import type { TicketWorkflowsPort } from '../gateway/ticket-workflows';
 import { routeDelivery } from '../gateway/route-delivery';
+import { redactValue } from '../redaction/redact-secrets';
 import { ownCommentReason, type LoopGuardOptions } from './loop-guard';
 import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
 
@@ -11,10 +12,19 @@ export type DeliveryOutcome =
   | { outcome: 'ignored'; reason_code: 'not_managed' | 'own_comment' | 'no_workflow' | 'unroutable'; reason: string; ticket_key?: string };
 
 /**
+ * Facts end up in workflow state, the timeline and the Temporal UI: a token someone pasted into a comment must not.
+ * Identities and fingerprints were computed from the provider's text before, so webhook and poller still converge.
+ */
+function withoutSecrets<T extends { facts: Observation['facts'] }>(observation: T): T {
+  return { ...observation, facts: redactValue(observation.facts) };
+}
+
+/**
  * Hands a tracker observation to its ticket workflow: signal-with-start when it starts a managed ticket, a signal
  * otherwise. Shared by the gateway and the poller so both make the same decision about the same fact.
  */
-export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, observation: Observation, guard: LoopGuardOptions): Promise<DeliveryOutcome> {
+export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, received: Observation, guard: LoopGuardOptions): Promise<DeliveryOutcome> {
+  const observation = withoutSecrets(received);
   const plan = planTrackerDelivery(observation, { botAccount: guard.botAccounts?.[0], botCommentPrefix: guard.botCommentPrefix });
   if (plan.action === 'ignore') {
     const own = observation.facts.comment !== undefined && plan.reason.startsWith('comment written');
@@ -36,7 +46,8 @@ export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, 
 }
 
 /** Routes a source-host observation (GitHub or GitLab) to its ticket and signals it; never starts a workflow. */
-export async function deliverSourceHostObservation(workflows: TicketWorkflowsPort, observation: UnroutedObservation, routing: RoutingHints, guard: LoopGuardOptions): Promise<DeliveryOutcome> {
+export async function deliverSourceHostObservation(workflows: TicketWorkflowsPort, received: UnroutedObservation, routing: RoutingHints, guard: LoopGuardOptions): Promise<DeliveryOutcome> {
+  const observation = withoutSecrets(received);
   const comment = observation.facts.comment;
   const own = comment && ownCommentReason(comment, guard);
   if (own) return { outcome: 'ignored', reason_code: 'own_comment', reason: own };

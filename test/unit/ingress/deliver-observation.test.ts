@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { deliverSourceHostObservation, deliverTrackerObservation } from '../../../src/ingress/deliver-observation';
+import type { TicketWorkflowsPort } from '../../../src/gateway/ticket-workflows';
+import type { Observation } from '../../../workflows/observation';
+
+function recordingPort(signalled: Observation[]): TicketWorkflowsPort {
+  return new Proxy({}, {
+    get: (_target, name) => {
+      if (name === 'signal') return async (_key: string, observation: Observation) => { signalled.push(observation); return 'signalled'; };
+      if (name === 'startOrSignal') return async (_input: unknown, observation: Observation) => { signalled.push(observation); return { workflowId: 'ticket-X' }; };
+      return () => Promise.reject(new Error(`unexpected call ${String(name)}`));
+    },
+  }) as TicketWorkflowsPort;
+}
+
+const base: Observation = {
+  delivery_identity: 'tracker:comment:1@t', source: 'webhook', source_system: 'tracker', event: 'issue_commented',
+  resource: { kind: 'comment', id: '1' }, revision: 't', fingerprint: 'f', ticket_key: 'PROJ-1', observed_at: null,
+  received_at: '2026-11-23T08:00:00.000Z', facts: { labels: ['service:managed'], comment: { id: '1', body: 'my token is ghp_abcdefghijklmnopqrstuvwxyz0123456789 oops' } },
+};
+
+describe('delivering observations', () => {
+  it('redacts credentials from the facts before they reach the workflow, keeping identity and fingerprint', async () => {
+    const signalled: Observation[] = [];
+    expect(await deliverTrackerObservation(recordingPort(signalled), base, {})).toEqual({ outcome: 'signalled', ticket_key: 'PROJ-1' });
+    expect(signalled[0]!.facts.comment!.body).toBe('my token is [REDACTED] oops');
+    expect(signalled[0]!.delivery_identity).toBe(base.delivery_identity);
+    expect(signalled[0]!.fingerprint).toBe('f');
+    expect(base.facts.comment!.body).toContain('ghp_');
+  });
+
+  it('routes a source-host comment by its title and redacts it too', async () => {
+    const signalled: Observation[] = [];
+    const { ticket_key: _drop, ...unrouted } = { ...base, source_system: 'scmhost' as const, event: 'issue_comment' as const };
+    const outcome = await deliverSourceHostObservation(recordingPort(signalled), unrouted, { title: '[PROJ-7] change' }, {});
+    expect(outcome).toEqual({ outcome: 'signalled', ticket_key: 'PROJ-7', routed_by: 'title' });
+    expect(signalled[0]!.facts.comment!.body).not.toContain('ghp_');
+  });
+});
