@@ -11,7 +11,7 @@ import type { PollSummary } from '../workflows/poll-types';
 
 export interface PollActivityDeps {
   tracker?: Pick<TrackerClient, 'searchAllIssues' | 'getIssue' | 'getComments'>;
-  scmhost?: () => Promise<Pick<ScmhostClient, 'listOpenPullRequestsByBranchPrefix' | 'listReviews' | 'listCheckRuns' | 'listIssueComments'>>;
+  scmhost?: () => Promise<Pick<ScmhostClient, 'listOpenPullRequestsByBranchPrefix' | 'listRecentlyClosedPullRequestsByBranchPrefix' | 'listReviews' | 'listCheckRuns' | 'listIssueComments'>>;
   scmhostRepositories: string[];
   workflows: TicketWorkflowsPort;
   guard: LoopGuardOptions;
@@ -51,10 +51,10 @@ export function createPollActivities(deps: PollActivityDeps) {
     },
 
     async pollScmhost(input: { lookbackSeconds: number }): Promise<PollSummary> {
-      pollInput.parse(input);
+      const { lookbackSeconds } = pollInput.parse(input);
       if (!deps.scmhost) return summarise('scmhost', [], 'source host is not configured (SCMHOST_TOKEN)');
       if (deps.scmhostRepositories.length === 0) return summarise('scmhost', [], 'no repositories to poll (SCMHOST_KNOWN_REPOS, SCMHOST_DEFAULT_REPO)');
-      const deliveries = await collectScmhostDeliveries(await deps.scmhost(), deps.scmhostRepositories, { now: now() });
+      const deliveries = await collectScmhostDeliveries(await deps.scmhost(), deps.scmhostRepositories, { now: now(), lookbackSeconds });
       const outcomes: DeliveryOutcome[] = [];
       for (const delivery of deliveries) outcomes.push(await deliverSourceHostObservation(deps.workflows, delivery.observation, delivery.routing, deps.guard));
       const summary = summarise('scmhost', outcomes);

@@ -20,8 +20,8 @@ function asWebhook(event: ScmhostEventName, payload: Record<string, unknown>, no
 
 function pullRequestObject(pr: PullRequest) {
   return {
-    number: pr.number, title: pr.title, state: pr.state, merged: pr.merged,
-    head: { ref: pr.headRef, sha: pr.headSha }, base: { ref: pr.baseRef }, updated_at: pr.updatedAt,
+    number: pr.number, title: pr.title, state: pr.state, merged: pr.merged, merge_commit_sha: pr.mergeCommitSha ?? null,
+    head: { ref: pr.headRef, sha: pr.headSha }, base: { ref: pr.baseRef }, updated_at: pr.updatedAt, closed_at: pr.closedAt ?? null,
   };
 }
 
@@ -31,11 +31,14 @@ export function parseRepoRef(fullName: string): RepoRef {
   return { owner, repo };
 }
 
-/** Open `service/*` pull requests of the given repositories, with their reviews, check runs and comments. */
+/**
+ * Open `service/*` pull requests of the given repositories, with their reviews, check runs and comments, and the ones
+ * merged or closed within the window (a lost merge webhook must not leave a ticket waiting for ever).
+ */
 export async function collectScmhostDeliveries(
-  scmhost: Pick<ScmhostClient, 'listOpenPullRequestsByBranchPrefix' | 'listReviews' | 'listCheckRuns' | 'listIssueComments'>,
+  scmhost: Pick<ScmhostClient, 'listOpenPullRequestsByBranchPrefix' | 'listRecentlyClosedPullRequestsByBranchPrefix' | 'listReviews' | 'listCheckRuns' | 'listIssueComments'>,
   repositories: string[],
-  options: { now: Date },
+  options: { now: Date; lookbackSeconds: number },
 ): Promise<Delivery[]> {
   const deliveries: Delivery[] = [];
   const push = (delivery: Delivery | undefined) => {
@@ -44,6 +47,10 @@ export async function collectScmhostDeliveries(
   for (const fullName of repositories) {
     const ref = parseRepoRef(fullName);
     const repository = { full_name: fullName };
+    const since = new Date(options.now.getTime() - options.lookbackSeconds * 1000);
+    for (const pr of await scmhost.listRecentlyClosedPullRequestsByBranchPrefix(ref, SERVICE_BRANCH_PREFIX, since)) {
+      push(asWebhook('pull_request', { action: 'closed', pull_request: pullRequestObject(pr), repository }, options.now));
+    }
     for (const pr of await scmhost.listOpenPullRequestsByBranchPrefix(ref, SERVICE_BRANCH_PREFIX)) {
       const pullRequest = pullRequestObject(pr);
       push(asWebhook('pull_request', { action: 'synchronize', pull_request: pullRequest, repository }, options.now));

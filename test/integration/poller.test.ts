@@ -148,4 +148,42 @@ describe('the poller delivers the same facts as the webhooks', () => {
       ['pull_request', 'poller', 'duplicate'], ['pull_request_review', 'poller', 'duplicate'],
     ]);
   });
+
+  it('recovers a merge and a close whose webhooks were lost: accepted once, the late webhooks are duplicates', async () => {
+    const issue = tracker.state.createIssue({ projectKey: 'POL', issueType: 'Feature', summary: 'Merged while we were away', labels: ['service:managed'] });
+    await tracker.webhooks.flush();
+    await decisions(issue.key, 1);
+    const repo = scmhost.state.repo('acme', 'api');
+    const bot = scmhost.state.user('service-bot', 'Bot');
+    const branch = `service/${issue.key.toLowerCase()}`;
+    scmhost.state.pushBranch(repo, branch);
+    const merged = scmhost.state.createPull(repo, { title: `[${issue.key}] merge me`, head: branch, base: 'main' }, bot);
+    scmhost.state.pushBranch(repo, `${branch}-b`);
+    const closed = scmhost.state.createPull(repo, { title: `[${issue.key}] close me`, head: `${branch}-b`, base: 'main' }, bot);
+    await scmhost.webhooks.flush();
+    await decisions(issue.key, 3);
+
+    scmhost.webhooks.setTarget(undefined);
+    scmhost.state.mergePull(repo, merged.number);
+    scmhost.state.updatePull(repo, closed, { state: 'closed' }, bot);
+    const lost = scmhost.webhooks.deliveries.filter((d) => (d.payload as Json).action === 'closed');
+    scmhost.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/scmhost`, secret: SCMHOST_SECRET });
+    expect(lost).toHaveLength(2);
+
+    await poll();
+    const afterPoll = await decisions(issue.key, 5);
+    const closing = afterPoll.filter((e) => /:(merged|closed)/.test(e.details.delivery_identity));
+    expect(closing.map((e) => [e.details.source, e.status]).sort()).toEqual([['poller', 'accepted'], ['poller', 'accepted']]);
+    expect(closing.some((e) => e.details.facts.pull_request.merged === true)).toBe(true);
+
+    for (const delivery of lost) {
+      const response = await postWebhook(`${stack.api}/api/v1/webhooks/scmhost`, delivery.payload, { secret: SCMHOST_SECRET, signatureHeader: 'x-hub-signature-256', headers: { 'x-github-event': 'pull_request' } });
+      expect(response.status).toBe(200);
+    }
+    const afterWebhooks = await eventually(async () => {
+      const found = (await decisions(issue.key, 5)).filter((e) => /:(merged|closed)/.test(e.details.delivery_identity));
+      return found.length >= 4 ? found : undefined;
+    }, 30_000, 'the late merge and close webhooks');
+    expect(afterWebhooks.filter((e) => e.details.source === 'webhook').map((e) => e.status)).toEqual(['duplicate', 'duplicate']);
+  });
 });

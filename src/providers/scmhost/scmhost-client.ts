@@ -247,6 +247,15 @@ export class ScmhostClient {
     return pulls.map(toPullRequest).filter((pull) => pull.headRef.startsWith(prefix));
   }
 
+  /**
+   * Pull requests closed (or merged) recently, newest first: one page of the most recently updated closed pull
+   * requests is enough for a poll window, and keeps the call cheap.
+   */
+  async listRecentlyClosedPullRequestsByBranchPrefix(ref: RepoRef, prefix: string, since: Date): Promise<PullRequest[]> {
+    const { data } = await this.call<GitHubPull[]>('listRecentlyClosedPullRequestsByBranchPrefix', 'GET /repos/{owner}/{repo}/pulls', { ...ref, state: 'closed', sort: 'updated', direction: 'desc', per_page: 100 });
+    return data.map(toPullRequest).filter((pull) => pull.headRef.startsWith(prefix) && Date.parse(pull.closedAt ?? pull.updatedAt) >= since.getTime());
+  }
+
   async updatePullRequest(ref: RepoRef, number: number, changes: { title?: string; body?: string; state?: 'open' | 'closed' }): Promise<PullRequest> {
     // PATCH with the same title and body is set-like, so a repeat is harmless.
     const { data } = await this.call<GitHubPull>('updatePullRequest', 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...ref, pull_number: number, ...changes });
@@ -393,7 +402,7 @@ interface GitHubPull {
   number: number; title: string; body: string | null; state: 'open' | 'closed'; draft?: boolean; merged?: boolean;
   merged_at?: string | null; merge_commit_sha?: string | null; mergeable?: boolean | null; mergeable_state?: string;
   head: { ref: string; sha: string; repo: { full_name: string } | null }; base: { ref: string };
-  html_url: string; user: GitHubUser | null; created_at: string; updated_at: string;
+  html_url: string; user: GitHubUser | null; created_at: string; updated_at: string; closed_at?: string | null;
 }
 interface GitHubComment { id: number; body?: string; user: GitHubUser | null; created_at: string; updated_at: string; html_url: string }
 interface GitHubReview { id: number; state: string; body: string | null; commit_id?: string; user: GitHubUser | null; submitted_at?: string; html_url: string }
@@ -434,6 +443,8 @@ function toPullRequest(data: GitHubPull): PullRequest {
     author: data.user?.login,
     createdAt: data.created_at,
     updatedAt: data.updated_at,
+    closedAt: data.closed_at ?? undefined,
+    mergeCommitSha: data.merged_at ? data.merge_commit_sha ?? undefined : undefined,
   };
 }
 

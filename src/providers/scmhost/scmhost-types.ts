@@ -32,6 +32,9 @@ export interface PullRequest {
   author?: string;
   createdAt: string;
   updatedAt: string;
+  /** Set once closed; a merged pull request also has its merge commit. */
+  closedAt?: string;
+  mergeCommitSha?: string;
 }
 
 export interface MergeState {
