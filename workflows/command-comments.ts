@@ -1,0 +1,74 @@
+import { parseItemId } from './command-args';
+import { whyNotMeaningful } from './command-meaning';
+import { invalidCommand } from './command-replies';
+import { decideServiceCommand, isServiceCommand } from './command-service-verbs';
+import type { CommandDecision, CommandPosition, PullRequestTarget } from './command-types';
+
+/**
+ * Comment grammar (REFERENCE "Commands"). On the ticket: `?` or `@service ask` asks, `!` gives feedback,
+ * `/service <verb>` commands, `>option N` anywhere picks an RCA option; the first three are read at the start of
+ * the comment (after leading whitespace) and win over `>option`, so "? is >option 2 risky" is a question. On a pull
+ * request only `/service <verb>` is a command. Everything else is conversation.
+ */
+
+const QUESTION = /^(?:\?|@service\s+ask\b:?)/i;
+/** `!` gives feedback, but `![alt](url)` is a markdown image at the start of a comment. */
+const FEEDBACK = /^!(?!\[)/;
+/** `! 2: text` narrows feedback to draft item 2; the colon keeps "! 2 epics are too many" general feedback. */
+const ITEM_FEEDBACK = /^(\d+)\s*:\s*/;
+/**
+ * `>option N` with no space after `>` ("> Option 2" is a quoted line of the RCA comment); `&gt;` when the tracker's
+ * markdown escaped it.
+ */
+const OPTION = /(?:>|&gt;)option\s*(\d{1,9})(?!\d)/gi;
+
+const ignore = (reason: string): CommandDecision => ({ kind: 'ignore', reason });
+
+function decideQuestion(body: string, text: string, position: CommandPosition): CommandDecision {
+  const notMeaningful = whyNotMeaningful('a question (?)', position);
+  if (notMeaningful) return ignore(notMeaningful);
+  if (text === '') return invalidCommand(body, 'there is no question after it', 'Write the question in the same comment, e.g. `? why two epics`.');
+  return { kind: 'command', command: { type: 'question', text } };
+}
+
+function decideFeedback(text: string, position: CommandPosition): CommandDecision {
+  const notMeaningful = whyNotMeaningful('feedback (!)', position);
+  if (notMeaningful) return ignore(notMeaningful);
+  // At triage_gate the `!` reply carries the details triage asked for.
+  if (position.current_node === 'triage_gate') return { kind: 'command', command: { type: 'retriage', trigger: 'feedback', text } };
+  const item = ITEM_FEEDBACK.exec(text);
+  if (item && !whyNotMeaningful('feedback on a draft item (! <n>:)', position)) {
+    const id = parseItemId(item[1], position.draft_item_ids ?? [], '! 2: split this into two tasks');
+    if (!id.ok) return invalidCommand(`! ${text}`, id.problem, `${id.hint} Without a number, \`!\` revises the whole draft.`);
+    return { kind: 'command', command: { type: 'feedback', text: text.slice(item[0].length).trim(), item_id: id.value, via: 'comment' } };
+  }
+  return { kind: 'command', command: { type: 'feedback', text, via: 'comment' } };
+}
+
+/** Out-of-range numbers are ignored (REFERENCE); two different valid choices in one comment are ambiguous. */
+function decideOption(numbers: number[], body: string, position: CommandPosition): CommandDecision {
+  const notMeaningful = whyNotMeaningful('>option', position);
+  if (notMeaningful) return ignore(notMeaningful);
+  const count = position.rca_option_count ?? 0;
+  const valid = [...new Set(numbers.filter((n) => n >= 1 && n <= count))];
+  if (valid.length === 0) return ignore(`>option ${numbers.join(', ')}: out of range (the RCA offers ${count === 0 ? 'no options' : `options 1-${count}`})`);
+  if (valid.length > 1) return invalidCommand(body, `it picks options ${valid.join(' and ')}`, 'Pick one option per comment, e.g. `>option 1`.');
+  return { kind: 'command', command: { type: 'select_option', option: valid[0]! } };
+}
+
+export function decideTicketComment(comment: string, position: CommandPosition): CommandDecision {
+  const body = comment.trimStart();
+  if (isServiceCommand(body)) return decideServiceCommand({ text: body, written_on: 'ticket' }, position);
+  const question = QUESTION.exec(body);
+  if (question) return decideQuestion(body, body.slice(question[0].length).trim(), position);
+  if (FEEDBACK.test(body)) return decideFeedback(body.slice(1).trim(), position);
+  const options = [...body.matchAll(OPTION)].map((match) => Number(match[1]));
+  if (options.length > 0) return decideOption(options, body, position);
+  return ignore('conversation, not a command');
+}
+
+export function decidePullRequestComment(comment: string, pullRequest: PullRequestTarget | undefined, position: CommandPosition): CommandDecision {
+  const body = comment.trimStart();
+  if (!isServiceCommand(body)) return ignore('pull-request conversation, not a command');
+  return decideServiceCommand({ text: body, written_on: 'pull_request', ...(pullRequest ? { pull_request: pullRequest } : {}) }, position);
+}

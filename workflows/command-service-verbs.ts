@@ -1,0 +1,133 @@
+import { parseDraftFields, parseItemId } from './command-args';
+import { whyNotMeaningful, type Trigger, type WrittenOn } from './command-meaning';
+import { invalidCommand, quoteName } from './command-replies';
+import type { Command, CommandDecision, CommandPosition, PullRequestTarget } from './command-types';
+
+/**
+ * `/service <verb> ...` comments. The verb is case-insensitive and ends the first word; most verbs read their
+ * arguments from the first line only, so a person may add a sentence below. `update` and `add` read to the end of
+ * the comment, because a quoted description may span lines.
+ *
+ * Order of judgement: an unknown verb is invalid and blocks (SPEC 3.2 "unrecognized command"); a known verb where it
+ * means nothing is ignored (SPEC 2.4); a known verb with bad arguments is invalid with a ❌ reply and does not block.
+ */
+
+const PREFIX = /^\/service(?=\s|$)/i;
+
+export interface WrittenCommand {
+  /** The comment from `/service` on (leading whitespace already removed). */
+  text: string;
+  written_on: WrittenOn;
+  /** The pull request the comment was written on. */
+  pull_request?: PullRequestTarget;
+}
+
+interface VerbInput {
+  written: WrittenCommand;
+  position: CommandPosition;
+  /** Words after the verb on the first line. */
+  words: string[];
+  /** Text after the verb on the first line, trimmed. */
+  line: string;
+  /** Text after the verb to the end of the comment. */
+  rest: string;
+}
+
+interface Verb {
+  trigger: Trigger;
+  usage: string;
+  decide(input: VerbInput): CommandDecision;
+}
+
+const command = (value: Command): CommandDecision => ({ kind: 'command', command: value });
+
+function noArguments(input: VerbInput, usage: string, hint: string, value: Command): CommandDecision {
+  if (input.words.length > 0) return invalidCommand(input.written.text, `\`${usage}\` takes no arguments`, hint);
+  return command(value);
+}
+
+function draftIds(position: CommandPosition): readonly number[] {
+  return position.draft_item_ids ?? [];
+}
+
+/** `/service remove <n>` and `/service exclude <n>`: exactly one item number. */
+function singleItem(type: 'draft_remove' | 'draft_exclude', usage: string) {
+  return (input: VerbInput): CommandDecision => {
+    const id = parseItemId(input.words[0], draftIds(input.position), usage.replace('<n>', '2'));
+    if (!id.ok) return invalidCommand(input.written.text, id.problem, id.hint);
+    if (input.words.length > 1) return invalidCommand(input.written.text, `\`${usage}\` takes one item number`, `Example: \`${usage.replace('<n>', '2')}\`; one comment per item.`);
+    return command({ type, item_id: id.value });
+  };
+}
+
+/** skip-gate and unskip-gate: the rest of the line names the check; surrounding quotes are dropped. */
+function checkName(type: 'skip_gate' | 'unskip_gate', usage: string) {
+  return (input: VerbInput): CommandDecision => {
+    const check = input.line.replace(/^(["'])(.*)\1$/, '$2').trim();
+    if (check === '') return invalidCommand(input.written.text, 'the check name is missing', `Example: \`${usage.replace('<check>', 'lint')}\` matches every check whose name contains "lint".`);
+    return command({ type, check, match: check.toLowerCase() });
+  };
+}
+
+export const VERBS: Readonly<Record<string, Verb>> = {
+  approve: {
+    trigger: '/service approve',
+    usage: '/service approve',
+    decide: (input) => noArguments(input, '/service approve', 'It approves the whole draft; use `/service exclude <n>` first to leave an item out.',
+      { type: 'approve', gate: input.position.current_node, via: 'comment' }),
+  },
+  remove: { trigger: '/service remove', usage: '/service remove <n>', decide: singleItem('draft_remove', '/service remove <n>') },
+  exclude: { trigger: '/service exclude', usage: '/service exclude <n>', decide: singleItem('draft_exclude', '/service exclude <n>') },
+  update: {
+    trigger: '/service update',
+    usage: '/service update <n> key=value ...',
+    decide: (input) => {
+      const id = parseItemId(input.words[0], draftIds(input.position), '/service update 2 summary="Export as CSV"');
+      if (!id.ok) return invalidCommand(input.written.text, id.problem, id.hint);
+      const fields = parseDraftFields(input.rest.trimStart().slice(input.words[0]!.length));
+      if (!fields.ok) return invalidCommand(input.written.text, fields.problem, fields.hint);
+      return command({ type: 'draft_update', item_id: id.value, fields: fields.value });
+    },
+  },
+  add: {
+    trigger: '/service add',
+    usage: '/service add key=value ...',
+    decide: (input) => {
+      const fields = parseDraftFields(input.rest);
+      if (!fields.ok) return invalidCommand(input.written.text, fields.problem, fields.hint);
+      const { summary } = fields.value;
+      if (summary === undefined) return invalidCommand(input.written.text, 'a new draft item needs a summary', 'Example: `/service add summary="Export as CSV" repo=acme/api`.');
+      return command({ type: 'draft_add', fields: { ...fields.value, summary } });
+    },
+  },
+  'skip-gate': { trigger: '/service skip-gate', usage: '/service skip-gate <check>', decide: checkName('skip_gate', '/service skip-gate <check>') },
+  'unskip-gate': { trigger: '/service unskip-gate', usage: '/service unskip-gate <check>', decide: checkName('unskip_gate', '/service unskip-gate <check>') },
+  rebase: {
+    trigger: '/service rebase',
+    usage: '/service rebase',
+    decide: (input) => noArguments(input, '/service rebase', 'It rebases the pull request it is written on (on the ticket: all of them).',
+      input.written.pull_request ? { type: 'rebase', pull_request: input.written.pull_request } : { type: 'rebase' }),
+  },
+};
+
+const KNOWN = `Known commands: ${Object.values(VERBS).map((verb) => `\`${verb.usage}\``).join(', ')}.`;
+
+export function isServiceCommand(text: string): boolean {
+  return PREFIX.test(text);
+}
+
+export function decideServiceCommand(written: WrittenCommand, position: CommandPosition): CommandDecision {
+  const afterPrefix = written.text.replace(PREFIX, '');
+  const firstLine = afterPrefix.split(/\r?\n/, 1)[0]!;
+  const [rawVerb, ...words] = firstLine.trim().split(/\s+/).filter(Boolean);
+  if (rawVerb === undefined) return invalidCommand(written.text, 'no command after /service', KNOWN, true);
+  const verb = Object.hasOwn(VERBS, rawVerb.toLowerCase()) ? VERBS[rawVerb.toLowerCase()] : undefined;
+  if (!verb) return invalidCommand(written.text, `unknown command ${quoteName(rawVerb)}`, KNOWN, true);
+
+  const notMeaningful = whyNotMeaningful(verb.trigger, position, written.written_on);
+  if (notMeaningful) return { kind: 'ignore', reason: notMeaningful };
+
+  const afterVerb = afterPrefix.slice(afterPrefix.indexOf(rawVerb) + rawVerb.length);
+  const line = afterVerb.split(/\r?\n/, 1)[0]!.trim();
+  return verb.decide({ written, position, words, line, rest: afterVerb });
+}
