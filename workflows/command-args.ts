@@ -45,11 +45,10 @@ export function parseAssignments(text: string): Parsed<Array<[string, string]>> 
   };
   skipSpace();
   while (index < text.length) {
-    const key = /^[A-Za-z_][A-Za-z0-9_-]*/.exec(text.slice(index))?.[0];
+    const key = /^[A-Za-z_][A-Za-z0-9_-]*=/.exec(text.slice(index))?.[0].slice(0, -1);
+    // Most often the second word of an unquoted value: summary=Export as CSV.
     if (!key) return problem(`expected key=value at ${quoteName(text.slice(index).split(/\s/, 1)[0]!)}`, hint);
-    index += key.length;
-    if (text[index] !== '=') return problem(`${quoteName(key)} has no value`, hint);
-    index += 1;
+    index += key.length + 1;
     const quote = text[index];
     let value: string;
     if (quote === '"' || quote === "'") {

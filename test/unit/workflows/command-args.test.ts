@@ -17,7 +17,7 @@ describe('parseAssignments', () => {
   });
 
   it.each([
-    ['summary', '"summary" has no value'],
+    ['summary', 'expected key=value at "summary"'],
     ['summary= repo=x', '"summary" has no value'],
     ['summary="open', 'the value of "summary" has no closing "'],
     [`summary='open`, `the value of "summary" has no closing '`],
