@@ -28,13 +28,16 @@ export interface LedgerState {
   /** `<source_system>:<kind>:<id>` -> newest accepted revision. */
   resources: Record<string, ResourceRecord>;
   resource_order: string[];
+  /** `<resource>#<claim>` -> the identity that made the claim (bounded like the identities). */
+  claims?: Record<string, string>;
+  claim_order?: string[];
   counts: Record<LedgerDecision, number>;
 }
 
 export const LEDGER_LIMITS = { identities: 2_000, resources: 1_000 } as const;
 
 export function emptyLedger(): LedgerState {
-  return { identities: {}, identity_order: [], resources: {}, resource_order: [], counts: { accepted: 0, duplicate: 0, stale: 0, conflict: 0 } };
+  return { identities: {}, identity_order: [], resources: {}, resource_order: [], claims: {}, claim_order: [], counts: { accepted: 0, duplicate: 0, stale: 0, conflict: 0 } };
 }
 
 /**
@@ -61,16 +64,18 @@ export function classifyObservation(ledger: LedgerState, observation: Observatio
       ? { decision: 'duplicate', reason: `delivery ${observation.delivery_identity} was already accepted` }
       : { decision: 'conflict', reason: `delivery ${observation.delivery_identity} was accepted before with different content` };
   }
+  if (observation.claim !== undefined) {
+    const claimedBy = ledger.claims?.[`${resourceKey(observation)}#${observation.claim}`];
+    if (claimedBy !== undefined && claimedBy !== observation.delivery_identity) {
+      return { decision: 'conflict', reason: `${observation.resource.kind} ${observation.resource.id} was already ${observation.claim} as ${claimedBy}; ${observation.delivery_identity} contradicts it` };
+    }
+  }
   const revision = observation.revision;
   const known = ledger.resources[resourceKey(observation)];
-  if (revision !== null && known) {
-    const order = compareRevisions(revision, known.revision);
-    if (order < 0) {
-      return { decision: 'stale', reason: `revision ${revision} of ${observation.resource.kind} ${observation.resource.id} is older than accepted revision ${known.revision}` };
-    }
-    if (order === 0) {
-      return { decision: 'conflict', reason: `revision ${revision} of ${observation.resource.kind} ${observation.resource.id} was already accepted as ${known.identity}; two different facts cannot share a revision` };
-    }
+  // Equal revisions are not ordered: provider clocks tick in seconds, and two real facts (opened, then merged by a
+  // bot) can share one. Only what is strictly older is stale; contradictions are caught by identity and claims.
+  if (revision !== null && known && compareRevisions(revision, known.revision) < 0) {
+    return { decision: 'stale', reason: `revision ${revision} of ${observation.resource.kind} ${observation.resource.id} is older than accepted revision ${known.revision}` };
   }
   return { decision: 'accepted', reason: revision === null ? 'new fact (no provider revision; identified by its event identity)' : `new fact at revision ${revision}` };
 }
@@ -90,10 +95,16 @@ export function applyObservation(ledger: LedgerState, observation: Observation):
   ledger.counts[verdict.decision] += 1;
   if (verdict.decision === 'accepted') {
     remember(ledger.identities, ledger.identity_order, observation.delivery_identity, observation.fingerprint, LEDGER_LIMITS.identities);
-    if (observation.revision !== null) {
+    const known = ledger.resources[resourceKey(observation)];
+    if (observation.revision !== null && (!known || compareRevisions(observation.revision, known.revision) > 0)) {
       remember(ledger.resources, ledger.resource_order, resourceKey(observation), {
         revision: observation.revision, identity: observation.delivery_identity, fingerprint: observation.fingerprint,
       }, LEDGER_LIMITS.resources);
+    }
+    if (observation.claim !== undefined) {
+      ledger.claims ??= {};
+      ledger.claim_order ??= [];
+      remember(ledger.claims, ledger.claim_order, `${resourceKey(observation)}#${observation.claim}`, observation.delivery_identity, LEDGER_LIMITS.identities);
     }
   }
   return verdict;

@@ -79,6 +79,11 @@ export interface Observation {
    * ticket's current labels). Same identity with another fingerprint is contradicting evidence: a conflict.
    */
   fingerprint: string;
+  /**
+   * A fact that can happen only once per resource (a check run's completion, a pull request's merge, a review's
+   * submission). Another fact making the same claim on the same resource contradicts it: a conflict.
+   */
+  claim?: string;
   ticket_key: string;
   facts: ObservationFacts;
   /** When the provider says the fact happened (ISO 8601 UTC), when known. */

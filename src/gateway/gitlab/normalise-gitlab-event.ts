@@ -39,6 +39,7 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
           event: 'merge_request',
           delivery_identity: identity,
           resource: { kind: 'merge_request', id: ref },
+          claim: merged ? 'merged' : undefined,
           revision: updated,
           fingerprint: factFingerprint({ mr: ref, state: merged ? 'merged' : mr.state, head, merge_commit_sha: mr.merge_commit_sha ?? null }),
           observed_at: updated,

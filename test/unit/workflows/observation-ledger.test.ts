@@ -44,13 +44,24 @@ describe('observation ledger', () => {
     expect(applyObservation(ledger, comment('1', '2026-11-23T08:01:00.000Z')).decision).toBe('stale');
   });
 
-  it('reports two different facts claiming the same revision as a conflict instead of guessing an order', () => {
+  it('reports a second completion of one check run as a conflict instead of guessing which is true', () => {
     const ledger = emptyLedger();
-    const run = (conclusion: string) => observation(`scmhost:check_run:77:completed:${conclusion}`, {
-      source_system: 'scmhost', resource: { kind: 'check_run', id: '77' }, revision: '2026-11-23T08:00:00.000Z',
+    const run = (conclusion: string, at: string) => observation(`scmhost:check_run:77:completed:${conclusion}`, {
+      source_system: 'scmhost', resource: { kind: 'check_run', id: '77' }, revision: at, claim: 'completed',
     });
-    expect(applyObservation(ledger, run('success')).decision).toBe('accepted');
-    expect(applyObservation(ledger, run('failure')).decision).toBe('conflict');
+    expect(applyObservation(ledger, run('success', '2026-11-23T08:00:00.000Z')).decision).toBe('accepted');
+    const verdict = applyObservation(ledger, run('failure', '2026-11-23T08:00:05.000Z'));
+    expect(verdict.decision).toBe('conflict');
+    expect(verdict.reason).toContain('was already completed as scmhost:check_run:77:completed:success');
+    expect(applyObservation(ledger, run('success', '2026-11-23T08:00:00.000Z')).decision).toBe('duplicate');
+  });
+
+  it('accepts two different facts sharing a revision: provider clocks tick in seconds', () => {
+    const ledger = emptyLedger();
+    const pr = (identity: string, claim?: string) => observation(identity, { source_system: 'scmhost', resource: { kind: 'pull_request', id: 'a/b#1' }, revision: '2026-11-23T08:00:00.000Z', claim });
+    expect(applyObservation(ledger, pr('scmhost:pr:a/b#1:head:abc')).decision).toBe('accepted');
+    expect(applyObservation(ledger, pr('scmhost:pr:a/b#1:merged:def', 'merged')).decision).toBe('accepted');
+    expect(applyObservation(ledger, pr('scmhost:pr:a/b#1:merged:xyz', 'merged')).decision).toBe('conflict');
   });
 
   it('does not let a stale or conflicting fact move the resource revision', () => {
