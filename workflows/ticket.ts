@@ -11,7 +11,7 @@ import { isReplayable, listEffects } from './effect-journal';
 import { applyRetention } from './retention';
 import { replayEffect, runEffect, type EffectContext } from './effect-runner';
 import type { EffectOperation } from './effect-types';
-import { parseCommand } from './command-boundary';
+import { parseCommand } from './command-parser';
 import { buildExecutionView } from './execution-view';
 import {
   effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, timelineQuery,
@@ -178,6 +178,7 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
   const handleAccepted = async (observation: Observation) => {
     rememberPullRequest(state, observation);
     const decision = parseCommand(observation, {
+      workflow_kind: input.workflow_kind,
       current_node: state.checkpoint.current_node,
       is_blocked: state.checkpoint.is_blocked,
       is_paused: state.checkpoint.is_paused,
@@ -207,13 +208,13 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
       case 'skip_gate':
       case 'unskip_gate': {
         const skipped = new Set(state.checkpoint.ci_skipped_checks);
-        if (command.type === 'skip_gate') skipped.add(command.check);
-        else skipped.delete(command.check);
+        if (command.type === 'skip_gate') skipped.add(command.match);
+        else skipped.delete(command.match);
         state.checkpoint.ci_skipped_checks = [...skipped].sort();
         const verb = command.type === 'skip_gate' ? 'Skipping' : 'No longer skipping';
         await reply(observation, `✅ ${verb} CI checks whose name contains \`${command.check}\` (skipped now: ${state.checkpoint.ci_skipped_checks.map((c) => `\`${c}\``).join(', ') || 'none'}).`);
         if (observation.source_system !== 'tracker') {
-          await effect({ kind: 'tracker.comment', issue_key: input.ticket_key, body: `ℹ️ ${verb} CI checks matching \`${command.check}\`, as asked on the pull request.` });
+          await effect({ kind: 'tracker.comment', issue_key: input.ticket_key, body: `ℹ️ ${verb} CI checks matching \`${command.match}\`, as asked on the pull request.` });
         }
         return;
       }

@@ -94,11 +94,11 @@ describe('durable effects against the tracker simulator', () => {
       const body = await execution(issue.key);
       return body.status === 'blocked' && body.effects.length >= 3 && body.effects.every((e: Json) => FINAL.includes(e.status)) ? body : undefined;
     }, 60_000, `${issue.key} blocked on the command`);
-    expect(blocked).toMatchObject({ waiting: { code: 'unrecognized_command' }, current_position: 'intake', checkpoint: { last_error: 'unknown command "frobnicate"' } });
+    expect(blocked).toMatchObject({ waiting: { code: 'unrecognized_command' }, current_position: 'intake', checkpoint: { last_error: expect.stringContaining('unknown command "frobnicate"') } });
     const written = commentsOn(issue.key).filter((c) => !c.startsWith('/service'));
     expect(written).toHaveLength(2);
-    expect(written[0]).toMatch(/^❌ `\/service frobnicate --now`: unknown command "frobnicate"\. Known commands: approve, remove/);
-    expect(written[1]).toContain('🚫 **Blocked** at `intake`: unknown command "frobnicate"');
+    expect(written[0]).toMatch(/^❌ `\/service frobnicate --now`: unknown command "frobnicate"\. Known commands: `\/service approve`/);
+    expect(written[1]).toMatch(/^🚫 \*\*Blocked\*\* at `intake`: .*unknown command "frobnicate"/);
     expect(tracker.state.issue(issue.key).labels).toContain('service:blocked');
 
     tracker.state.addComment(issue.key, '? a question is not meaningful at intake');
@@ -112,8 +112,8 @@ describe('durable effects against the tracker simulator', () => {
     const timeline = await getJson(`${stack.api}/api/v1/workflows/${issue.key}/execution/timeline?limit=200`, TOKEN);
     const decisions = timeline.body.entries.filter((e: Json) => e.kind === 'command_decision').map((e: Json) => [e.status, e.summary]);
     expect(decisions).toEqual(expect.arrayContaining([
-      ['invalid', 'unknown command "frobnicate"'],
-      ['ignored', 'a question is not meaningful at intake'],
+      ['invalid', expect.stringContaining('unknown command "frobnicate"')],
+      ['ignored', expect.stringMatching(/^a question \(\?\) is not meaningful at intake/)],
       ['accepted', 'command retry at intake'],
     ]));
   });
