@@ -1,23 +1,43 @@
 import { isModelPolicyKey, MODEL_POLICY_KEYS, requiresTools, type ModelPolicyKey } from './model-policy-keys';
 
 /**
- * Deployment model configuration (SPEC 2.10): MODEL_CONNECTIONS, MODEL_DEFAULT and MODEL_POLICY, or the legacy pair
- * LLM_BACKEND + LLM_MODEL (with CONTAINER_LLM_MODEL). Connections hold no credentials: each backend reads its
- * provider's native variables, checked here so a missing key is a startup error, not a failed stage at 3 a.m.
+ * Deployment model configuration (SPEC 2.10): MODEL_CONNECTIONS, MODEL_DEFAULT and MODEL_POLICY, and the legacy pair
+ * LLM_BACKEND + LLM_MODEL (with CONTAINER_LLM_MODEL). Parsing is pure: it returns one line per problem so startup can
+ * print them all and exit non-zero, instead of failing a stage at 3 a.m.
  *
- * Backends:
- *   openai-compatible  any OpenAI-style chat completions endpoint; `base_url` in the connection (an address, not a
- *                      credential) or OPENAI_BASE_URL; key from OPENAI_API_KEY (optional: local servers need none)
- *   anthropic          ANTHROPIC_API_KEY
- *   cloud-ai           Google Vertex AI with `project` and `location`; GOOGLE_APPLICATION_CREDENTIALS (service account
- *                      file) or GOOGLE_VERTEX_API_KEY (express mode)
+ * Modes:
+ *   connections  MODEL_CONNECTIONS is set. Project policy (tracker project properties) is read before each execution.
+ *                The default target is MODEL_DEFAULT; when MODEL_DEFAULT is absent, LLM_BACKEND + LLM_MODEL are the
+ *                last fallback (and then required together). The legacy connection is kept apart from the named
+ *                connections: project policy can never name it.
+ *   legacy       only LLM_BACKEND + LLM_MODEL (required together): one model for the host, CONTAINER_LLM_MODEL (else
+ *                LLM_MODEL) for container stages. No tracker request is ever made for model policy.
+ *   none         nothing is configured: a warning; AI stages fail closed (the gateway needs no model).
+ *
+ * Connections hold no credentials; each backend reads its provider's native environment variables, and startup
+ * checks that they are present:
+ *   openai-compatible  any OpenAI-style chat-completions endpoint. The address comes from the connection's `base_url`
+ *                      (an address, not a credential) or OPENAI_BASE_URL; the key from OPENAI_API_KEY, optional
+ *                      because local servers need none.
+ *   anthropic          ANTHROPIC_API_KEY.
+ *   cloud-ai           Google Vertex AI with the connection's `project` and `location` (legacy: GOOGLE_VERTEX_PROJECT
+ *                      and GOOGLE_VERTEX_LOCATION); GOOGLE_APPLICATION_CREDENTIALS (service account file) or
+ *                      GOOGLE_VERTEX_API_KEY (express mode).
+ *
+ * Target forms: deployment variables use `{"connection": "...", "model": "..."}`; project properties use the string
+ * `connection:model` (split at the first colon, so model names may contain colons); both are accepted when reading.
  */
 export const MODEL_BACKENDS = ['openai-compatible', 'anthropic', 'cloud-ai'] as const;
 export type ModelBackend = (typeof MODEL_BACKENDS)[number];
 export const MODEL_CAPABILITIES = ['structured_output', 'tools'] as const;
 export type ModelCapability = (typeof MODEL_CAPABILITIES)[number];
 export const MAX_OUTPUT_TOKENS_LIMIT = 131_072;
+/** Used when a connection does not say; the legacy connection always uses it. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+/** The name the legacy connection is shown under; it is not in `connections`, so policy cannot reach it. */
 export const LEGACY_CONNECTION = 'legacy';
+/** Connection names end up in `connection:model` strings, so they cannot hold a colon (or anything odd). */
+const CONNECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 export interface ModelConnection {
   name: string;
@@ -37,17 +57,27 @@ export interface ModelTarget {
   model: string;
 }
 
+export interface LegacyModel {
+  connection: ModelConnection;
+  /** LLM_MODEL: host executions. */
+  target: ModelTarget;
+  /** CONTAINER_LLM_MODEL, else LLM_MODEL: container executions. */
+  container_target: ModelTarget;
+}
+
 export interface ModelConfiguration {
   mode: 'connections' | 'legacy' | 'none';
+  /** The named connections of MODEL_CONNECTIONS: everything project policy may name. */
   connections: Record<string, ModelConnection>;
   default?: ModelTarget;
   policy: Partial<Record<ModelPolicyKey, ModelTarget>>;
-  /** Legacy mode: the host model and the container model (CONTAINER_LLM_MODEL, else LLM_MODEL). */
-  legacy?: { target: ModelTarget; container_target: ModelTarget };
+  /** LLM_BACKEND + LLM_MODEL: the whole configuration in legacy mode, the last fallback in connections mode. */
+  legacy?: LegacyModel;
 }
 
 export interface ModelConfigurationResult {
   config?: ModelConfiguration;
+  /** One line each; any problem means no configuration. */
   problems: string[];
   warnings: string[];
 }
@@ -68,25 +98,35 @@ function parseJson(name: string, raw: string, problems: string[]): unknown {
   }
 }
 
-/** Checks the provider's native credentials and backend-specific fields of a connection. */
+/** Checks the provider's native credentials and the backend-specific fields of a connection. */
 function backendProblems(connection: ModelConnection, env: NodeJS.ProcessEnv, where: string): string[] {
   const problems: string[] = [];
-  if (connection.backend === 'cloud-ai') {
-    if (!connection.project) problems.push(`${where}: backend cloud-ai needs "project"`);
-    if (!connection.location) problems.push(`${where}: backend cloud-ai needs "location"`);
-    if (!env.GOOGLE_APPLICATION_CREDENTIALS?.trim() && !env.GOOGLE_VERTEX_API_KEY?.trim()) {
-      problems.push(`${where}: backend cloud-ai needs GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_VERTEX_API_KEY in the environment`);
-    }
-  } else if (connection.backend === 'anthropic') {
-    if (!env.ANTHROPIC_API_KEY?.trim()) problems.push(`${where}: backend anthropic needs ANTHROPIC_API_KEY in the environment`);
-  } else if (!connection.base_url && !env.OPENAI_BASE_URL?.trim()) {
-    problems.push(`${where}: backend openai-compatible needs "base_url" in the connection or OPENAI_BASE_URL`);
+  switch (connection.backend) {
+    case 'cloud-ai':
+      if (!connection.project) problems.push(`${where}: backend cloud-ai needs "project"${connection.legacy ? ' (GOOGLE_VERTEX_PROJECT)' : ''}`);
+      if (!connection.location) problems.push(`${where}: backend cloud-ai needs "location"${connection.legacy ? ' (GOOGLE_VERTEX_LOCATION)' : ''}`);
+      if (!env.GOOGLE_APPLICATION_CREDENTIALS?.trim() && !env.GOOGLE_VERTEX_API_KEY?.trim()) {
+        problems.push(`${where}: backend cloud-ai needs GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_VERTEX_API_KEY in the environment`);
+      }
+      break;
+    case 'anthropic':
+      if (!env.ANTHROPIC_API_KEY?.trim()) problems.push(`${where}: backend anthropic needs ANTHROPIC_API_KEY in the environment`);
+      break;
+    case 'openai-compatible':
+      if (!connection.base_url && !env.OPENAI_BASE_URL?.trim()) {
+        problems.push(`${where}: backend openai-compatible needs ${connection.legacy ? 'OPENAI_BASE_URL' : '"base_url" in the connection or OPENAI_BASE_URL'}`);
+      }
+      break;
   }
   return problems;
 }
 
 function parseConnection(name: string, raw: unknown, problems: string[]): ModelConnection | undefined {
   const where = `MODEL_CONNECTIONS.${name}`;
+  if (!CONNECTION_NAME.test(name)) {
+    problems.push(`${where}: a connection name may hold only letters, digits, "_", "." and "-" (it is written as <connection>:<model>)`);
+    return undefined;
+  }
   if (!isObject(raw)) {
     problems.push(`${where}: expected an object`);
     return undefined;
@@ -94,7 +134,7 @@ function parseConnection(name: string, raw: unknown, problems: string[]): ModelC
   const before = problems.length;
   for (const field of Object.keys(raw)) {
     if (CONNECTION_FIELDS.has(field)) continue;
-    if (CREDENTIAL_FIELD.test(field)) problems.push(`${where}.${field}: connections hold no credentials; the ${String(raw.backend ?? 'provider')} backend reads its native environment variables`);
+    if (CREDENTIAL_FIELD.test(field)) problems.push(`${where}.${field}: connections hold no credentials; the ${typeof raw.backend === 'string' ? raw.backend : 'provider'} backend reads its native environment variables`);
     else problems.push(`${where}.${field}: unknown field (known: ${[...CONNECTION_FIELDS].join(', ')})`);
   }
   const backend = raw.backend;
@@ -102,20 +142,21 @@ function parseConnection(name: string, raw: unknown, problems: string[]): ModelC
     problems.push(`${where}.backend: expected one of ${MODEL_BACKENDS.join(', ')}, got ${JSON.stringify(backend)}`);
   }
   const models = raw.allowed_models;
-  if (!Array.isArray(models) || models.length === 0 || !models.every((m) => typeof m === 'string' && m.trim() !== '')) {
+  if (!Array.isArray(models) || models.length === 0 || !models.every((m) => typeof m === 'string' && m.trim() !== '' && m === m.trim())) {
     problems.push(`${where}.allowed_models: expected a non-empty array of model names`);
   }
   const capabilities = raw.capabilities ?? [];
-  if (!Array.isArray(capabilities) || !capabilities.every((c) => (MODEL_CAPABILITIES as readonly string[]).includes(c as string))) {
-    problems.push(`${where}.capabilities: expected an array of ${MODEL_CAPABILITIES.join(', ')}`);
+  if (!Array.isArray(capabilities) || !capabilities.every((c) => (MODEL_CAPABILITIES as readonly unknown[]).includes(c))) {
+    problems.push(`${where}.capabilities: expected an array of ${MODEL_CAPABILITIES.join(', ')}, got ${JSON.stringify(capabilities)}`);
   }
-  const maxTokens = raw.max_output_tokens ?? 8192;
+  const maxTokens = raw.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > MAX_OUTPUT_TOKENS_LIMIT) {
     problems.push(`${where}.max_output_tokens: expected a whole number from 1 to ${MAX_OUTPUT_TOKENS_LIMIT}, got ${JSON.stringify(maxTokens)}`);
   }
   for (const field of ['project', 'location', 'base_url'] as const) {
-    if (raw[field] !== undefined && typeof raw[field] !== 'string') problems.push(`${where}.${field}: expected a string`);
+    if (raw[field] !== undefined && (typeof raw[field] !== 'string' || raw[field].trim() === '')) problems.push(`${where}.${field}: expected a non-empty string`);
   }
+  if (typeof raw.base_url === 'string' && !/^https?:\/\/[^\s]+$/.test(raw.base_url)) problems.push(`${where}.base_url: expected an http(s) URL`);
   if (problems.length > before) return undefined;
   return {
     name,
@@ -123,8 +164,8 @@ function parseConnection(name: string, raw: unknown, problems: string[]): ModelC
     project: raw.project as string | undefined,
     location: raw.location as string | undefined,
     base_url: raw.base_url as string | undefined,
-    allowed_models: models as string[],
-    capabilities: capabilities as ModelCapability[],
+    allowed_models: [...new Set(models as string[])],
+    capabilities: [...new Set(capabilities as ModelCapability[])],
     max_output_tokens: maxTokens as number,
     legacy: false,
   };
@@ -132,15 +173,19 @@ function parseConnection(name: string, raw: unknown, problems: string[]): ModelC
 
 /** `{connection, model}` (the deployment form) or `connection:model` (the project-property form). */
 export function parseTarget(raw: unknown): ModelTarget | undefined {
+  let connection: unknown;
+  let model: unknown;
   if (typeof raw === 'string') {
     const colon = raw.indexOf(':');
-    if (colon <= 0 || colon === raw.length - 1) return undefined;
-    return { connection: raw.slice(0, colon).trim(), model: raw.slice(colon + 1).trim() };
+    if (colon < 0) return undefined;
+    connection = raw.slice(0, colon).trim();
+    model = raw.slice(colon + 1).trim();
+  } else if (isObject(raw)) {
+    connection = typeof raw.connection === 'string' ? raw.connection.trim() : undefined;
+    model = typeof raw.model === 'string' ? raw.model.trim() : undefined;
   }
-  if (isObject(raw) && typeof raw.connection === 'string' && typeof raw.model === 'string' && raw.connection && raw.model) {
-    return { connection: raw.connection, model: raw.model };
-  }
-  return undefined;
+  if (typeof connection !== 'string' || typeof model !== 'string' || !CONNECTION_NAME.test(connection) || model === '') return undefined;
+  return { connection, model };
 }
 
 export function formatTarget(target: ModelTarget): string {
@@ -151,13 +196,57 @@ export function formatTarget(target: ModelTarget): string {
 export function targetProblem(config: Pick<ModelConfiguration, 'connections'>, target: ModelTarget, key?: ModelPolicyKey): string | undefined {
   const connection = config.connections[target.connection];
   if (!connection) return `connection "${target.connection}" is not defined (defined: ${Object.keys(config.connections).join(', ') || 'none'})`;
-  if (!connection.allowed_models.includes(target.model)) {
-    return `model "${target.model}" is not allowed on connection "${target.connection}" (allowed: ${connection.allowed_models.join(', ')})`;
+  return connectionProblem(connection, target.model, key);
+}
+
+/** Allowlist and capability rule for a model on a known connection. */
+export function connectionProblem(connection: ModelConnection, model: string, key?: ModelPolicyKey): string | undefined {
+  if (!connection.allowed_models.includes(model)) {
+    return `model "${model}" is not allowed on connection "${connection.name}" (allowed: ${connection.allowed_models.join(', ')})`;
   }
   if (key && requiresTools(key) && !connection.capabilities.includes('tools')) {
-    return `stage ${key} needs a connection with the "tools" capability; "${target.connection}" has ${connection.capabilities.join(', ') || 'none'}`;
+    return `stage ${key} needs a connection with the "tools" capability; "${connection.name}" has ${connection.capabilities.join(', ') || 'none'}`;
   }
   return undefined;
+}
+
+function parseLegacy(env: NodeJS.ProcessEnv, problems: string[]): LegacyModel | undefined {
+  const text = (name: string) => env[name]?.trim() || undefined;
+  const backend = text('LLM_BACKEND');
+  const model = text('LLM_MODEL');
+  const containerModel = text('CONTAINER_LLM_MODEL');
+  const before = problems.length;
+  if (!backend || !model) problems.push(`LLM_BACKEND and LLM_MODEL are required together (${backend ? 'LLM_MODEL' : 'LLM_BACKEND'} is missing)`);
+  if (backend && !(MODEL_BACKENDS as readonly string[]).includes(backend)) problems.push(`LLM_BACKEND: expected one of ${MODEL_BACKENDS.join(', ')}, got "${backend}"`);
+  if (problems.length > before) return undefined;
+  const connection: ModelConnection = {
+    name: LEGACY_CONNECTION,
+    backend: backend as ModelBackend,
+    // The legacy pair has no room for a project, a location or an address: the providers' own variables carry them.
+    project: text('GOOGLE_VERTEX_PROJECT'),
+    location: text('GOOGLE_VERTEX_LOCATION'),
+    base_url: text('OPENAI_BASE_URL'),
+    allowed_models: [...new Set([model!, ...(containerModel ? [containerModel] : [])])],
+    capabilities: ['structured_output', 'tools'],
+    max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
+    legacy: true,
+  };
+  const credentialProblems = backendProblems(connection, env, `LLM_BACKEND=${backend}`);
+  if (credentialProblems.length) {
+    problems.push(...credentialProblems);
+    return undefined;
+  }
+  return {
+    connection,
+    target: { connection: LEGACY_CONNECTION, model: model! },
+    container_target: { connection: LEGACY_CONNECTION, model: containerModel ?? model! },
+  };
+}
+
+function parseTargetVariable(name: string, raw: unknown, problems: string[]): ModelTarget | undefined {
+  const target = isObject(raw) ? parseTarget(raw) : undefined;
+  if (!target) problems.push(`${name}: expected {"connection": "...", "model": "..."}, got ${JSON.stringify(raw)}`);
+  return target;
 }
 
 export function parseModelConfiguration(env: NodeJS.ProcessEnv = process.env): ModelConfigurationResult {
@@ -167,40 +256,29 @@ export function parseModelConfiguration(env: NodeJS.ProcessEnv = process.env): M
   const rawConnections = text('MODEL_CONNECTIONS');
   const rawDefault = text('MODEL_DEFAULT');
   const rawPolicy = text('MODEL_POLICY');
-  const llmBackend = text('LLM_BACKEND');
-  const llmModel = text('LLM_MODEL');
-  const containerModel = text('CONTAINER_LLM_MODEL');
+  const legacyGiven = Boolean(text('LLM_BACKEND') || text('LLM_MODEL'));
 
   if (!rawConnections) {
     if (rawDefault) problems.push('MODEL_DEFAULT is set but MODEL_CONNECTIONS is not: define the connection it names');
     if (rawPolicy) problems.push('MODEL_POLICY is set but MODEL_CONNECTIONS is not: define the connections it names');
-    if (!llmBackend && !llmModel) {
-      if (problems.length === 0) warnings.push('no model is configured (MODEL_CONNECTIONS + MODEL_DEFAULT, or LLM_BACKEND + LLM_MODEL): AI stages will fail closed');
-      return problems.length ? { problems, warnings } : { config: { mode: 'none', connections: {}, policy: {} }, problems, warnings };
+    if (!legacyGiven) {
+      if (text('CONTAINER_LLM_MODEL')) problems.push('CONTAINER_LLM_MODEL is set but LLM_BACKEND and LLM_MODEL are not');
+      if (problems.length) return { problems, warnings };
+      warnings.push('no model is configured (MODEL_CONNECTIONS + MODEL_DEFAULT, or LLM_BACKEND + LLM_MODEL): AI stages will fail closed');
+      return { config: { mode: 'none', connections: {}, policy: {} }, problems, warnings };
     }
-    if (!llmBackend || !llmModel) problems.push('LLM_BACKEND and LLM_MODEL are required together when MODEL_CONNECTIONS and MODEL_DEFAULT are absent');
-    if (llmBackend && !(MODEL_BACKENDS as readonly string[]).includes(llmBackend)) problems.push(`LLM_BACKEND: expected one of ${MODEL_BACKENDS.join(', ')}, got "${llmBackend}"`);
-    if (problems.length) return { problems, warnings };
-    const connection: ModelConnection = {
-      name: LEGACY_CONNECTION, backend: llmBackend as ModelBackend, allowed_models: [...new Set([llmModel!, ...(containerModel ? [containerModel] : [])])],
-      capabilities: ['structured_output', 'tools'], max_output_tokens: 8192, legacy: true,
-      project: text('GOOGLE_VERTEX_PROJECT') ?? text('GOOGLE_CLOUD_PROJECT'), location: text('GOOGLE_VERTEX_LOCATION') ?? text('GOOGLE_CLOUD_LOCATION'),
-    };
-    problems.push(...backendProblems(connection, env, 'LLM_BACKEND'));
-    if (problems.length) return { problems, warnings };
-    const target = { connection: LEGACY_CONNECTION, model: llmModel! };
-    return {
-      config: { mode: 'legacy', connections: { [LEGACY_CONNECTION]: connection }, policy: {}, legacy: { target, container_target: { connection: LEGACY_CONNECTION, model: containerModel ?? llmModel! } } },
-      problems, warnings,
-    };
+    const legacy = parseLegacy(env, problems);
+    if (problems.length || !legacy) return { problems, warnings };
+    return { config: { mode: 'legacy', connections: {}, policy: {}, legacy }, problems, warnings };
   }
 
-  if (llmBackend || llmModel) warnings.push('LLM_BACKEND/LLM_MODEL are ignored because MODEL_CONNECTIONS is set');
   const connections: Record<string, ModelConnection> = {};
   const parsedConnections = parseJson('MODEL_CONNECTIONS', rawConnections, problems);
+  let connectionsUsable = false;
   if (parsedConnections !== undefined) {
     if (!isObject(parsedConnections) || Object.keys(parsedConnections).length === 0) problems.push('MODEL_CONNECTIONS: expected a JSON object with at least one connection');
     else {
+      const before = problems.length;
       for (const [name, raw] of Object.entries(parsedConnections)) {
         const connection = parseConnection(name, raw, problems);
         if (connection) {
@@ -208,21 +286,24 @@ export function parseModelConfiguration(env: NodeJS.ProcessEnv = process.env): M
           connections[name] = connection;
         }
       }
+      connectionsUsable = problems.length === before;
     }
   }
+  // Targets are only checked against a connection list that parsed completely; otherwise every target naming a
+  // broken connection would add a second, misleading line.
+  const checkTarget = (where: string, target: ModelTarget, key?: ModelPolicyKey) => {
+    if (!connectionsUsable && !connections[target.connection]) return;
+    const problem = targetProblem({ connections }, target, key);
+    if (problem) problems.push(`${where}: ${problem}`);
+  };
+
   let defaultTarget: ModelTarget | undefined;
-  if (!rawDefault) problems.push('MODEL_DEFAULT is required with MODEL_CONNECTIONS: {"connection": "...", "model": "..."}');
-  else {
+  if (rawDefault) {
     const parsed = parseJson('MODEL_DEFAULT', rawDefault, problems);
-    if (parsed !== undefined) {
-      defaultTarget = isObject(parsed) ? parseTarget(parsed) : undefined;
-      if (!defaultTarget) problems.push('MODEL_DEFAULT: expected {"connection": "...", "model": "..."}');
-      else {
-        const problem = targetProblem({ connections }, defaultTarget);
-        if (problem && Object.keys(connections).length) problems.push(`MODEL_DEFAULT: ${problem}`);
-      }
-    }
+    if (parsed !== undefined) defaultTarget = parseTargetVariable('MODEL_DEFAULT', parsed, problems);
+    if (defaultTarget) checkTarget('MODEL_DEFAULT', defaultTarget);
   }
+
   const policy: Partial<Record<ModelPolicyKey, ModelTarget>> = {};
   if (rawPolicy) {
     const parsed = parseJson('MODEL_POLICY', rawPolicy, problems);
@@ -230,20 +311,26 @@ export function parseModelConfiguration(env: NodeJS.ProcessEnv = process.env): M
     else if (parsed !== undefined) {
       for (const [key, raw] of Object.entries(parsed)) {
         if (!isModelPolicyKey(key)) {
-          problems.push(`MODEL_POLICY.${key}: unknown policy key (keys: ${MODEL_POLICY_KEYS.join(', ')})`);
+          problems.push(`MODEL_POLICY.${key}: unknown policy key${key === '*' ? ' (there is no "*" key: use MODEL_DEFAULT)' : ''} (keys: ${MODEL_POLICY_KEYS.join(', ')})`);
           continue;
         }
-        const target = isObject(raw) ? parseTarget(raw) : undefined;
-        if (!target) {
-          problems.push(`MODEL_POLICY.${key}: expected {"connection": "...", "model": "..."}`);
-          continue;
-        }
-        const problem = targetProblem({ connections }, target, key);
-        if (problem) problems.push(`MODEL_POLICY.${key}: ${problem}`);
-        else policy[key] = target;
+        const target = parseTargetVariable(`MODEL_POLICY.${key}`, raw, problems);
+        if (!target) continue;
+        policy[key] = target;
+        checkTarget(`MODEL_POLICY.${key}`, target, key);
       }
     }
   }
+
+  let legacy: LegacyModel | undefined;
+  if (!rawDefault) {
+    // The legacy pair is the last step of the resolution order, so without MODEL_DEFAULT it is the default target.
+    if (legacyGiven) legacy = parseLegacy(env, problems);
+    else problems.push('MODEL_DEFAULT is required with MODEL_CONNECTIONS ({"connection": "...", "model": "..."}), unless LLM_BACKEND and LLM_MODEL provide the fallback');
+  } else if (legacyGiven || text('CONTAINER_LLM_MODEL')) {
+    warnings.push('LLM_BACKEND/LLM_MODEL/CONTAINER_LLM_MODEL are not used: MODEL_DEFAULT comes before them for every stage');
+  }
+
   if (defaultTarget && !problems.length) {
     const connection = connections[defaultTarget.connection];
     const uncovered = MODEL_POLICY_KEYS.filter((key) => requiresTools(key) && !policy[key]);
@@ -252,5 +339,5 @@ export function parseModelConfiguration(env: NodeJS.ProcessEnv = process.env): M
     }
   }
   if (problems.length) return { problems, warnings };
-  return { config: { mode: 'connections', connections, default: defaultTarget, policy }, problems, warnings };
+  return { config: { mode: 'connections', connections, default: defaultTarget, policy, ...(legacy ? { legacy } : {}) }, problems, warnings };
 }

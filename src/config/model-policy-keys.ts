@@ -23,6 +23,16 @@ export function requiresTools(key: ModelPolicyKey): boolean {
   return !TOOL_FREE_KEYS.includes(key);
 }
 
+/**
+ * Stages whose agent runs in the implementation container (they change repository files). Only the legacy mode cares:
+ * there CONTAINER_LLM_MODEL overrides LLM_MODEL for them. A caller that knows better passes `runsIn` explicitly.
+ */
+export const CONTAINER_KEYS: readonly ModelPolicyKey[] = ['implement_work', 'implement_review_fix', 'ci_fix', 'rebase', 'update_docs'];
+
+export function defaultExecutionPlace(key: ModelPolicyKey): 'host' | 'container' {
+  return CONTAINER_KEYS.includes(key) ? 'container' : 'host';
+}
+
 /** The artifact a question or revision is about, and which key it resolves. */
 export type ArtifactKind = 'prd' | 'spec' | 'plan' | 'tasks' | 'takeover_plan';
 

@@ -1,12 +1,15 @@
-import { formatTarget, parseTarget, targetProblem, type ModelConfiguration, type ModelConnection, type ModelTarget } from './model-configuration';
-import { isModelPolicyKey, type ModelPolicyKey } from './model-policy-keys';
+import { connectionProblem, formatTarget, parseTarget, targetProblem, type ModelConfiguration, type ModelConnection, type ModelTarget } from './model-configuration';
+import { defaultExecutionPlace, isModelPolicyKey, type ModelPolicyKey } from './model-policy-keys';
 import type { ProjectPropertiesPort } from '../providers/tracker/project-properties-port';
 
-/** The project's model properties (SPEC 2.8): `service.model_policy` and `service.model_default`. */
+/** The project's model properties (SPEC 2.8) as read from the tracker: `service.model_policy`, `service.model_default`. */
 export interface ProjectModelPolicy {
   policy?: unknown;
   default?: unknown;
 }
+
+export const PROJECT_MODEL_POLICY_PROPERTY = 'service.model_policy';
+export const PROJECT_MODEL_DEFAULT_PROPERTY = 'service.model_default';
 
 export type TargetSource = 'project_policy' | 'project_default' | 'deployment_policy' | 'deployment_default' | 'legacy';
 
@@ -14,63 +17,125 @@ export type Resolution =
   | { ok: true; key: ModelPolicyKey; target: ModelTarget; connection: ModelConnection; source: TargetSource }
   | { ok: false; key: ModelPolicyKey; source: TargetSource | 'none'; problem: string; report: string };
 
+export interface ResolveOptions {
+  /** Where the agent runs; only the legacy mode distinguishes (CONTAINER_LLM_MODEL). Default: by stage. */
+  runsIn?: 'host' | 'container';
+}
+
+/** A stage that cannot run because its model policy is invalid: fail closed, post `report`, do not retry as is. */
+export class ModelPolicyError extends Error {
+  override readonly name = 'ModelPolicyError';
+  readonly key: ModelPolicyKey;
+  readonly source: TargetSource | 'none';
+  readonly problem: string;
+  readonly report: string;
+  constructor(resolution: Extract<Resolution, { ok: false }>) {
+    super(`model policy for ${resolution.key} is invalid (${resolution.source}): ${resolution.problem}`);
+    this.key = resolution.key;
+    this.source = resolution.source;
+    this.problem = resolution.problem;
+    this.report = resolution.report;
+  }
+}
+
 /** What an operator needs to fix an invalid policy: every connection a project may name, with its models. */
 export function availableModelsReport(config: ModelConfiguration): string {
-  const visible = Object.values(config.connections).filter((c) => !c.legacy);
+  const visible = Object.values(config.connections);
   if (visible.length === 0) return 'No connections are available to project policy on this deployment (legacy single-model mode).';
-  return ['Available connections and models:', ...visible.map((c) => `- ${c.name} (${c.backend}; ${c.capabilities.join(', ') || 'no capabilities'}): ${c.allowed_models.join(', ')}`)].join('\n');
+  return [
+    'Available connections and models (write targets as <connection>:<model>):',
+    ...visible.map((c) => `- ${c.name} (${c.backend}; ${c.capabilities.join(', ') || 'no capabilities'}): ${c.allowed_models.join(', ')}`),
+    'Stages other than automated_review_triage, proposal_review_triage, generate_pr_description and sync_pr_description need a connection with "tools".',
+  ].join('\n');
 }
 
 /**
  * Resolves one model invocation (SPEC 2.10). First match wins: project stage override, project default, deployment
  * stage mapping, deployment default, legacy. The first target found is the one used: when it is invalid the stage
- * fails closed with a report, it never falls through to a weaker choice. Project policy cannot name the legacy
- * connection nor weaken the capability rule.
+ * fails closed with a report; it never falls through to a weaker choice, so a typo in project policy cannot quietly
+ * run a stage on another model. Project policy cannot name the legacy connection nor weaken the capability rule.
+ * Pure: the caller reads the project policy (see resolveForExecution) and keeps the result for the execution.
  */
-export function resolveModelTarget(config: ModelConfiguration, key: ModelPolicyKey, project: ProjectModelPolicy = {}): Resolution {
+export function resolveModelTarget(config: ModelConfiguration, key: ModelPolicyKey, project: ProjectModelPolicy = {}, options: ResolveOptions = {}): Resolution {
   const fail = (source: TargetSource | 'none', problem: string): Resolution => ({
-    ok: false, key, source, problem, report: `Model policy for stage ${key} is invalid (${source}): ${problem}\n\n${availableModelsReport(config)}`,
+    ok: false, key, source, problem, report: `The model policy for stage ${key} is invalid (${describeSource(source)}): ${problem}\n\n${availableModelsReport(config)}`,
   });
   const candidates: Array<[TargetSource, unknown]> = [];
   if (config.mode === 'connections') {
     const policy = project.policy;
-    if (policy !== undefined) {
-      if (typeof policy !== 'object' || policy === null || Array.isArray(policy)) return fail('project_policy', 'service.model_policy must be a JSON object of stage to "connection:model"');
+    if (policy !== undefined && policy !== null) {
+      if (typeof policy !== 'object' || Array.isArray(policy)) return fail('project_policy', `${PROJECT_MODEL_POLICY_PROPERTY} must be a JSON object of stage to "connection:model"`);
+      // Unknown keys fail validation for every stage, not only for the misspelt one: the project meant something else.
       const unknown = Object.keys(policy).filter((k) => !isModelPolicyKey(k));
-      if (unknown.length) return fail('project_policy', `service.model_policy has unknown keys: ${unknown.join(', ')}`);
-      if ((policy as Record<string, unknown>)[key] !== undefined) candidates.push(['project_policy', (policy as Record<string, unknown>)[key]]);
+      if (unknown.length) return fail('project_policy', `${PROJECT_MODEL_POLICY_PROPERTY} has unknown keys: ${unknown.join(', ')}`);
+      const entry = (policy as Record<string, unknown>)[key];
+      if (entry !== undefined) candidates.push(['project_policy', entry]);
     }
-    if (project.default !== undefined) candidates.push(['project_default', project.default]);
+    if (project.default !== undefined && project.default !== null) candidates.push(['project_default', project.default]);
     if (config.policy[key]) candidates.push(['deployment_policy', config.policy[key]]);
     if (config.default) candidates.push(['deployment_default', config.default]);
-  } else if (config.mode === 'legacy' && config.legacy) {
-    candidates.push(['legacy', key === 'implement_work' ? config.legacy.container_target : config.legacy.target]);
+  }
+  if (config.legacy) {
+    const runsIn = options.runsIn ?? defaultExecutionPlace(key);
+    candidates.push(['legacy', runsIn === 'container' ? config.legacy.container_target : config.legacy.target]);
   }
   const first = candidates[0];
   if (!first) return fail('none', 'no model is configured for this deployment');
   const [source, raw] = first;
+  if (source === 'legacy' && config.legacy) {
+    const target = raw as ModelTarget;
+    const problem = connectionProblem(config.legacy.connection, target.model, key);
+    return problem ? fail(source, problem) : { ok: true, key, target, connection: config.legacy.connection, source };
+  }
   const target = parseTarget(raw);
   if (!target) return fail(source, `${JSON.stringify(raw)} is not a "connection:model" target`);
-  const connection = config.connections[target.connection];
-  if ((source === 'project_policy' || source === 'project_default') && connection?.legacy) {
-    return fail(source, `connection "${target.connection}" is not available to project policy`);
-  }
   const problem = targetProblem(config, target, key);
+  const connection = config.connections[target.connection];
   if (problem || !connection) return fail(source, problem ?? `connection "${target.connection}" is not defined`);
   return { ok: true, key, target, connection, source };
 }
 
 /**
  * The project's policy, read before each execution when MODEL_CONNECTIONS is configured; legacy and model-less
- * deployments make no tracker request at all.
+ * deployments make no tracker request at all. A failed read throws (the activity retries): running on the deployment
+ * default because the tracker was briefly unreachable would ignore what the project asked for.
  */
 export async function loadProjectModelPolicy(config: ModelConfiguration, properties: Pick<ProjectPropertiesPort, 'getProjectProperty'> | undefined, projectKey: string): Promise<ProjectModelPolicy> {
-  if (config.mode !== 'connections' || !properties) return {};
+  if (config.mode !== 'connections') return {};
+  if (!properties) throw new Error('the tracker project properties client is required when MODEL_CONNECTIONS is configured');
   const [policy, fallback] = await Promise.all([
-    properties.getProjectProperty(projectKey, 'service.model_policy'),
-    properties.getProjectProperty(projectKey, 'service.model_default'),
+    properties.getProjectProperty(projectKey, PROJECT_MODEL_POLICY_PROPERTY),
+    properties.getProjectProperty(projectKey, PROJECT_MODEL_DEFAULT_PROPERTY),
   ]);
   return { policy, default: fallback };
+}
+
+/**
+ * One model invocation's target, resolved right before the execution and fixed for it (the caller keeps the returned
+ * object; nothing re-reads the policy mid-execution). Throws ModelPolicyError when the policy is invalid.
+ */
+export async function resolveForExecution(input: {
+  config: ModelConfiguration;
+  key: ModelPolicyKey;
+  projectKey: string;
+  properties?: Pick<ProjectPropertiesPort, 'getProjectProperty'>;
+  runsIn?: 'host' | 'container';
+}): Promise<Extract<Resolution, { ok: true }>> {
+  const project = await loadProjectModelPolicy(input.config, input.properties, input.projectKey);
+  const resolution = resolveModelTarget(input.config, input.key, project, { runsIn: input.runsIn });
+  if (!resolution.ok) throw new ModelPolicyError(resolution);
+  return Object.freeze(resolution);
+}
+
+export function describeSource(source: TargetSource | 'none'): string {
+  switch (source) {
+    case 'project_policy': return `project property ${PROJECT_MODEL_POLICY_PROPERTY}`;
+    case 'project_default': return `project property ${PROJECT_MODEL_DEFAULT_PROPERTY}`;
+    case 'deployment_policy': return 'MODEL_POLICY';
+    case 'deployment_default': return 'MODEL_DEFAULT';
+    case 'legacy': return 'LLM_BACKEND/LLM_MODEL';
+    case 'none': return 'no configuration';
+  }
 }
 
 export function describeResolution(resolution: Resolution): string {

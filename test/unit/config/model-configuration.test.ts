@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseModelConfiguration, type ModelConfiguration } from '../../../src/config/model-configuration';
-import { MODEL_POLICY_KEYS, questionKey, revisionKey, TOOL_FREE_KEYS } from '../../../src/config/model-policy-keys';
-import { availableModelsReport, loadProjectModelPolicy, resolveModelTarget } from '../../../src/config/model-target-resolver';
+import { formatTarget, parseModelConfiguration, parseTarget } from '../../../src/config/model-configuration';
+import { CONTAINER_KEYS, MODEL_POLICY_KEYS, questionKey, requiresTools, revisionKey, TOOL_FREE_KEYS } from '../../../src/config/model-policy-keys';
 
 const connections = {
   vertex: { backend: 'cloud-ai', project: 'acme-ai', location: 'europe-west4', allowed_models: ['gemini-2.5-pro', 'gemini-2.5-flash'], capabilities: ['structured_output', 'tools'], max_output_tokens: 65536 },
@@ -15,99 +14,137 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ANTHROPIC_API_KEY: 'sk-ant-test',
   ...extra,
 });
+const only = (connection: Record<string, unknown>) => ({
+  MODEL_CONNECTIONS: JSON.stringify({ x: { backend: 'anthropic', allowed_models: ['m'], capabilities: ['tools'], ...connection } }),
+  MODEL_DEFAULT: JSON.stringify({ connection: 'x', model: 'm' }),
+});
 
-function configured(extra: Record<string, string> = {}): ModelConfiguration {
-  const result = parseModelConfiguration(env(extra));
-  if (!result.config) throw new Error(result.problems.join('\n'));
-  return result.config;
-}
-
-describe('parseModelConfiguration', () => {
-  it('knows exactly the 27 policy keys and the four tool-free ones', () => {
+describe('policy keys', () => {
+  it('are exactly the 27 keys of SPEC 2.10, four of them tool-free', () => {
     expect(MODEL_POLICY_KEYS).toHaveLength(27);
     expect(new Set(MODEL_POLICY_KEYS).size).toBe(27);
     expect([...TOOL_FREE_KEYS].sort()).toEqual(['automated_review_triage', 'generate_pr_description', 'proposal_review_triage', 'sync_pr_description']);
-  });
-
-  it('accepts a valid configuration', () => {
-    const config = configured({ MODEL_POLICY: JSON.stringify({ code_review: { connection: 'claude', model: 'claude-sonnet-4' } }) });
-    expect(config.mode).toBe('connections');
-    expect(config.policy.code_review).toEqual({ connection: 'claude', model: 'claude-sonnet-4' });
+    expect(MODEL_POLICY_KEYS.filter(requiresTools)).toHaveLength(23);
+    expect(CONTAINER_KEYS.every((key) => MODEL_POLICY_KEYS.includes(key))).toBe(true);
   });
 
   it.each([
-    [{ MODEL_POLICY: JSON.stringify({ '*': { connection: 'vertex', model: 'gemini-2.5-pro' } }) }, 'MODEL_POLICY.*: unknown policy key'],
-    [{ MODEL_POLICY: JSON.stringify({ generate_prd: { connection: 'plain', model: 'small' } }) }, 'MODEL_POLICY.generate_prd: stage generate_prd needs a connection with the "tools" capability'],
-    [{ MODEL_DEFAULT: JSON.stringify({ connection: 'vertex', model: 'gpt-9' }) }, 'MODEL_DEFAULT: model "gpt-9" is not allowed on connection "vertex" (allowed: gemini-2.5-pro, gemini-2.5-flash)'],
-    [{ MODEL_DEFAULT: JSON.stringify({ connection: 'nope', model: 'x' }) }, 'MODEL_DEFAULT: connection "nope" is not defined (defined: vertex, claude, plain)'],
-    [{ MODEL_DEFAULT: JSON.stringify({ connection: 'plain', model: 'small' }) }, 'MODEL_DEFAULT: connection "plain" lacks the "tools" capability'],
-    [{ ANTHROPIC_API_KEY: '' }, 'MODEL_CONNECTIONS.claude: backend anthropic needs ANTHROPIC_API_KEY'],
-    [{ GOOGLE_APPLICATION_CREDENTIALS: '' }, 'MODEL_CONNECTIONS.vertex: backend cloud-ai needs GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_VERTEX_API_KEY'],
-    [{ MODEL_CONNECTIONS: JSON.stringify({ x: { backend: 'anthropic', allowed_models: ['m'], capabilities: ['tools'], api_key: 'sk' } }), MODEL_DEFAULT: JSON.stringify({ connection: 'x', model: 'm' }) }, 'MODEL_CONNECTIONS.x.api_key: connections hold no credentials'],
-    [{ MODEL_CONNECTIONS: JSON.stringify({ x: { backend: 'anthropic', allowed_models: ['m'], capabilities: ['tools'], max_output_tokens: 200000 } }), MODEL_DEFAULT: JSON.stringify({ connection: 'x', model: 'm' }) }, 'MODEL_CONNECTIONS.x.max_output_tokens: expected a whole number from 1 to 131072'],
-    [{ MODEL_CONNECTIONS: JSON.stringify({ x: { backend: 'watson', allowed_models: ['m'] } }), MODEL_DEFAULT: JSON.stringify({ connection: 'x', model: 'm' }) }, 'MODEL_CONNECTIONS.x.backend: expected one of openai-compatible, anthropic, cloud-ai'],
-    [{ MODEL_CONNECTIONS: '{not json' }, 'MODEL_CONNECTIONS: not valid JSON'],
-    [{ MODEL_DEFAULT: '' }, 'MODEL_DEFAULT is required with MODEL_CONNECTIONS'],
-  ])('reports %j as one clear line', (extra, line) => {
-    const result = parseModelConfiguration(env(extra as Record<string, string>));
-    expect(result.config).toBeUndefined();
-    expect(result.problems.some((p) => p.startsWith(line))).toBe(true);
-  });
-
-  it('requires LLM_BACKEND and LLM_MODEL together in legacy mode, and warns when nothing is configured', () => {
-    expect(parseModelConfiguration({ LLM_MODEL: 'gemini' }).problems).toEqual(['LLM_BACKEND and LLM_MODEL are required together when MODEL_CONNECTIONS and MODEL_DEFAULT are absent']);
-    const none = parseModelConfiguration({});
-    expect(none.config?.mode).toBe('none');
-    expect(none.warnings[0]).toContain('no model is configured');
-    const legacy = parseModelConfiguration({ LLM_BACKEND: 'anthropic', LLM_MODEL: 'claude-sonnet-4', CONTAINER_LLM_MODEL: 'claude-haiku', ANTHROPIC_API_KEY: 'k' });
-    expect(legacy.config?.legacy).toEqual({ target: { connection: 'legacy', model: 'claude-sonnet-4' }, container_target: { connection: 'legacy', model: 'claude-haiku' } });
+    ['prd', 'generate_prd', 'answer_question'],
+    ['spec', 'generate_spec', 'answer_question'],
+    ['plan', 'decompose_epics', 'answer_question'],
+    ['tasks', 'generate_tasks', 'answer_question'],
+    ['takeover_plan', 'task_takeover_planning', 'task_takeover_question'],
+  ] as const)('a revision of %s reuses %s; a question about it resolves %s', (artifact, revision, question) => {
+    expect(revisionKey(artifact)).toBe(revision);
+    expect(questionKey(artifact)).toBe(question);
   });
 });
 
-describe('resolveModelTarget', () => {
-  const config = configured({ MODEL_POLICY: JSON.stringify({ code_review: { connection: 'claude', model: 'claude-sonnet-4' }, generate_pr_description: { connection: 'plain', model: 'small' } }) });
+describe('parseTarget', () => {
+  it.each([
+    ['vertex:gemini-2.5-pro', 'vertex:gemini-2.5-pro'],
+    [' local : llama3:70b ', 'local:llama3:70b'],
+    [{ connection: 'claude', model: 'claude-sonnet-4' }, 'claude:claude-sonnet-4'],
+    ['no-colon', undefined],
+    [':model', undefined],
+    ['conn:', undefined],
+    ['bad name:model', undefined],
+    [{ connection: 'claude' }, undefined],
+    [42, undefined],
+  ])('%j -> %s', (raw, expected) => {
+    const target = parseTarget(raw);
+    expect(target && formatTarget(target)).toBe(expected);
+  });
+});
+
+describe('parseModelConfiguration', () => {
+  it('accepts named connections with a deployment default and stage mapping', () => {
+    const result = parseModelConfiguration(env({ MODEL_POLICY: JSON.stringify({ code_review: { connection: 'claude', model: 'claude-sonnet-4' }, sync_pr_description: { connection: 'plain', model: 'small' } }) }));
+    expect(result.problems).toEqual([]);
+    expect(result.config).toMatchObject({
+      mode: 'connections',
+      default: { connection: 'vertex', model: 'gemini-2.5-pro' },
+      policy: { code_review: { connection: 'claude', model: 'claude-sonnet-4' }, sync_pr_description: { connection: 'plain', model: 'small' } },
+    });
+    expect(result.config?.connections.vertex).toMatchObject({ max_output_tokens: 65536, legacy: false });
+    expect(result.config?.connections.claude?.max_output_tokens).toBe(8192);
+    expect(result.config?.legacy).toBeUndefined();
+  });
 
   it.each([
-    // [key, project policy, project default, expected target, expected source]
-    ['generate_prd', { generate_prd: 'claude:claude-sonnet-4' }, 'vertex:gemini-2.5-flash', 'claude:claude-sonnet-4', 'project_policy'],
-    ['generate_prd', { code_review: 'claude:claude-sonnet-4' }, 'vertex:gemini-2.5-flash', 'vertex:gemini-2.5-flash', 'project_default'],
-    ['code_review', undefined, undefined, 'claude:claude-sonnet-4', 'deployment_policy'],
-    ['ci_fix', undefined, undefined, 'vertex:gemini-2.5-pro', 'deployment_default'],
-    ['sync_pr_description', { sync_pr_description: 'plain:small' }, undefined, 'plain:small', 'project_policy'],
-    ['generate_pr_description', undefined, { connection: 'vertex', model: 'gemini-2.5-flash' }, 'vertex:gemini-2.5-flash', 'project_default'],
-  ])('%s resolves in order', (key, policy, fallback, target, source) => {
-    const resolution = resolveModelTarget(config, key as never, { policy, default: fallback });
-    expect(resolution.ok && `${resolution.target.connection}:${resolution.target.model}`).toBe(target);
-    expect(resolution.source).toBe(source);
+    ['"*" is not a policy key', { MODEL_POLICY: JSON.stringify({ '*': { connection: 'vertex', model: 'gemini-2.5-pro' } }) }, 'MODEL_POLICY.*: unknown policy key (there is no "*" key: use MODEL_DEFAULT)'],
+    ['a misspelt key', { MODEL_POLICY: JSON.stringify({ generate_prdd: { connection: 'vertex', model: 'gemini-2.5-pro' } }) }, 'MODEL_POLICY.generate_prdd: unknown policy key'],
+    ['a stage mapped to a connection without tools', { MODEL_POLICY: JSON.stringify({ generate_prd: { connection: 'plain', model: 'small' } }) }, 'MODEL_POLICY.generate_prd: stage generate_prd needs a connection with the "tools" capability; "plain" has structured_output'],
+    ['a stage mapping in the project-property form', { MODEL_POLICY: JSON.stringify({ ci_fix: 'vertex:gemini-2.5-pro' }) }, 'MODEL_POLICY.ci_fix: expected {"connection": "...", "model": "..."}'],
+    ['a default outside the allowlist', { MODEL_DEFAULT: JSON.stringify({ connection: 'vertex', model: 'gpt-9' }) }, 'MODEL_DEFAULT: model "gpt-9" is not allowed on connection "vertex" (allowed: gemini-2.5-pro, gemini-2.5-flash)'],
+    ['a default on an unknown connection', { MODEL_DEFAULT: JSON.stringify({ connection: 'nope', model: 'x' }) }, 'MODEL_DEFAULT: connection "nope" is not defined (defined: vertex, claude, plain)'],
+    ['a default without tools', { MODEL_DEFAULT: JSON.stringify({ connection: 'plain', model: 'small' }) }, 'MODEL_DEFAULT: connection "plain" lacks the "tools" capability, which 23 stages without a MODEL_POLICY entry need'],
+    ['a default that is not JSON', { MODEL_DEFAULT: 'vertex:gemini-2.5-pro' }, 'MODEL_DEFAULT: not valid JSON'],
+    ['no default and no legacy fallback', { MODEL_DEFAULT: '' }, 'MODEL_DEFAULT is required with MODEL_CONNECTIONS'],
+    ['anthropic without its key', { ANTHROPIC_API_KEY: '' }, 'MODEL_CONNECTIONS.claude: backend anthropic needs ANTHROPIC_API_KEY in the environment'],
+    ['Vertex without credentials', { GOOGLE_APPLICATION_CREDENTIALS: ' ' }, 'MODEL_CONNECTIONS.vertex: backend cloud-ai needs GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_VERTEX_API_KEY'],
+    ['Vertex without a location', { MODEL_CONNECTIONS: JSON.stringify({ ...connections, vertex: { ...connections.vertex, location: undefined } }) }, 'MODEL_CONNECTIONS.vertex: backend cloud-ai needs "location"'],
+    ['an OpenAI-compatible connection without an address', { MODEL_CONNECTIONS: JSON.stringify({ ...connections, plain: { ...connections.plain, base_url: undefined } }) }, 'MODEL_CONNECTIONS.plain: backend openai-compatible needs "base_url" in the connection or OPENAI_BASE_URL'],
+    ['a credential inside a connection', only({ api_key: 'sk-123' }), 'MODEL_CONNECTIONS.x.api_key: connections hold no credentials; the anthropic backend reads its native environment variables'],
+    ['an unknown connection field', only({ region: 'eu' }), 'MODEL_CONNECTIONS.x.region: unknown field'],
+    ['max_output_tokens above 131072', only({ max_output_tokens: 131073 }), 'MODEL_CONNECTIONS.x.max_output_tokens: expected a whole number from 1 to 131072, got 131073'],
+    ['a fractional max_output_tokens', only({ max_output_tokens: 10.5 }), 'MODEL_CONNECTIONS.x.max_output_tokens: expected a whole number'],
+    ['an unknown capability', only({ capabilities: ['tools', 'vision'] }), 'MODEL_CONNECTIONS.x.capabilities: expected an array of structured_output, tools'],
+    ['an empty allowlist', only({ allowed_models: [] }), 'MODEL_CONNECTIONS.x.allowed_models: expected a non-empty array of model names'],
+    ['an unknown backend', only({ backend: 'watson' }), 'MODEL_CONNECTIONS.x.backend: expected one of openai-compatible, anthropic, cloud-ai, got "watson"'],
+    ['a connection name with a colon', { MODEL_CONNECTIONS: JSON.stringify({ 'a:b': connections.claude }) }, 'MODEL_CONNECTIONS.a:b: a connection name may hold only'],
+    ['MODEL_CONNECTIONS that is not JSON', { MODEL_CONNECTIONS: '{not json' }, 'MODEL_CONNECTIONS: not valid JSON'],
+    ['MODEL_CONNECTIONS that is empty', { MODEL_CONNECTIONS: '{}' }, 'MODEL_CONNECTIONS: expected a JSON object with at least one connection'],
+  ])('reports %s as one clear line', (_name, extra, line) => {
+    const result = parseModelConfiguration(env(extra as Record<string, string>));
+    expect(result.config).toBeUndefined();
+    expect(result.problems.filter((p) => p.startsWith(line))).toHaveLength(1);
+    expect(result.problems.every((p) => !p.includes('\n'))).toBe(true);
   });
 
-  it('fails closed when the chosen target is invalid, with the available models in the report', () => {
-    const weak = resolveModelTarget(config, 'implement_work', { policy: { implement_work: 'plain:small' } });
-    expect(weak).toMatchObject({ ok: false, source: 'project_policy', problem: expect.stringContaining('needs a connection with the "tools" capability') });
-    expect(weak.ok ? '' : weak.report).toContain('- vertex (cloud-ai; structured_output, tools): gemini-2.5-pro, gemini-2.5-flash');
-    expect(resolveModelTarget(config, 'ci_fix', { policy: { ci_fx: 'vertex:gemini-2.5-pro' } })).toMatchObject({ ok: false, problem: 'service.model_policy has unknown keys: ci_fx' });
-    expect(resolveModelTarget(config, 'ci_fix', { default: 'vertex:gpt-9' })).toMatchObject({ ok: false, source: 'project_default' });
-    expect(resolveModelTarget(config, 'ci_fix', { default: 'no-colon' })).toMatchObject({ ok: false, problem: expect.stringContaining('is not a "connection:model" target') });
+  it('reports every problem at once, one line each, without echoing values of credential fields', () => {
+    const result = parseModelConfiguration({
+      MODEL_CONNECTIONS: JSON.stringify({ a: { backend: 'anthropic', allowed_models: ['m'], token: 'sk-secret-value' }, b: { backend: 'nope', allowed_models: ['m'] } }),
+      MODEL_DEFAULT: JSON.stringify({ connection: 'a', model: 'm' }),
+      MODEL_POLICY: JSON.stringify({ bogus: { connection: 'a', model: 'm' } }),
+    });
+    expect(result.problems.map((p) => p.split(':')[0])).toEqual(['MODEL_CONNECTIONS.a.token', 'MODEL_CONNECTIONS.b.backend', 'MODEL_POLICY.bogus']);
+    expect(result.problems.join('\n')).not.toContain('sk-secret-value');
   });
 
-  it('never exposes the legacy connection to project policy and uses the container model for implementation', () => {
-    const legacy = parseModelConfiguration({ LLM_BACKEND: 'anthropic', LLM_MODEL: 'claude-sonnet-4', CONTAINER_LLM_MODEL: 'claude-haiku', ANTHROPIC_API_KEY: 'k' }).config!;
-    expect(resolveModelTarget(legacy, 'generate_prd', { policy: { generate_prd: 'legacy:claude-sonnet-4' } })).toMatchObject({ ok: true, source: 'legacy' });
-    expect(resolveModelTarget(legacy, 'implement_work')).toMatchObject({ ok: true, target: { model: 'claude-haiku' } });
-    expect(availableModelsReport(legacy)).toContain('legacy single-model mode');
+  it('legacy mode: LLM_BACKEND and LLM_MODEL are required together', () => {
+    expect(parseModelConfiguration({ LLM_MODEL: 'gemini' }).problems).toEqual(['LLM_BACKEND and LLM_MODEL are required together (LLM_BACKEND is missing)']);
+    expect(parseModelConfiguration({ LLM_BACKEND: 'anthropic', ANTHROPIC_API_KEY: 'k' }).problems).toEqual(['LLM_BACKEND and LLM_MODEL are required together (LLM_MODEL is missing)']);
+    expect(parseModelConfiguration({ LLM_BACKEND: 'anthropic', LLM_MODEL: 'm' }).problems).toEqual(['LLM_BACKEND=anthropic: backend anthropic needs ANTHROPIC_API_KEY in the environment']);
+    expect(parseModelConfiguration({ CONTAINER_LLM_MODEL: 'm' }).problems).toEqual(['CONTAINER_LLM_MODEL is set but LLM_BACKEND and LLM_MODEL are not']);
+    expect(parseModelConfiguration({ MODEL_DEFAULT: '{"connection":"a","model":"b"}', LLM_BACKEND: 'anthropic', LLM_MODEL: 'm', ANTHROPIC_API_KEY: 'k' }).problems)
+      .toEqual(['MODEL_DEFAULT is set but MODEL_CONNECTIONS is not: define the connection it names']);
   });
 
-  it('maps questions and revisions to their keys', () => {
-    expect([questionKey('prd'), questionKey('takeover_plan'), revisionKey('spec'), revisionKey('plan')]).toEqual(['answer_question', 'task_takeover_question', 'generate_spec', 'decompose_epics']);
+  it('legacy mode: one host model and a container model, on a connection project policy cannot see', () => {
+    const legacy = parseModelConfiguration({ LLM_BACKEND: 'cloud-ai', LLM_MODEL: 'gemini-2.5-pro', CONTAINER_LLM_MODEL: 'gemini-2.5-flash', GOOGLE_VERTEX_API_KEY: 'k', GOOGLE_VERTEX_PROJECT: 'p', GOOGLE_VERTEX_LOCATION: 'us-central1' });
+    expect(legacy.problems).toEqual([]);
+    expect(legacy.config).toMatchObject({
+      mode: 'legacy',
+      connections: {},
+      legacy: { target: { connection: 'legacy', model: 'gemini-2.5-pro' }, container_target: { connection: 'legacy', model: 'gemini-2.5-flash' }, connection: { backend: 'cloud-ai', project: 'p', location: 'us-central1', allowed_models: ['gemini-2.5-pro', 'gemini-2.5-flash'] } },
+    });
   });
 
-  it('reads the project policy only with MODEL_CONNECTIONS', async () => {
-    const reads: string[] = [];
-    const properties = { getProjectProperty: async (_project: string, key: string) => { reads.push(key); return undefined; } };
-    await loadProjectModelPolicy(config, properties, 'PROJ');
-    expect(reads).toEqual(['service.model_policy', 'service.model_default']);
-    reads.length = 0;
-    await loadProjectModelPolicy(parseModelConfiguration({ LLM_BACKEND: 'anthropic', LLM_MODEL: 'm', ANTHROPIC_API_KEY: 'k' }).config!, properties, 'PROJ');
-    expect(reads).toEqual([]);
+  it('with MODEL_CONNECTIONS and no MODEL_DEFAULT the legacy pair is the fallback; with MODEL_DEFAULT it is unused', () => {
+    const fallback = parseModelConfiguration(env({ MODEL_DEFAULT: '', LLM_BACKEND: 'anthropic', LLM_MODEL: 'claude-sonnet-4' }));
+    expect(fallback.problems).toEqual([]);
+    expect(fallback.config).toMatchObject({ mode: 'connections', legacy: { target: { model: 'claude-sonnet-4' } } });
+    expect(fallback.config?.connections.legacy).toBeUndefined();
+    expect(parseModelConfiguration(env({ MODEL_DEFAULT: '', LLM_MODEL: 'm' })).problems).toEqual(['LLM_BACKEND and LLM_MODEL are required together (LLM_BACKEND is missing)']);
+    const unused = parseModelConfiguration(env({ LLM_BACKEND: 'anthropic', LLM_MODEL: 'claude-sonnet-4' }));
+    expect(unused.config?.legacy).toBeUndefined();
+    expect(unused.warnings).toEqual(['LLM_BACKEND/LLM_MODEL/CONTAINER_LLM_MODEL are not used: MODEL_DEFAULT comes before them for every stage']);
+  });
+
+  it('with nothing configured warns and leaves AI stages to fail closed', () => {
+    const none = parseModelConfiguration({});
+    expect(none).toMatchObject({ problems: [], config: { mode: 'none' } });
+    expect(none.warnings[0]).toContain('no model is configured');
   });
 });
