@@ -1,12 +1,24 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { formatTarget, parseModelConfiguration } from '../config/model-configuration';
 import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
-import { loadProjectModelPolicy, resolveModelTarget, availableModelsReport } from '../config/model-target-resolver';
+import { availableModelsReport, describeResolution, loadProjectModelPolicy, resolveModelTarget, type ProjectModelPolicy } from '../config/model-target-resolver';
+import { isProviderError } from '../providers/provider-errors';
 import { createTrackerClient, trackerOptionsFromEnv } from '../providers/tracker/tracker-client';
 import { redactSecrets } from '../redaction/redact-secrets';
 
+/**
+ * `service get-config <PROJECT> --models` (SPEC 4.8): checks a project's model policy against this deployment's
+ * configuration (the same environment the worker reads) and prints the effective target of every policy key and where
+ * it comes from. Exit 1 when the deployment configuration or any key is invalid; with --json, stdout then stays empty
+ * and the explanation goes to stderr (SPEC 7), so a script never mistakes a failure for an answer.
+ */
 export default class GetConfig extends Command {
   static override description = 'Validate against the local runtime configuration and print the effective model target of every policy key';
+
+  static override examples = [
+    '<%= config.bin %> get-config PROJ --models',
+    '<%= config.bin %> get-config PROJ --models --json',
+  ];
 
   static override args = { project: Args.string({ description: 'tracker project key', required: true }) };
 
@@ -18,35 +30,51 @@ export default class GetConfig extends Command {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(GetConfig);
     const project = args.project.trim().toUpperCase();
+    if (!/^[A-Z][A-Z0-9_]*$/.test(project)) throw new Error(`"${args.project}" is not a project key`);
     if (!flags.models) throw new Error('nothing to show: pass --models');
     const parsed = parseModelConfiguration(process.env);
     if (!parsed.config) throw new Error(`the deployment's model configuration is invalid:\n${parsed.problems.join('\n')}`);
+    for (const warning of parsed.warnings) process.stderr.write(`warning: ${warning}\n`);
     const config = parsed.config;
-    let properties;
+
+    // Legacy and model-less deployments never read project policy, so they need no tracker settings at all.
+    let projectPolicy: ProjectModelPolicy = {};
     if (config.mode === 'connections') {
+      let tracker;
       try {
-        properties = createTrackerClient(trackerOptionsFromEnv(process.env));
+        tracker = createTrackerClient(trackerOptionsFromEnv(process.env));
       } catch (error) {
         throw new Error(`${(error as Error).message} (needed to read the project's model policy)`);
       }
+      try {
+        projectPolicy = await loadProjectModelPolicy(config, tracker, project);
+      } catch (error) {
+        const status = isProviderError(error) ? error.status : undefined;
+        throw new Error(status === 404 ? `project ${project} not found in the tracker` : `tracker request failed: ${(error as Error).message}`);
+      }
     }
-    const projectPolicy = await loadProjectModelPolicy(config, properties, project);
+
     const resolutions = MODEL_POLICY_KEYS.map((key) => resolveModelTarget(config, key, projectPolicy));
     const invalid = resolutions.filter((r) => !r.ok);
+    const width = Math.max(...MODEL_POLICY_KEYS.map((k) => k.length));
+    const lines = resolutions.map((r) => `  ${r.key.padEnd(width)}  ${describeResolution(r)}`);
     if (flags.json) {
+      if (invalid.length) {
+        throw new Error([`${invalid.length} of ${resolutions.length} policy keys are invalid for project ${project}:`, ...invalid.map((r) => `  ${r.key}: ${describeResolution(r)}`), '', availableModelsReport(config)].join('\n'));
+      }
       this.log(JSON.stringify({
         project,
         mode: config.mode,
-        valid: invalid.length === 0,
-        models: Object.fromEntries(resolutions.map((r) => [r.key, r.ok ? { target: formatTarget(r.target), source: r.source } : { error: r.problem, source: r.source }])),
+        models: Object.fromEntries(resolutions.flatMap((r) => (r.ok ? [[r.key, { target: formatTarget(r.target), source: r.source }]] : []))),
       }));
-    } else {
-      this.log(`Model targets for project ${project} (${config.mode} mode):`);
-      const width = Math.max(...MODEL_POLICY_KEYS.map((k) => k.length));
-      for (const r of resolutions) this.log(`  ${r.key.padEnd(width)}  ${r.ok ? `${formatTarget(r.target)}  (${r.source})` : `INVALID (${r.source}): ${r.problem}`}`);
-      if (invalid.length) this.log(`\n${availableModelsReport(config)}`);
+      return;
     }
-    if (invalid.length) process.exitCode = 1;
+    this.log(`Model targets for project ${project} (${config.mode} mode):`);
+    for (const line of lines) this.log(line);
+    if (invalid.length) {
+      this.log(`\n${invalid.length} of ${resolutions.length} policy keys are invalid.\n${availableModelsReport(config)}`);
+      process.exitCode = 1;
+    }
   }
 
   override async catch(error: Error & { oclif?: { exit?: number } }): Promise<void> {

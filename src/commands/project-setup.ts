@@ -6,6 +6,11 @@ import { redactSecrets } from '../redaction/redact-secrets';
 
 class SetupError extends Error {}
 
+function describeTrackerError(error: unknown, project: string): string {
+  const status = isProviderError(error) ? error.status : undefined;
+  return status === 404 ? `project ${project} not found in the tracker` : `tracker request failed: ${(error as Error).message}`;
+}
+
 export default class ProjectSetup extends Command {
   static override description = 'Set a project\'s service properties in the tracker (repositories, model policy, proposal review)';
 
@@ -57,15 +62,22 @@ export default class ProjectSetup extends Command {
       if (!plan.ok) throw new SetupError(plan.errors.join('\n'));
       // Touch the project first so that an unknown project fails before anything is written.
       await tracker.getProjectProperty(project, 'service.repos');
+      const applied: string[] = [];
       for (const [key, mutation] of Object.entries(plan.mutations)) {
-        if (mutation.operation === 'set') await tracker.setProjectProperty(project, key, mutation.value);
-        else await tracker.deleteProjectProperty(project, key);
+        try {
+          if (mutation.operation === 'set') await tracker.setProjectProperty(project, key, mutation.value);
+          else await tracker.deleteProjectProperty(project, key);
+        } catch (error) {
+          // Properties are written one request each: say exactly what did and did not change, so a rerun is safe.
+          const pending = Object.keys(plan.mutations).filter((k) => !applied.includes(k));
+          throw new SetupError(`${describeTrackerError(error, project)} while writing ${key}; applied: ${applied.join(', ') || 'none'}; not applied: ${pending.join(', ')}`);
+        }
+        applied.push(key);
       }
       this.report(project, plan.mutations, flags.json);
     } catch (error) {
       if (error instanceof SetupError) throw error;
-      const status = isProviderError(error) ? error.status : undefined;
-      throw new SetupError(status === 404 ? `project ${project} not found in the tracker` : `tracker request failed: ${(error as Error).message}`);
+      throw new SetupError(describeTrackerError(error, project));
     }
   }
 

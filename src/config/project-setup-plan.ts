@@ -1,6 +1,21 @@
 import { formatTarget, parseTarget } from './model-configuration';
 import { closestPolicyKey, isModelPolicyKey } from './model-policy-keys';
 
+/**
+ * What `service project-setup` (SPEC 4.8) writes to the tracker's project properties, decided without I/O.
+ *
+ * Property values written:
+ *   service.repos               ["owner/repo", ...]
+ *   service.default_repo        "owner/repo"
+ *   service.model_policy        {"<stage>": "<connection>:<model>", ...}  (canonical stage names only, no "*")
+ *   service.model_default       "<connection>:<model>"
+ *   service.prd_proposals_repo  "owner/repo"
+ *   service.prd_proposals_path  "path/inside/the/repo" (no leading "/", no "..", no trailing "/")
+ * Readers accept a target as that string or as {"connection", "model"}. Only syntax and canonical stage names are
+ * checked: the deployment's connections are not known here (the same project may be served by several deployments);
+ * `service get-config <PROJECT> --models` checks a project against a deployment.
+ */
+
 /** The options of `service project-setup` (SPEC 4.8), as parsed from the command line. */
 export interface ProjectSetupOptions {
   defaultRepo?: string;
@@ -66,6 +81,17 @@ export function planProjectSetup(options: ProjectSetupOptions, existingPolicy: u
 
   if (options.clearModelPolicy && touchesPolicy) errors.push('--clear-model-policy cannot be combined with --model, --model-policy or --remove-model');
   if (options.clearModelDefault && options.modelAll !== undefined) errors.push('--clear-model-default cannot be combined with --model-all');
+  const modelStages = new Map<string, string>();
+  for (const flag of options.model) {
+    const eq = flag.indexOf('=');
+    if (eq <= 0) continue; // reported by parseModelFlag below
+    const [stage, target] = [flag.slice(0, eq).trim(), flag.slice(eq + 1).trim()];
+    if (modelStages.has(stage) && modelStages.get(stage) !== target) errors.push(`--model ${stage}: given twice with different targets (${modelStages.get(stage)}, ${target})`);
+    modelStages.set(stage, target);
+  }
+  for (const stage of options.removeModel) {
+    if (modelStages.has(stage)) errors.push(`--remove-model ${stage} contradicts --model ${stage}=${modelStages.get(stage)}`);
+  }
 
   if (options.defaultRepo !== undefined) {
     if (!REPO.test(options.defaultRepo)) errors.push(`--default-repo ${options.defaultRepo}: expected owner/repo`);
@@ -75,7 +101,10 @@ export function planProjectSetup(options: ProjectSetupOptions, existingPolicy: u
     const repos = options.repos.split(',').map((r) => r.trim()).filter(Boolean);
     const bad = repos.filter((r) => !REPO.test(r));
     if (repos.length === 0 || bad.length) errors.push(`--repos ${options.repos}: expected a comma-separated list of owner/repo${bad.length ? ` (not owner/repo: ${bad.join(', ')})` : ''}`);
-    else mutations['service.repos'] = { operation: 'set', value: repos };
+    else mutations['service.repos'] = { operation: 'set', value: [...new Set(repos)] };
+    if (options.defaultRepo !== undefined && REPO.test(options.defaultRepo) && !bad.length && !repos.includes(options.defaultRepo)) {
+      errors.push(`--default-repo ${options.defaultRepo} is not one of --repos ${repos.join(',')}: a ticket defaulting to it would be blocked`);
+    }
   }
 
   if (options.clearModelPolicy) mutations['service.model_policy'] = { operation: 'delete', value: null };
@@ -91,7 +120,9 @@ export function planProjectSetup(options: ProjectSetupOptions, existingPolicy: u
       base = parsed === undefined ? undefined : policyObject(parsed, '--model-policy', errors);
     } else if (existingPolicy !== undefined) {
       // Merging into what is there: a stored policy that is broken must be fixed (or replaced), not silently kept.
+      const before = errors.length;
       base = policyObject(existingPolicy, 'the current service.model_policy', errors);
+      if (errors.length > before) errors.push('replace the stored service.model_policy with --model-policy <JSON>, or delete it with --clear-model-policy');
     }
     const merged: Record<string, string> = { ...(base ?? {}) };
     for (const flag of options.model) {
