@@ -1,97 +1,142 @@
-import { generateObject, generateText, tool, type LanguageModel } from 'ai';
+import { generateText, Output, tool, type LanguageModel } from 'ai';
 import type { z } from 'zod';
 import { redactSecrets } from '../redaction/redact-secrets';
+import type { ModelMetrics, TokenUsage } from './model-metrics';
 
 export type StructuredStrategy = 'native' | 'tool';
+
+export interface StrategyAttempt {
+  strategy: StructuredStrategy;
+  ok: boolean;
+  /** Why it failed (redacted, bounded), when it did. */
+  error?: string;
+  usage: TokenUsage;
+  latencySeconds: number;
+}
 
 export interface StructuredResult<T> {
   object: T;
   /** Which strategy produced the object: the provider's own structured output, or the tool-call fallback. */
   strategy: StructuredStrategy;
-  usage: { inputTokens: number; outputTokens: number };
+  /** Summed over every request of this invocation, the failed native attempt included: that is what was spent. */
+  usage: TokenUsage;
   latencySeconds: number;
+  attempts: StrategyAttempt[];
   /** Why the native strategy was abandoned, when it was. */
   fallbackReason?: string;
 }
 
-export interface ModelMetrics {
-  observeLatency(seconds: number): void;
-}
-
 export class StructuredOutputError extends Error {
   override readonly name = 'StructuredOutputError';
-  constructor(message: string, readonly attempts: Array<{ strategy: StructuredStrategy; error: string }>) {
+  constructor(message: string, readonly attempts: StrategyAttempt[]) {
     super(message);
   }
 }
 
-const RESPOND_TOOL = 'respond';
+/** The one tool of the fallback strategy; its input schema is the wanted schema. */
+export const RESPOND_TOOL = 'respond';
+const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0 };
 
 function describe(error: unknown): string {
   return redactSecrets(error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 500);
 }
 
-/**
- * Structured output (SPEC 7): first the provider's native strategy (JSON output constrained by the schema); when that
- * fails (malformed JSON, a schema mismatch, a provider that cannot do it) the same request again with one required
- * tool whose input schema is the schema, reading the tool call's arguments.
- */
-export async function generateStructured<T>(input: {
+function usageOf(usage: { inputTokens?: number; outputTokens?: number } | undefined): TokenUsage {
+  return { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
+}
+
+/** Errors of the AI SDK carry the usage of the failed response (e.g. NoObjectGeneratedError): it was still spent. */
+function usageOfError(error: unknown): TokenUsage {
+  const usage = (error as { usage?: { inputTokens?: number; outputTokens?: number } } | null)?.usage;
+  return usageOf(usage);
+}
+
+export interface StructuredInput<T> {
   model: LanguageModel;
   schema: z.ZodType<T>;
   system?: string;
   prompt: string;
   maxOutputTokens?: number;
+  /** False when the connection does not declare `structured_output`: go straight to the tool strategy. */
+  nativeStructuredOutput?: boolean;
+  abortSignal?: AbortSignal;
   metrics?: ModelMetrics;
-}): Promise<StructuredResult<T>> {
-  const attempts: Array<{ strategy: StructuredStrategy; error: string }> = [];
-  const timed = async <R>(work: () => Promise<R>): Promise<[R, number]> => {
-    const started = performance.now();
+  /** Written as the usage observation's target (`connection:model`). */
+  targetLabel?: string;
+}
+
+/**
+ * Structured output (SPEC 7): first the provider's native strategy (JSON output constrained by the schema); when that
+ * fails (malformed JSON, a schema mismatch, a provider that refuses the response format) the same request again with
+ * one required tool whose input schema is the schema, reading the tool call's arguments. Provider retries are off
+ * (maxRetries 0): the activity's retry policy owns retrying, and a doubled request would double the cost silently.
+ * Cancellation (abortSignal) is not a strategy failure and is rethrown at once.
+ */
+export async function generateStructured<T>(input: StructuredInput<T>): Promise<StructuredResult<T>> {
+  const attempts: StrategyAttempt[] = [];
+  const started = performance.now();
+  const target = input.targetLabel ?? 'unknown';
+  const observe = (usage: TokenUsage, seconds: number) => {
+    input.metrics?.observeLatency('llm', seconds);
+    input.metrics?.observeUsage?.({ ...usage, target });
+  };
+  const attempt = async (strategy: StructuredStrategy, work: () => Promise<{ object: T; usage: TokenUsage }>): Promise<T | undefined> => {
+    const begin = performance.now();
     try {
-      const result = await work();
-      return [result, (performance.now() - started) / 1000];
-    } finally {
-      input.metrics?.observeLatency((performance.now() - started) / 1000);
+      const { object, usage } = await work();
+      const latencySeconds = (performance.now() - begin) / 1000;
+      observe(usage, latencySeconds);
+      attempts.push({ strategy, ok: true, usage, latencySeconds });
+      return object;
+    } catch (error) {
+      const latencySeconds = (performance.now() - begin) / 1000;
+      const usage = usageOfError(error);
+      observe(usage, latencySeconds);
+      if (input.abortSignal?.aborted) throw error;
+      attempts.push({ strategy, ok: false, error: describe(error), usage, latencySeconds });
+      return undefined;
     }
   };
+  const common = { model: input.model, system: input.system, prompt: input.prompt, maxOutputTokens: input.maxOutputTokens, maxRetries: 0, abortSignal: input.abortSignal };
 
   try {
-    const [result, seconds] = await timed(() => generateObject({
-      model: input.model, schema: input.schema, system: input.system, prompt: input.prompt, maxOutputTokens: input.maxOutputTokens, maxRetries: 0,
-    }));
+    let object: T | undefined;
+    if (input.nativeStructuredOutput !== false) {
+      object = await attempt('native', async () => {
+        const result = await generateText({ ...common, output: Output.object({ schema: input.schema }) });
+        // Reading `output` parses and validates; a mismatch throws here and counts as a native failure.
+        return { object: result.output as T, usage: usageOf(result.usage) };
+      });
+    }
+    if (object === undefined) {
+      object = await attempt('tool', async () => {
+        const result = await generateText({
+          ...common,
+          tools: { [RESPOND_TOOL]: tool({ description: 'Return the answer in the required structure.', inputSchema: input.schema }) },
+          toolChoice: { type: 'tool', toolName: RESPOND_TOOL },
+        });
+        const usage = usageOf(result.usage);
+        const call = result.toolCalls.find((c) => c.toolName === RESPOND_TOOL);
+        const fail = (message: string) => Object.assign(new Error(message), { usage });
+        if (!call) throw fail(`the model did not call the ${RESPOND_TOOL} tool`);
+        if ((call as { invalid?: boolean }).invalid) throw fail(`the ${RESPOND_TOOL} tool call is invalid: ${describe((call as { error?: unknown }).error)}`);
+        const parsed = input.schema.safeParse(call.input);
+        if (!parsed.success) throw fail(`the tool call does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+        return { object: parsed.data, usage };
+      });
+    }
+    const usage = attempts.reduce((sum, a) => ({ inputTokens: sum.inputTokens + a.usage.inputTokens, outputTokens: sum.outputTokens + a.usage.outputTokens }), ZERO);
+    const latencySeconds = (performance.now() - started) / 1000;
+    const winner = attempts.find((a) => a.ok);
+    if (object === undefined || !winner) {
+      throw new StructuredOutputError(`no valid structured output from ${target}: ${attempts.map((a) => `${a.strategy}: ${a.error}`).join(' | ')}`, attempts);
+    }
+    const native = attempts.find((a) => a.strategy === 'native');
     return {
-      object: result.object as T,
-      strategy: 'native',
-      usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
-      latencySeconds: seconds,
+      object, strategy: winner.strategy, usage, latencySeconds, attempts,
+      ...(winner.strategy === 'tool' ? { fallbackReason: native?.error ?? 'the connection does not declare structured_output' } : {}),
     };
-  } catch (error) {
-    attempts.push({ strategy: 'native', error: describe(error) });
+  } finally {
+    input.metrics?.observeAgentDuration((performance.now() - started) / 1000);
   }
-
-  try {
-    const [result, seconds] = await timed(() => generateText({
-      model: input.model,
-      system: input.system,
-      prompt: input.prompt,
-      maxOutputTokens: input.maxOutputTokens,
-      maxRetries: 0,
-      tools: { [RESPOND_TOOL]: tool({ description: 'Return the answer in the required structure.', inputSchema: input.schema }) },
-      toolChoice: { type: 'tool', toolName: RESPOND_TOOL },
-    }));
-    const call = result.toolCalls.find((c) => c.toolName === RESPOND_TOOL);
-    if (!call) throw new Error('the model did not call the respond tool');
-    const parsed = input.schema.safeParse(call.input);
-    if (!parsed.success) throw new Error(`the tool call does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    return {
-      object: parsed.data,
-      strategy: 'tool',
-      usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
-      latencySeconds: seconds,
-      fallbackReason: attempts[0]?.error,
-    };
-  } catch (error) {
-    attempts.push({ strategy: 'tool', error: describe(error) });
-  }
-  throw new StructuredOutputError(`no valid structured output: ${attempts.map((a) => `${a.strategy}: ${a.error}`).join(' | ')}`, attempts);
 }

@@ -1,29 +1,41 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listen, type ListeningServer } from '../../http/listen';
+import { scriptedReplySchema, type ScriptedReply } from './model-script';
 
-/** One scripted answer of the model simulator, in the order the requests arrive. */
-export type ScriptedReply =
-  | { content: string }
-  | { tool_call: { name: string; arguments: string } }
-  | { status: number; message: string };
+export type { ScriptedReply } from './model-script';
 
 /** The fields of a chat-completions request the simulator and its tests look at. */
 export interface ChatCompletionRequest {
   model?: string;
-  messages?: unknown[];
+  messages?: Array<{ role: string; content?: unknown; [field: string]: unknown }>;
   stream?: boolean;
+  max_tokens?: number;
   tools?: Array<{ type: string; function: { name: string; parameters?: unknown } }>;
   tool_choice?: unknown;
   response_format?: unknown;
   [field: string]: unknown;
 }
 
+/** One request as received: the body plus what a test may want to check about the call itself. */
+export interface ReceivedRequest {
+  path: string;
+  /** The Authorization header (the simulator accepts any; a test checks the client sends OPENAI_API_KEY). */
+  authorization?: string;
+  body: ChatCompletionRequest;
+}
+
 export interface ModelSimulator {
   /** The OpenAI-compatible API root (what a connection's base_url should be). */
   url: string;
-  /** Queues replies; a request with nothing queued gets a 500 that names the problem. */
+  /** Queues replies (validated: a malformed script fails here, not as a confusing answer later). */
   script(...replies: ScriptedReply[]): void;
+  /** Replies not used yet. */
+  pending(): number;
+  /** Request bodies in arrival order. */
   readonly requests: ChatCompletionRequest[];
+  readonly received: ReceivedRequest[];
+  /** Forgets queued replies and recorded requests. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -36,52 +48,80 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 async function readJson(req: IncomingMessage): Promise<ChatCompletionRequest> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as ChatCompletionRequest;
+  const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+  return parsed as ChatCompletionRequest;
+}
+
+/** A rough token count (about four characters a token), so usage is never zero without being scripted. */
+function estimateTokens(value: unknown): number {
+  return Math.max(1, Math.ceil(JSON.stringify(value ?? '').length / 4));
 }
 
 /**
- * A model that speaks the OpenAI chat-completions wire format (non-streaming), scripted by tests and fixtures, so the
- * real model client runs end to end without a real model.
+ * A model that speaks the OpenAI chat-completions wire format (non-streaming: the client's structured and text calls
+ * never stream), scripted by tests and fixtures, so the real model client (the AI SDK's OpenAI-compatible provider)
+ * runs end to end without a real model. Loopback only by default.
  */
-export async function startModelSimulator(options: { host?: string; port?: number } = {}): Promise<ModelSimulator> {
+export async function startModelSimulator(options: { host?: string; port?: number; replies?: ScriptedReply[] } = {}): Promise<ModelSimulator> {
   const queue: ScriptedReply[] = [];
   const requests: ChatCompletionRequest[] = [];
+  const received: ReceivedRequest[] = [];
   let counter = 0;
-  const server = createServer(async (req, res) => {
-    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-      return send(res, 404, { error: { message: `no route for ${req.method} ${req.url}`, type: 'invalid_request_error' } });
+  const script = (...replies: ScriptedReply[]) => {
+    for (const reply of replies) queue.push(scriptedReplySchema.parse(reply));
+  };
+  if (options.replies) script(...options.replies);
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => send(res, 500, { error: { message: `model simulator: ${(error as Error).message}`, type: 'server_error' } }));
+  });
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    if (req.method !== 'POST' || !path.endsWith('/chat/completions')) {
+      return send(res, 404, { error: { message: `no route for ${req.method} ${path}`, type: 'invalid_request_error' } });
     }
     let body: ChatCompletionRequest;
     try {
       body = await readJson(req);
     } catch {
-      return send(res, 400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
+      return send(res, 400, { error: { message: 'request body is not a JSON object', type: 'invalid_request_error' } });
     }
     requests.push(body);
-    if (body.stream) return send(res, 400, { error: { message: 'the simulator answers non-streaming requests only', type: 'invalid_request_error' } });
+    received.push({ path, authorization: req.headers.authorization, body });
+    if (body.stream) return send(res, 400, { error: { message: 'the model simulator answers non-streaming requests only', type: 'invalid_request_error' } });
     const reply = queue.shift();
     if (!reply) return send(res, 500, { error: { message: 'model simulator: no scripted reply left for this request', type: 'server_error' } });
-    if ('status' in reply) return send(res, reply.status, { error: { message: reply.message, type: 'api_error' } });
+    if (reply.delay_ms) await new Promise((resolve) => setTimeout(resolve, reply.delay_ms));
+    if ('status' in reply) return send(res, reply.status, { error: { message: reply.message, type: reply.status >= 500 ? 'server_error' : 'invalid_request_error' } });
     counter += 1;
+    const calls = 'tool_call' in reply ? [reply.tool_call] : 'tool_calls' in reply ? reply.tool_calls : [];
     const message = 'content' in reply
       ? { role: 'assistant', content: reply.content }
-      : { role: 'assistant', content: null, tool_calls: [{ id: `call_${counter}`, type: 'function', function: reply.tool_call }] };
-    const promptTokens = JSON.stringify(body.messages ?? []).length;
-    const completionTokens = JSON.stringify(message).length;
+      : { role: 'assistant', content: null, tool_calls: calls.map((call, index) => ({ id: `call_${counter}_${index}`, type: 'function', function: call })) };
+    const usage = reply.usage ?? { prompt_tokens: estimateTokens(body.messages), completion_tokens: estimateTokens(message) };
     send(res, 200, {
       id: `chatcmpl-${counter}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: body.model,
-      choices: [{ index: 0, message, finish_reason: 'content' in reply ? 'stop' : 'tool_calls' }],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      choices: [{ index: 0, message, finish_reason: 'content' in reply ? (reply.finish_reason ?? 'stop') : 'tool_calls' }],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     });
-  });
+  }
+
   const listening: ListeningServer = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0, 'model simulator');
   return {
     url: `${listening.url}/v1`,
-    script: (...replies) => queue.push(...replies),
+    script,
+    pending: () => queue.length,
     requests,
+    received,
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+      received.length = 0;
+    },
     close: () => listening.close(),
   };
 }

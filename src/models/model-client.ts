@@ -1,0 +1,114 @@
+import { generateText as sdkGenerateText, type LanguageModel } from 'ai';
+import type { z } from 'zod';
+import { formatTarget, type ModelConnection, type ModelTarget } from '../config/model-configuration';
+import type { Resolution, TargetSource } from '../config/model-target-resolver';
+import { redactSecrets } from '../redaction/redact-secrets';
+import { createLanguageModel } from './language-model-factory';
+import type { ModelMetrics, TokenUsage } from './model-metrics';
+import { generateStructured, type StructuredResult } from './structured-output';
+
+/** A resolved target as the resolver hands it out (see resolveForExecution); fixed for the whole execution. */
+export type ResolvedTarget = Pick<Extract<Resolution, { ok: true }>, 'key' | 'target' | 'connection' | 'source'>;
+
+export interface ModelCallInput {
+  resolved: ResolvedTarget;
+  system?: string;
+  prompt: string;
+  abortSignal?: AbortSignal;
+}
+
+export interface ModelCallInfo {
+  /** `connection:model` and where it came from, for the timeline and the station result. */
+  target: string;
+  source: TargetSource;
+}
+
+export interface TextResult extends ModelCallInfo {
+  text: string;
+  usage: TokenUsage;
+  latencySeconds: number;
+}
+
+export class ModelCallError extends Error {
+  override readonly name = 'ModelCallError';
+  constructor(message: string, readonly target: string, override readonly cause?: unknown) {
+    super(message);
+  }
+}
+
+export interface ModelClient {
+  /** A schema-shaped answer: native structured output, falling back to a tool-based schema strategy (SPEC 7). */
+  generateStructured<T>(input: ModelCallInput & { schema: z.ZodType<T> }): Promise<StructuredResult<T> & ModelCallInfo>;
+  /** A free-text answer (comments, PR descriptions). */
+  generateText(input: ModelCallInput): Promise<TextResult>;
+}
+
+export interface ModelClientOptions {
+  env?: NodeJS.ProcessEnv;
+  metrics?: ModelMetrics;
+  /** For tests that want a fake model; by default the provider of the connection's backend. */
+  createModel?: (connection: ModelConnection, model: string) => LanguageModel;
+}
+
+/**
+ * The model client every AI stage uses. It takes a target that was resolved (and validated) for this execution and
+ * never resolves again, so a policy change mid-execution cannot switch models. Output tokens are capped by the
+ * connection's max_output_tokens; connections without `structured_output` go straight to the tool strategy.
+ */
+export function createModelClient(options: ModelClientOptions = {}): ModelClient {
+  const env = options.env ?? process.env;
+  const models = new Map<string, LanguageModel>();
+  const modelFor = (connection: ModelConnection, target: ModelTarget): LanguageModel => {
+    const key = `${connection.legacy ? '(legacy)' : ''}${formatTarget(target)}`;
+    let model = models.get(key);
+    if (!model) {
+      model = options.createModel ? options.createModel(connection, target.model) : createLanguageModel(connection, target.model, env);
+      models.set(key, model);
+    }
+    return model;
+  };
+
+  return {
+    async generateStructured(input) {
+      const { connection, target, source } = input.resolved;
+      const label = formatTarget(target);
+      const result = await generateStructured({
+        model: modelFor(connection, target),
+        schema: input.schema,
+        system: input.system,
+        prompt: input.prompt,
+        maxOutputTokens: connection.max_output_tokens,
+        nativeStructuredOutput: connection.capabilities.includes('structured_output'),
+        abortSignal: input.abortSignal,
+        metrics: options.metrics,
+        targetLabel: label,
+      });
+      return { ...result, target: label, source };
+    },
+
+    async generateText(input) {
+      const { connection, target, source } = input.resolved;
+      const label = formatTarget(target);
+      const started = performance.now();
+      let requestSeconds = 0;
+      try {
+        const result = await sdkGenerateText({
+          model: modelFor(connection, target), system: input.system, prompt: input.prompt,
+          maxOutputTokens: connection.max_output_tokens, maxRetries: 0, abortSignal: input.abortSignal,
+        });
+        requestSeconds = (performance.now() - started) / 1000;
+        const usage = { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 };
+        options.metrics?.observeUsage?.({ ...usage, target: label });
+        if (!result.text.trim()) throw new ModelCallError(`${label} answered with no text (finish reason ${result.finishReason})`, label);
+        return { text: result.text, usage, latencySeconds: requestSeconds, target: label, source };
+      } catch (error) {
+        requestSeconds ||= (performance.now() - started) / 1000;
+        if (error instanceof ModelCallError) throw error;
+        throw new ModelCallError(`model call to ${label} failed: ${redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 500)}`, label, error);
+      } finally {
+        options.metrics?.observeLatency('llm', requestSeconds);
+        options.metrics?.observeAgentDuration((performance.now() - started) / 1000);
+      }
+    },
+  };
+}
