@@ -31,6 +31,7 @@ function workerSinks(metrics: ServiceMetrics): InjectedSinks<ServiceMetricsSinks
       workflowStarted: { fn: (_info, type) => metrics.workflowsStarted.inc({ type }) },
       workflowCompleted: { fn: (_info, type) => metrics.workflowsCompleted.inc({ type }) },
       workflowFailed: { fn: (_info, type) => metrics.workflowsFailed.inc({ type }) },
+      waitEnded: { fn: (_info, seconds) => metrics.waitingAge.observe(seconds) },
     },
   };
 }

@@ -9,5 +9,7 @@ export interface ServiceMetricsSinks extends Sinks {
     workflowStarted(workflowType: string): void;
     workflowCompleted(workflowType: string): void;
     workflowFailed(workflowType: string): void;
+    /** A wait (blocked, or at a gate) ended after this many seconds. */
+    waitEnded(seconds: number): void;
   };
 }

@@ -146,6 +146,8 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
   const retry = async (mode: 'resume' | 'review_response' | 'regenerate', observation: Observation) => {
     const now = nowIso();
     if (mode === 'resume') {
+      const since = state.waiting?.since;
+      if (since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(now) - Date.parse(since)) / 1000));
       const { resumedAt, code } = leaveBlocked(state, now);
       appendTimeline(state.timeline, {
         kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: resumed at ${resumedAt}`,

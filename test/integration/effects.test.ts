@@ -54,13 +54,15 @@ describe('durable effects against the tracker simulator', () => {
 
   it('passes intake when the project is configured', async () => {
     const issue = tracker.state.createIssue({ projectKey: 'CFG', issueType: 'Story', summary: 'Configured', labels: ['service:managed'] });
-    const view = await eventually(async () => {
-      const body = await execution(issue.key);
-      return body.status === 'waiting' && body.observations_received >= 1 ? body : undefined;
-    });
-    expect(view.checkpoint.is_blocked).toBe(false);
-    const timeline = await getJson(`${stack.api}/api/v1/workflows/${issue.key}/execution/timeline`, TOKEN);
-    expect(timeline.body.entries.find((e: Json) => e.kind === 'station_attempt')).toMatchObject({ status: 'configured', details: { repositories: ['acme/api'] } });
+    // The ticket waits at intake from its first moment; the intake's verdict arrives as a station attempt.
+    const station = await eventually(async () => {
+      const timeline = await getJson(`${stack.api}/api/v1/workflows/${issue.key}/execution/timeline`, TOKEN);
+      return timeline.status === 200 ? (timeline.body.entries as Json[]).find((e) => e.kind === 'station_attempt') : undefined;
+    }, 60_000, `${issue.key} through intake`);
+    expect(station).toMatchObject({ status: 'configured', details: { repositories: ['acme/api'] } });
+    const view = await execution(issue.key);
+    expect(view).toMatchObject({ status: 'waiting', checkpoint: { is_blocked: false } });
+    expect(tracker.state.issue(issue.key).comments).toHaveLength(0);
   });
 
   it('blocks with setup instructions when the project has no repositories, and service:retry resumes once it has', async () => {
@@ -83,12 +85,17 @@ describe('durable effects against the tracker simulator', () => {
     expect(resumed.checkpoint).toMatchObject({ is_blocked: false, last_error: null, ci_fix_attempts: 0, current_node: 'intake' });
     expect(tracker.state.issue(key).labels).not.toContain('service:blocked');
     expect(commentsOn(key)).toHaveLength(1);
+    // The worker measured how long the ticket waited blocked.
+    expect(await (await fetch(stack.workerMetricsUrl)).text()).toMatch(/service_execution_waiting_age_seconds_count [1-9]/);
     tracker.state.project('EFF').properties.delete('service.repos');
   });
 
   it('answers an unrecognized /service command with ❌, blocks with a comment, and resumes at the same position on service:retry', async () => {
     const issue = tracker.state.createIssue({ projectKey: 'CFG', issueType: 'Feature', summary: 'Commands', labels: ['service:managed'] });
-    await eventually(async () => ((await execution(issue.key)).status === 'waiting' ? true : undefined));
+    await eventually(async () => {
+      const timeline = await getJson(`${stack.api}/api/v1/workflows/${issue.key}/execution/timeline`, TOKEN);
+      return timeline.status === 200 && (timeline.body.entries as Json[]).some((e) => e.kind === 'station_attempt') ? true : undefined;
+    }, 60_000, `${issue.key} through intake`);
     tracker.state.addComment(issue.key, '/service frobnicate --now');
     const blocked = await eventually(async () => {
       const body = await execution(issue.key);
