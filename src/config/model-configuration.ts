@@ -192,22 +192,33 @@ export function formatTarget(target: ModelTarget): string {
   return `${target.connection}:${target.model}`;
 }
 
+/** Why a target cannot serve a stage; the code lets callers pick the fix they suggest. */
+export type TargetIssueCode = 'unknown_connection' | 'model_not_allowed' | 'missing_tools';
+export interface TargetIssue {
+  code: TargetIssueCode;
+  message: string;
+}
+
 /** A target problem (unknown connection, model not allowed, missing capability), or undefined when usable. */
-export function targetProblem(config: Pick<ModelConfiguration, 'connections'>, target: ModelTarget, key?: ModelPolicyKey): string | undefined {
+export function targetIssue(config: Pick<ModelConfiguration, 'connections'>, target: ModelTarget, key?: ModelPolicyKey): TargetIssue | undefined {
   const connection = config.connections[target.connection];
-  if (!connection) return `connection "${target.connection}" is not defined (defined: ${Object.keys(config.connections).join(', ') || 'none'})`;
-  return connectionProblem(connection, target.model, key);
+  if (!connection) return { code: 'unknown_connection', message: `connection "${target.connection}" is not defined (defined: ${Object.keys(config.connections).join(', ') || 'none'})` };
+  return connectionIssue(connection, target.model, key);
 }
 
 /** Allowlist and capability rule for a model on a known connection. */
-export function connectionProblem(connection: ModelConnection, model: string, key?: ModelPolicyKey): string | undefined {
+export function connectionIssue(connection: ModelConnection, model: string, key?: ModelPolicyKey): TargetIssue | undefined {
   if (!connection.allowed_models.includes(model)) {
-    return `model "${model}" is not allowed on connection "${connection.name}" (allowed: ${connection.allowed_models.join(', ')})`;
+    return { code: 'model_not_allowed', message: `model "${model}" is not allowed on connection "${connection.name}" (allowed: ${connection.allowed_models.join(', ')})` };
   }
   if (key && requiresTools(key) && !connection.capabilities.includes('tools')) {
-    return `stage ${key} needs a connection with the "tools" capability; "${connection.name}" has ${connection.capabilities.join(', ') || 'none'}`;
+    return { code: 'missing_tools', message: `stage ${key} needs a connection with the "tools" capability; "${connection.name}" has ${connection.capabilities.join(', ') || 'none'}` };
   }
   return undefined;
+}
+
+export function targetProblem(config: Pick<ModelConfiguration, 'connections'>, target: ModelTarget, key?: ModelPolicyKey): string | undefined {
+  return targetIssue(config, target, key)?.message;
 }
 
 function parseLegacy(env: NodeJS.ProcessEnv, problems: string[]): LegacyModel | undefined {

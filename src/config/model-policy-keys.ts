@@ -33,12 +33,26 @@ export function defaultExecutionPlace(key: ModelPolicyKey): 'host' | 'container'
   return CONTAINER_KEYS.includes(key) ? 'container' : 'host';
 }
 
-/** The artifact a question or revision is about, and which key it resolves. */
-export type ArtifactKind = 'prd' | 'spec' | 'plan' | 'tasks' | 'takeover_plan';
+/** The artifacts a question (`?`) or a revision (`!`) can be about, by workflow. */
+export type ArtifactKind =
+  | 'prd' | 'spec' | 'plan' | 'tasks' // feature
+  | 'bug_triage' | 'rca' | 'bug_fix_plan' // bug
+  | 'takeover_triage' | 'takeover_plan' | 'takeover_review'; // existing-task takeover
 
 const GENERATION_KEY: Record<ArtifactKind, ModelPolicyKey> = {
-  prd: 'generate_prd', spec: 'generate_spec', plan: 'decompose_epics', tasks: 'generate_tasks', takeover_plan: 'task_takeover_planning',
+  prd: 'generate_prd',
+  spec: 'generate_spec',
+  plan: 'decompose_epics',
+  tasks: 'generate_tasks',
+  bug_triage: 'bug_triage',
+  rca: 'analyze_bug',
+  bug_fix_plan: 'plan_bug_fix',
+  takeover_triage: 'task_takeover_triage',
+  takeover_plan: 'task_takeover_planning',
+  takeover_review: 'task_takeover_review',
 };
+
+const TAKEOVER_ARTIFACTS: readonly ArtifactKind[] = ['takeover_triage', 'takeover_plan', 'takeover_review'];
 
 /** SPEC 2.10: revisions reuse the artifact's generation key. */
 export function revisionKey(artifact: ArtifactKind): ModelPolicyKey {
@@ -47,7 +61,7 @@ export function revisionKey(artifact: ArtifactKind): ModelPolicyKey {
 
 /** SPEC 2.10: questions resolve answer_question; about takeover artifacts, task_takeover_question. */
 export function questionKey(artifact: ArtifactKind): ModelPolicyKey {
-  return artifact === 'takeover_plan' ? 'task_takeover_question' : 'answer_question';
+  return TAKEOVER_ARTIFACTS.includes(artifact) ? 'task_takeover_question' : 'answer_question';
 }
 
 /** Suggests the closest known key for a typo (edit distance), for error messages. */

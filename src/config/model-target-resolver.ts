@@ -1,4 +1,4 @@
-import { connectionProblem, formatTarget, parseTarget, targetProblem, type ModelConfiguration, type ModelConnection, type ModelTarget } from './model-configuration';
+import { connectionIssue, formatTarget, parseTarget, targetIssue, type ModelConfiguration, type ModelConnection, type ModelTarget, type TargetIssueCode } from './model-configuration';
 import { defaultExecutionPlace, isModelPolicyKey, type ModelPolicyKey } from './model-policy-keys';
 import type { ProjectPropertiesPort } from '../providers/tracker/project-properties-port';
 
@@ -13,9 +13,12 @@ export const PROJECT_MODEL_DEFAULT_PROPERTY = 'service.model_default';
 
 export type TargetSource = 'project_policy' | 'project_default' | 'deployment_policy' | 'deployment_default' | 'legacy';
 
+/** Why a resolution failed: what the operator has to change depends on it. */
+export type ResolutionFailureCode = TargetIssueCode | 'invalid_policy' | 'unknown_keys' | 'invalid_target' | 'not_configured';
+
 export type Resolution =
   | { ok: true; key: ModelPolicyKey; target: ModelTarget; connection: ModelConnection; source: TargetSource }
-  | { ok: false; key: ModelPolicyKey; source: TargetSource | 'none'; problem: string; report: string };
+  | { ok: false; key: ModelPolicyKey; source: TargetSource | 'none'; code: ResolutionFailureCode; problem: string; report: string };
 
 export interface ResolveOptions {
   /** Where the agent runs; only the legacy mode distinguishes (CONTAINER_LLM_MODEL). Default: by stage. */
@@ -27,12 +30,14 @@ export class ModelPolicyError extends Error {
   override readonly name = 'ModelPolicyError';
   readonly key: ModelPolicyKey;
   readonly source: TargetSource | 'none';
+  readonly code: ResolutionFailureCode;
   readonly problem: string;
   readonly report: string;
   constructor(resolution: Extract<Resolution, { ok: false }>) {
     super(`model policy for ${resolution.key} is invalid (${resolution.source}): ${resolution.problem}`);
     this.key = resolution.key;
     this.source = resolution.source;
+    this.code = resolution.code;
     this.problem = resolution.problem;
     this.report = resolution.report;
   }
@@ -41,7 +46,11 @@ export class ModelPolicyError extends Error {
 /** What an operator needs to fix an invalid policy: every connection a project may name, with its models. */
 export function availableModelsReport(config: ModelConfiguration): string {
   const visible = Object.values(config.connections);
-  if (visible.length === 0) return 'No connections are available to project policy on this deployment (legacy single-model mode).';
+  if (visible.length === 0) {
+    return config.mode === 'legacy'
+      ? 'No connections are available to project policy on this deployment (legacy single-model mode: LLM_BACKEND/LLM_MODEL serve every stage).'
+      : 'No connections are available: this deployment has no model configured.';
+  }
   return [
     'Available connections and models (write targets as <connection>:<model>):',
     ...visible.map((c) => `- ${c.name} (${c.backend}; ${c.capabilities.join(', ') || 'no capabilities'}): ${c.allowed_models.join(', ')}`),
@@ -57,17 +66,17 @@ export function availableModelsReport(config: ModelConfiguration): string {
  * Pure: the caller reads the project policy (see resolveForExecution) and keeps the result for the execution.
  */
 export function resolveModelTarget(config: ModelConfiguration, key: ModelPolicyKey, project: ProjectModelPolicy = {}, options: ResolveOptions = {}): Resolution {
-  const fail = (source: TargetSource | 'none', problem: string): Resolution => ({
-    ok: false, key, source, problem, report: `The model policy for stage ${key} is invalid (${describeSource(source)}): ${problem}\n\n${availableModelsReport(config)}`,
+  const fail = (source: TargetSource | 'none', code: ResolutionFailureCode, problem: string): Resolution => ({
+    ok: false, key, source, code, problem, report: `The model policy for stage ${key} is invalid (${describeSource(source)}): ${problem}\n\n${availableModelsReport(config)}`,
   });
   const candidates: Array<[TargetSource, unknown]> = [];
   if (config.mode === 'connections') {
     const policy = project.policy;
     if (policy !== undefined && policy !== null) {
-      if (typeof policy !== 'object' || Array.isArray(policy)) return fail('project_policy', `${PROJECT_MODEL_POLICY_PROPERTY} must be a JSON object of stage to "connection:model"`);
+      if (typeof policy !== 'object' || Array.isArray(policy)) return fail('project_policy', 'invalid_policy', `${PROJECT_MODEL_POLICY_PROPERTY} must be a JSON object of stage to "connection:model"`);
       // Unknown keys fail validation for every stage, not only for the misspelt one: the project meant something else.
       const unknown = Object.keys(policy).filter((k) => !isModelPolicyKey(k));
-      if (unknown.length) return fail('project_policy', `${PROJECT_MODEL_POLICY_PROPERTY} has unknown keys: ${unknown.join(', ')}`);
+      if (unknown.length) return fail('project_policy', 'unknown_keys', `${PROJECT_MODEL_POLICY_PROPERTY} has unknown keys: ${unknown.join(', ')}`);
       const entry = (policy as Record<string, unknown>)[key];
       if (entry !== undefined) candidates.push(['project_policy', entry]);
     }
@@ -80,19 +89,18 @@ export function resolveModelTarget(config: ModelConfiguration, key: ModelPolicyK
     candidates.push(['legacy', runsIn === 'container' ? config.legacy.container_target : config.legacy.target]);
   }
   const first = candidates[0];
-  if (!first) return fail('none', 'no model is configured for this deployment');
+  if (!first) return fail('none', 'not_configured', 'no model is configured for this deployment');
   const [source, raw] = first;
   if (source === 'legacy' && config.legacy) {
     const target = raw as ModelTarget;
-    const problem = connectionProblem(config.legacy.connection, target.model, key);
-    return problem ? fail(source, problem) : { ok: true, key, target, connection: config.legacy.connection, source };
+    const issue = connectionIssue(config.legacy.connection, target.model, key);
+    return issue ? fail(source, issue.code, issue.message) : { ok: true, key, target, connection: config.legacy.connection, source };
   }
   const target = parseTarget(raw);
-  if (!target) return fail(source, `${JSON.stringify(raw)} is not a "connection:model" target`);
-  const problem = targetProblem(config, target, key);
-  const connection = config.connections[target.connection];
-  if (problem || !connection) return fail(source, problem ?? `connection "${target.connection}" is not defined`);
-  return { ok: true, key, target, connection, source };
+  if (!target) return fail(source, 'invalid_target', `${JSON.stringify(raw)} is not a "connection:model" target`);
+  const issue = targetIssue(config, target, key);
+  if (issue) return fail(source, issue.code, issue.message);
+  return { ok: true, key, target, connection: config.connections[target.connection]!, source };
 }
 
 /**

@@ -33,7 +33,12 @@ describe('policy keys', () => {
     ['spec', 'generate_spec', 'answer_question'],
     ['plan', 'decompose_epics', 'answer_question'],
     ['tasks', 'generate_tasks', 'answer_question'],
+    ['bug_triage', 'bug_triage', 'answer_question'],
+    ['rca', 'analyze_bug', 'answer_question'],
+    ['bug_fix_plan', 'plan_bug_fix', 'answer_question'],
+    ['takeover_triage', 'task_takeover_triage', 'task_takeover_question'],
     ['takeover_plan', 'task_takeover_planning', 'task_takeover_question'],
+    ['takeover_review', 'task_takeover_review', 'task_takeover_question'],
   ] as const)('a revision of %s reuses %s; a question about it resolves %s', (artifact, revision, question) => {
     expect(revisionKey(artifact)).toBe(revision);
     expect(questionKey(artifact)).toBe(question);
