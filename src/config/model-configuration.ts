@@ -352,3 +352,18 @@ export function parseModelConfiguration(env: NodeJS.ProcessEnv = process.env): M
   if (problems.length) return { problems, warnings };
   return { config: { mode: 'connections', connections, default: defaultTarget, policy, ...(legacy ? { legacy } : {}) }, problems, warnings };
 }
+
+/** One line for the startup log: which models this process will use, without anything secret (there is nothing). */
+export function describeModelConfiguration(config: ModelConfiguration): string {
+  if (config.mode === 'none') return 'models: none configured (AI stages fail closed)';
+  const legacy = config.legacy ? `legacy ${config.legacy.connection.backend} ${config.legacy.target.model}${config.legacy.container_target.model !== config.legacy.target.model ? ` (container ${config.legacy.container_target.model})` : ''}` : undefined;
+  if (config.mode === 'legacy') return `models: ${legacy}; project policy is not read`;
+  const connections = Object.values(config.connections).map((c) => `${c.name} (${c.backend}: ${c.allowed_models.join(', ')})`).join('; ');
+  const mapped = Object.keys(config.policy).length;
+  return [
+    `models: connections ${connections}`,
+    `default ${config.default ? formatTarget(config.default) : `${legacy} (no MODEL_DEFAULT)`}`,
+    `${mapped} stage mapping${mapped === 1 ? '' : 's'}`,
+    'project policy is read before each execution',
+  ].join('; ');
+}

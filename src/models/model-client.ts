@@ -1,4 +1,4 @@
-import { generateText as sdkGenerateText, type LanguageModel } from 'ai';
+import { generateText as sdkGenerateText, type LanguageModel, type ModelMessage } from 'ai';
 import type { z } from 'zod';
 import { formatTarget, type ModelConnection, type ModelTarget } from '../config/model-configuration';
 import type { Resolution, TargetSource } from '../config/model-target-resolver';
@@ -13,7 +13,8 @@ export type ResolvedTarget = Pick<Extract<Resolution, { ok: true }>, 'key' | 'ta
 export interface ModelCallInput {
   resolved: ResolvedTarget;
   system?: string;
-  prompt: string;
+  /** One user message, or a conversation (e.g. the artifact, then the reviewer's feedback, for a revision). */
+  prompt: string | ModelMessage[];
   abortSignal?: AbortSignal;
 }
 

@@ -1,4 +1,4 @@
-import { generateText, Output, tool, type LanguageModel } from 'ai';
+import { generateText, Output, tool, type LanguageModel, type ModelMessage } from 'ai';
 import type { z } from 'zod';
 import { redactSecrets } from '../redaction/redact-secrets';
 import type { ModelMetrics, TokenUsage } from './model-metrics';
@@ -55,7 +55,7 @@ export interface StructuredInput<T> {
   model: LanguageModel;
   schema: z.ZodType<T>;
   system?: string;
-  prompt: string;
+  prompt: string | ModelMessage[];
   maxOutputTokens?: number;
   /** False when the connection does not declare `structured_output`: go straight to the tool strategy. */
   nativeStructuredOutput?: boolean;

@@ -63,7 +63,19 @@ function estimateTokens(value: unknown): number {
  * never stream), scripted by tests and fixtures, so the real model client (the AI SDK's OpenAI-compatible provider)
  * runs end to end without a real model. Loopback only by default.
  */
-export async function startModelSimulator(options: { host?: string; port?: number; replies?: ScriptedReply[] } = {}): Promise<ModelSimulator> {
+export interface ModelSimulatorOptions {
+  host?: string;
+  port?: number;
+  /** Queued at start. */
+  replies?: ScriptedReply[];
+  /**
+   * Answers when nothing is queued (e.g. `service dev --sandbox`, where no test scripts the conversation); without it
+   * an unscripted request gets a 500 that says so.
+   */
+  respond?: (request: ChatCompletionRequest) => ScriptedReply | undefined;
+}
+
+export async function startModelSimulator(options: ModelSimulatorOptions = {}): Promise<ModelSimulator> {
   const queue: ScriptedReply[] = [];
   const requests: ChatCompletionRequest[] = [];
   const received: ReceivedRequest[] = [];
@@ -90,7 +102,8 @@ export async function startModelSimulator(options: { host?: string; port?: numbe
     requests.push(body);
     received.push({ path, authorization: req.headers.authorization, body });
     if (body.stream) return send(res, 400, { error: { message: 'the model simulator answers non-streaming requests only', type: 'invalid_request_error' } });
-    const reply = queue.shift();
+    const fallback = queue.length ? undefined : options.respond?.(body);
+    const reply = queue.shift() ?? (fallback ? scriptedReplySchema.parse(fallback) : undefined);
     if (!reply) return send(res, 500, { error: { message: 'model simulator: no scripted reply left for this request', type: 'server_error' } });
     if (reply.delay_ms) await new Promise((resolve) => setTimeout(resolve, reply.delay_ms));
     if ('status' in reply) return send(res, reply.status, { error: { message: reply.message, type: reply.status >= 500 ? 'server_error' : 'invalid_request_error' } });

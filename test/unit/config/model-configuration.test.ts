@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatTarget, parseModelConfiguration, parseTarget } from '../../../src/config/model-configuration';
+import { describeModelConfiguration, formatTarget, parseModelConfiguration, parseTarget } from '../../../src/config/model-configuration';
 import { CONTAINER_KEYS, MODEL_POLICY_KEYS, questionKey, requiresTools, revisionKey, TOOL_FREE_KEYS } from '../../../src/config/model-policy-keys';
 
 const connections = {
@@ -151,5 +151,17 @@ describe('parseModelConfiguration', () => {
     const none = parseModelConfiguration({});
     expect(none).toMatchObject({ problems: [], config: { mode: 'none' } });
     expect(none.warnings[0]).toContain('no model is configured');
+  });
+});
+
+describe('describeModelConfiguration', () => {
+  it.each([
+    [env(), 'models: connections vertex (cloud-ai: gemini-2.5-pro, gemini-2.5-flash); claude (anthropic: claude-sonnet-4); plain (openai-compatible: small); default vertex:gemini-2.5-pro; 0 stage mappings; project policy is read before each execution'],
+    [env({ MODEL_DEFAULT: '', LLM_BACKEND: 'anthropic', LLM_MODEL: 'claude-sonnet-4' }), 'default legacy anthropic claude-sonnet-4 (no MODEL_DEFAULT)'],
+    [{ LLM_BACKEND: 'anthropic', LLM_MODEL: 'a', CONTAINER_LLM_MODEL: 'b', ANTHROPIC_API_KEY: 'k' }, 'models: legacy anthropic a (container b); project policy is not read'],
+    [{}, 'models: none configured (AI stages fail closed)'],
+  ])('summarises %j for the startup log', (variables, expected) => {
+    const config = parseModelConfiguration(variables).config!;
+    expect(describeModelConfiguration(config)).toContain(expected);
   });
 });

@@ -115,6 +115,20 @@ describe('the model client against the model simulator (OpenAI wire format)', ()
     expect(simulator.requests[0]).toMatchObject({ model: 'sim-small', max_tokens: 8192 });
   });
 
+  it('takes a conversation instead of a single prompt (a revision with feedback)', async () => {
+    simulator.script(...fixture('prd-native'));
+    await client().generateStructured({
+      resolved: resolved('generate_prd'),
+      schema: prdSchema,
+      prompt: [
+        { role: 'user', content: 'Write the PRD for CSV export.' },
+        { role: 'assistant', content: '{"title": "CSV", "goals": ["x"]}' },
+        { role: 'user', content: '! The title must say "CSV export".' },
+      ],
+    });
+    expect(simulator.requests[0]!.messages?.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
   it('a cancelled call is not retried with the fallback strategy', async () => {
     simulator.script({ content: '{"title": "late", "goals": ["g"]}', delay_ms: 2000 }, { tool_call: { name: 'respond', arguments: '{}' } });
     const controller = new AbortController();

@@ -50,6 +50,17 @@ describe('model simulator (OpenAI chat-completions wire format)', () => {
     expect(simulator.pending()).toBe(0);
   });
 
+  it('asks the responder only when nothing is queued', async () => {
+    const sandbox = await startModelSimulator({ respond: (request) => ({ content: `echo ${request.model}` }) });
+    try {
+      sandbox.script({ content: 'scripted' });
+      const answer = async () => ((await (await fetch(`${sandbox.url}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm' }) })).json()) as any).choices[0].message.content;
+      expect([await answer(), await answer()]).toEqual(['scripted', 'echo m']);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('loads fixture files and names the file and field of a broken one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'model-script-'));
     writeFileSync(join(dir, 'ok.json'), JSON.stringify({ replies: [{ content: '{}' }, { status: 503, message: 'down' }] }));
