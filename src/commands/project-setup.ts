@@ -25,10 +25,10 @@ export default class ProjectSetup extends Command {
   static override flags = {
     'default-repo': Flags.string({ description: 'service.default_repo: owner/repo used when a ticket has no repo: label' }),
     repos: Flags.string({ description: 'service.repos: comma-separated owner/repo list' }),
-    model: Flags.string({ description: '<stage>=<connection>:<model>; repeatable; merges into the existing stage overrides', multiple: true }),
+    model: Flags.string({ description: '<stage>=<connection>:<model>; repeatable; merges into the existing stage overrides', multiple: true, multipleNonGreedy: true }),
     'model-policy': Flags.string({ description: 'JSON object replacing the whole service.model_policy (individual --model entries win)' }),
     'model-all': Flags.string({ description: '<connection>:<model> for service.model_default (only)' }),
-    'remove-model': Flags.string({ description: 'remove one stage override; the property is deleted when none remain', multiple: true }),
+    'remove-model': Flags.string({ description: 'remove one stage override; the property is deleted when none remain', multiple: true, multipleNonGreedy: true }),
     'clear-model-policy': Flags.boolean({ description: 'delete service.model_policy', default: false }),
     'clear-model-default': Flags.boolean({ description: 'delete service.model_default', default: false }),
     'prd-proposals-repo': Flags.string({ description: 'owner/repo for PRD and spec proposal review; an empty value removes it' }),

@@ -47,6 +47,12 @@ describe('configuration commands (real binary)', () => {
       expect(result.stderr).not.toContain('TRACKER_BASE_URL');
     });
 
+    it('takes one value per --model, so the project key may come after it', async () => {
+      const result = await run(['project-setup', '--model', 'ci_fix=vertex:gemini-2.5-pro', 'PROJ', '--model', 'rebase=vertex:gemini-2.5-flash', '--json'], env);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout).mutations['service.model_policy'].value).toEqual({ ci_fix: 'vertex:gemini-2.5-pro', rebase: 'vertex:gemini-2.5-flash' });
+    });
+
     it('says exactly what was and was not written when a write fails midway', async () => {
       tracker.faults.enqueue({ kind: 'status', status: 400, match: { method: 'PUT', path: 'service\\.prd_proposals_repo$' } });
       const result = await run(['project-setup', 'PROJ', '--default-repo', 'acme/api', '--prd-proposals-repo', 'acme/docs', '--json'], env);
