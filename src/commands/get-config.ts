@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { formatTarget, parseModelConfiguration } from '../config/model-configuration';
+import { describeModelConfiguration, formatTarget, parseModelConfiguration } from '../config/model-configuration';
 import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
 import { availableModelsReport, describeResolution, loadProjectModelPolicy, resolveModelTarget, type ProjectModelPolicy } from '../config/model-target-resolver';
 import { isProviderError } from '../providers/provider-errors';
@@ -70,6 +70,7 @@ export default class GetConfig extends Command {
       return;
     }
     this.log(`Model targets for project ${project} (${config.mode} mode):`);
+    this.log(`  ${describeModelConfiguration(config)}`);
     for (const line of lines) this.log(line);
     if (invalid.length) {
       this.log(`\n${invalid.length} of ${resolutions.length} policy keys are invalid.\n${availableModelsReport(config)}`);

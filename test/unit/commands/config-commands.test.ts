@@ -101,7 +101,8 @@ describe('configuration commands (real binary)', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/sync_pr_description\s+plain:small \(project_policy\)/);
       expect(result.stdout).toMatch(/generate_prd\s+vertex:gemini-2\.5-flash \(project_default\)/);
-      expect(result.stdout.trim().split('\n')).toHaveLength(28);
+      expect(result.stdout).toContain('models: connections vertex (cloud-ai: gemini-2.5-pro, gemini-2.5-flash); plain (openai-compatible: small); default vertex:gemini-2.5-pro');
+      expect(result.stdout.trim().split('\n')).toHaveLength(29);
     });
 
     it('with --json and an invalid project policy: empty stdout, the invalid keys and the available models on stderr, exit 1', async () => {
