@@ -1,11 +1,11 @@
-import { generateText as sdkGenerateText, type LanguageModel, type ModelMessage } from 'ai';
+import { APICallError, generateText as sdkGenerateText, type LanguageModel, type ModelMessage } from 'ai';
 import type { z } from 'zod';
 import { formatTarget, type ModelConnection, type ModelTarget } from '../config/model-configuration';
 import type { Resolution, TargetSource } from '../config/model-target-resolver';
 import { redactSecrets } from '../redaction/redact-secrets';
 import { createLanguageModel } from './language-model-factory';
 import type { ModelMetrics, TokenUsage } from './model-metrics';
-import { generateStructured, type StructuredResult } from './structured-output';
+import { generateStructured, StructuredOutputError, type StructuredResult } from './structured-output';
 
 /** A resolved target as the resolver hands it out (see resolveForExecution); fixed for the whole execution. */
 export type ResolvedTarget = Pick<Extract<Resolution, { ok: true }>, 'key' | 'target' | 'connection' | 'source'>;
@@ -30,11 +30,26 @@ export interface TextResult extends ModelCallInfo {
   latencySeconds: number;
 }
 
+/** A model request that failed for a reason other than the shape of its answer (credentials, limits, outage). */
 export class ModelCallError extends Error {
   override readonly name = 'ModelCallError';
-  constructor(message: string, readonly target: string, override readonly cause?: unknown) {
+  /** Worth retrying later as is: rate limits, provider errors, the network. False for credentials or a bad request. */
+  readonly retryable: boolean;
+  override readonly cause?: unknown;
+  constructor(message: string, readonly target: string, options: { retryable: boolean; cause?: unknown }) {
     super(message);
+    this.retryable = options.retryable;
+    this.cause = options.cause;
   }
+}
+
+function wrap(error: unknown, label: string): Error {
+  if (error instanceof ModelCallError || error instanceof StructuredOutputError) return error;
+  if ((error as Error | undefined)?.name === 'AbortError') return error as Error;
+  const status = APICallError.isInstance(error) && error.statusCode ? ` (HTTP ${error.statusCode})` : '';
+  // Network failures are not APICallErrors and are worth another try; an API error knows whether it is.
+  const retryable = APICallError.isInstance(error) ? error.isRetryable : true;
+  return new ModelCallError(`model call to ${label} failed${status}: ${redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 500)}`, label, { retryable, cause: error });
 }
 
 export interface ModelClient {
@@ -83,6 +98,8 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
         abortSignal: input.abortSignal,
         metrics: options.metrics,
         targetLabel: label,
+      }).catch((error: unknown) => {
+        throw wrap(error, label);
       });
       return { ...result, target: label, source };
     },
@@ -100,12 +117,11 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
         requestSeconds = (performance.now() - started) / 1000;
         const usage = { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 };
         options.metrics?.observeUsage?.({ ...usage, target: label });
-        if (!result.text.trim()) throw new ModelCallError(`${label} answered with no text (finish reason ${result.finishReason})`, label);
+        if (!result.text.trim()) throw new ModelCallError(`${label} answered with no text (finish reason ${result.finishReason})`, label, { retryable: true });
         return { text: result.text, usage, latencySeconds: requestSeconds, target: label, source };
       } catch (error) {
         requestSeconds ||= (performance.now() - started) / 1000;
-        if (error instanceof ModelCallError) throw error;
-        throw new ModelCallError(`model call to ${label} failed: ${redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 500)}`, label, error);
+        throw wrap(error, label);
       } finally {
         options.metrics?.observeLatency('llm', requestSeconds);
         options.metrics?.observeAgentDuration((performance.now() - started) / 1000);

@@ -1,4 +1,4 @@
-import { generateText, Output, tool, type LanguageModel, type ModelMessage } from 'ai';
+import { APICallError, generateText, JSONParseError, NoObjectGeneratedError, Output, tool, TypeValidationError, UnsupportedFunctionalityError, type LanguageModel, type ModelMessage } from 'ai';
 import type { z } from 'zod';
 import { redactSecrets } from '../redaction/redact-secrets';
 import type { ModelMetrics, TokenUsage } from './model-metrics';
@@ -51,6 +51,18 @@ function usageOfError(error: unknown): TokenUsage {
   return usageOf(usage);
 }
 
+/**
+ * Whether a native attempt failed at structured output itself (unparsable or mismatching JSON, a provider that
+ * refuses or does not support the response format), which the tool strategy can fix. Anything else (credentials,
+ * rate limits, an outage, the network) would fail the second request the same way: it is rethrown for the
+ * activity's retry policy instead of doubling the cost and the wait.
+ */
+export function isStructuredOutputFailure(error: unknown): boolean {
+  if (NoObjectGeneratedError.isInstance(error) || TypeValidationError.isInstance(error) || JSONParseError.isInstance(error) || UnsupportedFunctionalityError.isInstance(error)) return true;
+  if (APICallError.isInstance(error)) return error.statusCode === 400 || error.statusCode === 422;
+  return false;
+}
+
 export interface StructuredInput<T> {
   model: LanguageModel;
   schema: z.ZodType<T>;
@@ -68,7 +80,8 @@ export interface StructuredInput<T> {
 /**
  * Structured output (SPEC 7): first the provider's native strategy (JSON output constrained by the schema); when that
  * fails (malformed JSON, a schema mismatch, a provider that refuses the response format) the same request again with
- * one required tool whose input schema is the schema, reading the tool call's arguments. Provider retries are off
+ * one required tool whose input schema is the schema, reading the tool call's arguments. Failures that are not about
+ * structured output (see isStructuredOutputFailure) are rethrown as they are. Provider retries are off
  * (maxRetries 0): the activity's retry policy owns retrying, and a doubled request would double the cost silently.
  * Cancellation (abortSignal) is not a strategy failure and is rethrown at once.
  */
@@ -94,6 +107,7 @@ export async function generateStructured<T>(input: StructuredInput<T>): Promise<
       observe(usage, latencySeconds);
       if (input.abortSignal?.aborted) throw error;
       attempts.push({ strategy, ok: false, error: describe(error), usage, latencySeconds });
+      if (strategy === 'native' && !isStructuredOutputFailure(error)) throw error;
       return undefined;
     }
   };

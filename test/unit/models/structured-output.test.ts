@@ -102,6 +102,19 @@ describe('the model client against the model simulator (OpenAI wire format)', ()
     expect(calls.filter((c) => c[0] === 'agent')).toHaveLength(1);
   });
 
+  it.each([
+    [401, 'invalid api key', false],
+    [429, 'rate limited', true],
+    [503, 'overloaded', true],
+  ])('does not retry with the tool strategy when the native request fails with HTTP %i', async (status, message, retryable) => {
+    simulator.script({ status, message }, { tool_call: { name: 'respond', arguments: '{"title": "t", "goals": ["g"]}' } });
+    const error = await generatePrd().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelCallError);
+    expect(error).toMatchObject({ retryable, target: 'local:sim-large', message: expect.stringContaining(`model call to local:sim-large failed (HTTP ${status}): ${message}`) });
+    expect(simulator.requests).toHaveLength(1);
+    expect(calls.filter((c) => c[0] === 'agent')).toHaveLength(1);
+  });
+
   it('goes straight to the tool strategy on a connection without structured_output', async () => {
     simulator.script({ tool_call: { name: 'respond', arguments: JSON.stringify({ summary: 'Adds CSV export' }) } });
     const result = await client().generateStructured({
