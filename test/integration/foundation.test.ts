@@ -243,7 +243,7 @@ describe('startup configuration', () => {
       'configuration error: STORE_URL: the state store is the Temporal frontend; use temporal://host:port/namespace or host:port (got a redis:// URL)',
       'configuration error: CI_MAX_FIX_ATTEMPTS: expected a whole number from 0 to 100, got "many"',
       'configuration error: CONTAINER_CPU_LIMIT: expected a number greater than 0, got "-1"',
-      'configuration error: LLM_BACKEND and LLM_MODEL are required together when MODEL_CONNECTIONS and MODEL_DEFAULT are absent',
+      'configuration error: LLM_BACKEND and LLM_MODEL are required together (LLM_BACKEND is missing)',
     ]);
   });
 
