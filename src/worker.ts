@@ -5,6 +5,7 @@ import { createPollActivities } from '../activities/poll-activities';
 import { createEffectActivities } from '../activities/effect-activities';
 import { createProjectConfigActivities } from '../activities/project-config-activities';
 import { TemporalTicketWorkflows, ticketSettings } from './gateway/ticket-workflows';
+import { loopGuardOf } from './ingress/loop-guard';
 import { ensurePollerSchedule, pausePollerSchedule, pollLookbackSeconds } from './poller/poller-schedule';
 import { createScmhostClient } from './providers/scmhost/scmhost-client';
 import { createTrackerClient } from './providers/tracker/tracker-client';
@@ -52,10 +53,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       scmhost,
       scmhostRepositories: repositories,
       workflows: new TemporalTicketWorkflows(connection, config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config)),
-      guard: {
-        botAccounts: [config.tracker.userEmail, config.scmhost.botLogin].filter((v): v is string => Boolean(v)),
-        botCommentPrefix: config.botCommentPrefix,
-      },
+      guard: loopGuardOf(config),
       logger: logger.child({ component: 'poller' }),
     }),
     ...createEffectActivities({ tracker, scmhost, logger: logger.child({ component: 'effects' }) }),

@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { ServiceConfig } from '../config/service-config';
 import type { Logger } from '../logging/logger';
 import type { ServiceMetrics } from '../metrics/service-metrics';
+import { loopGuardOf } from '../ingress/loop-guard';
 import { errorBody } from './http-errors';
 import { readApiRouter } from './routes/read-api';
 import type { RepositoryRegistry } from '../config/repository-registry';
@@ -33,29 +34,27 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     res.set('Content-Type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
+  const guard = loopGuardOf(deps.config);
   app.use(trackerWebhookRouter({
     workflows: deps.workflows,
     metrics: deps.metrics,
     logger: deps.logger.child({ route: 'webhooks/tracker' }),
     webhookSecret: deps.config.tracker.webhookSecret,
-    botAccount: deps.config.tracker.userEmail,
-    botCommentPrefix: deps.config.botCommentPrefix,
+    guard,
   }));
   app.use(scmhostWebhookRouter({
     workflows: deps.workflows,
     metrics: deps.metrics,
     logger: deps.logger.child({ route: 'webhooks/scmhost' }),
     webhookSecret: deps.config.scmhost.webhookSecret,
-    botLogins: deps.config.scmhost.botLogin ? [deps.config.scmhost.botLogin] : [],
-    botCommentPrefix: deps.config.botCommentPrefix,
+    guard,
   }));
   app.use(gitlabWebhookRouter({
     workflows: deps.workflows,
     metrics: deps.metrics,
     logger: deps.logger.child({ route: 'webhooks/gitlab' }),
     registry: deps.registry,
-    botLogins: deps.config.scmhost.botLogin ? [deps.config.scmhost.botLogin] : [],
-    botCommentPrefix: deps.config.botCommentPrefix,
+    guard,
   }));
   app.use(readApiRouter({
     workflows: deps.workflows,

@@ -25,7 +25,7 @@ function withoutSecrets<T extends { facts: Observation['facts'] }>(observation: 
  */
 export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, received: Observation, guard: LoopGuardOptions): Promise<DeliveryOutcome> {
   const observation = withoutSecrets(received);
-  const plan = planTrackerDelivery(observation, { botAccount: guard.botAccounts?.[0], botCommentPrefix: guard.botCommentPrefix });
+  const plan = planTrackerDelivery(observation, guard);
   if (plan.action === 'ignore') {
     const own = observation.facts.comment !== undefined && plan.reason.startsWith('comment written');
     return { outcome: 'ignored', reason_code: own ? 'own_comment' : 'not_managed', reason: plan.reason, ticket_key: observation.ticket_key };

@@ -1,5 +1,7 @@
 import { idempotencyKeyOf } from '../providers/scmhost/idempotency-marker';
 
+import type { ServiceConfig } from '../config/service-config';
+
 export interface LoopGuardOptions {
   /** The service account: the tracker e-mail or the source-host login. */
   botAccounts?: string[];
@@ -17,4 +19,12 @@ export function ownCommentReason(comment: { body: string; author?: string }, opt
   if (author && (options.botAccounts ?? []).some((account) => account.toLowerCase() === author)) return 'comment written by the service account';
   if (idempotencyKeyOf(comment.body) !== undefined) return 'comment written by the service (idempotency marker)';
   return undefined;
+}
+
+/** The service's own identities on every system, from the configuration: one guard for the gateway and the poller. */
+export function loopGuardOf(config: Pick<ServiceConfig, 'tracker' | 'scmhost' | 'botCommentPrefix'>): LoopGuardOptions {
+  return {
+    botAccounts: [config.tracker.userEmail, config.scmhost.botLogin].filter((account): account is string => Boolean(account)),
+    botCommentPrefix: config.botCommentPrefix,
+  };
 }

@@ -1,6 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { connectionWebhookSecret, findRegistryRepository, type RepositoryRegistry } from '../../config/repository-registry';
 import { deliverSourceHostObservation } from '../../ingress/deliver-observation';
+import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
 import { gitlabHookSchema } from '../gitlab/gitlab-webhook-schema';
@@ -17,8 +18,8 @@ export interface GitLabWebhookDeps {
   logger: Logger;
   registry: RepositoryRegistry | undefined;
   env?: NodeJS.ProcessEnv;
-  botLogins?: string[];
-  botCommentPrefix?: string;
+  /** The service's own accounts and comment prefix: their comments are dropped (loop guard). */
+  guard: LoopGuardOptions;
   bodyLimit?: string;
 }
 
@@ -61,7 +62,7 @@ export function gitlabWebhookRouter(deps: GitLabWebhookDeps): Router {
     const normalised = normaliseGitLabEvent(hook);
     if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
     await reply.handOver(async () => {
-      const result = await deliverSourceHostObservation(deps.workflows, normalised.observation, normalised.routing, { botAccounts: deps.botLogins, botCommentPrefix: deps.botCommentPrefix });
+      const result = await deliverSourceHostObservation(deps.workflows, normalised.observation, normalised.routing, deps.guard);
       answerDelivery(reply, result, normalised.observation.delivery_identity);
     });
   });

@@ -1,5 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { deliverSourceHostObservation } from '../../ingress/deliver-observation';
+import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
 import { normaliseScmhostEvent } from '../scmhost/normalise-scmhost-event';
@@ -13,8 +14,8 @@ export interface ScmhostWebhookDeps {
   metrics: ServiceMetrics;
   logger: Logger;
   webhookSecret?: string;
-  botLogins?: string[];
-  botCommentPrefix?: string;
+  /** The service's own accounts and comment prefix: their comments are dropped (loop guard). */
+  guard: LoopGuardOptions;
   bodyLimit?: string;
 }
 
@@ -50,7 +51,7 @@ export function scmhostWebhookRouter(deps: ScmhostWebhookDeps): Router {
       const normalised = normaliseScmhostEvent(event, parsed.data as ScmhostPayload<typeof event>);
       if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
       await reply.handOver(async () => {
-        const result = await deliverSourceHostObservation(deps.workflows, normalised.observation, normalised.routing, { botAccounts: deps.botLogins, botCommentPrefix: deps.botCommentPrefix });
+        const result = await deliverSourceHostObservation(deps.workflows, normalised.observation, normalised.routing, deps.guard);
         answerDelivery(reply, result, normalised.observation.delivery_identity);
       });
     },

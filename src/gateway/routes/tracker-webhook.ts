@@ -6,6 +6,7 @@ import { normaliseTrackerEvent, trackerEventName } from '../tracker/normalise-tr
 import { trackerWebhookSchema } from '../tracker/tracker-webhook-schema';
 import { verifyHmacSha256 } from '../webhook-signature';
 import { deliverTrackerObservation } from '../../ingress/deliver-observation';
+import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
 
 export interface TrackerWebhookDeps {
@@ -13,8 +14,8 @@ export interface TrackerWebhookDeps {
   metrics: ServiceMetrics;
   logger: Logger;
   webhookSecret?: string;
-  botAccount?: string;
-  botCommentPrefix?: string;
+  /** The service's own accounts and comment prefix: their comments are dropped (loop guard). */
+  guard: LoopGuardOptions;
   /** Webhook bodies can be megabytes (ADF documents, long changelogs). */
   bodyLimit?: string;
 }
@@ -46,7 +47,7 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
       if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
       const { observation } = normalised;
       await reply.handOver(async () => {
-        const result = await deliverTrackerObservation(deps.workflows, observation, { botAccounts: deps.botAccount ? [deps.botAccount] : [], botCommentPrefix: deps.botCommentPrefix });
+        const result = await deliverTrackerObservation(deps.workflows, observation, deps.guard);
         answerDelivery(reply, result, observation.delivery_identity);
       });
     },

@@ -1,5 +1,5 @@
 import type { Observation, WorkflowKind } from '../../../workflows/observation';
-import { ownCommentReason } from '../../ingress/loop-guard';
+import { ownCommentReason, type LoopGuardOptions } from '../../ingress/loop-guard';
 
 export const MANAGED_LABEL = 'service:managed';
 
@@ -23,10 +23,10 @@ export function workflowKindFor(issueType: string | undefined): WorkflowKind {
  */
 export function planTrackerDelivery(
   observation: Observation,
-  options: { botAccount?: string; botCommentPrefix?: string } = {},
+  guard: LoopGuardOptions = {},
 ): DeliveryPlan {
   const comment = observation.facts.comment;
-  const own = comment && ownCommentReason(comment, { botAccounts: options.botAccount ? [options.botAccount] : [], botCommentPrefix: options.botCommentPrefix });
+  const own = comment && ownCommentReason(comment, guard);
   if (own) return { action: 'ignore', reason: own };
   const managed = (observation.facts.labels ?? []).includes(MANAGED_LABEL);
   const kind = workflowKindFor(observation.facts.issue_type);

@@ -37,7 +37,7 @@ describe('planTrackerDelivery', () => {
 
   it('drops comments written by the service account or with the bot prefix', () => {
     const own = observation({ event: 'issue_commented', facts: { comment: { id: '1', body: 'PRD attached', author: 'Bot@Example.com' } } });
-    expect(planTrackerDelivery(own, { botAccount: 'bot@example.com' }).action).toBe('ignore');
+    expect(planTrackerDelivery(own, { botAccounts: ['bot@example.com'] }).action).toBe('ignore');
     const prefixed = observation({ event: 'issue_commented', facts: { comment: { id: '2', body: '  [svc] done', author: 'x@y.z' } } });
     expect(planTrackerDelivery(prefixed, { botCommentPrefix: '[svc]' }).action).toBe('ignore');
   });
