@@ -6,7 +6,7 @@
 import express, { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { FaultInjector, createFaultInjector } from '../fault-injector';
-import { closeServer, listen } from '../listen';
+import { serveSimulator } from '../listen';
 import { WebhookSender, WebhookTarget, createWebhookSender, hmacSha256Hex } from '../webhook-sender';
 import { GitHubJson, SimUser } from './github-json';
 import { ScmhostSimError, ScmhostState } from './scmhost-state';
@@ -236,19 +236,9 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
     res.status(500).json({ message: `Server Error: ${error instanceof Error ? error.message : String(error)}`, documentation_url: DOCS, status: '500' });
   });
 
-  const started = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1');
-  url = started.url;
-  return {
-    url,
-    state,
-    faults,
-    webhooks,
-    async close() {
-      faults.releaseAll();
-      await webhooks.flush();
-      await closeServer(started.server);
-    },
-  };
+  const served = await serveSimulator(app, options, { faults, webhooks });
+  url = served.url;
+  return { url, state, faults, webhooks, close: served.close };
 }
 
 function p(req: Request, name: string): string {

@@ -7,7 +7,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { AdfDocument } from '../../providers/tracker/adf/adf-types';
 import { FaultInjector, createFaultInjector } from '../fault-injector';
-import { closeServer, listen } from '../listen';
+import { serveSimulator } from '../listen';
 import { WebhookSender, WebhookTarget, createWebhookSender, hmacSha256Hex } from '../webhook-sender';
 import { JqlError, compareForOrder, matchesJql, parseJql } from './jql';
 import { TrackerSimError, TrackerState, statusByName } from './tracker-state';
@@ -234,20 +234,9 @@ export async function startTrackerSimulator(options: TrackerSimulatorOptions = {
     res.status(500).json({ errorMessages: [`Internal server error: ${error instanceof Error ? error.message : String(error)}`], errors: {} });
   });
 
-  const started = await listen(app, options.port ?? 0, options.host ?? '127.0.0.1');
-  url = started.url;
-
-  return {
-    url,
-    state,
-    faults,
-    webhooks,
-    async close() {
-      faults.releaseAll();
-      await webhooks.flush();
-      await closeServer(started.server);
-    },
-  };
+  const served = await serveSimulator(app, options, { faults, webhooks });
+  url = served.url;
+  return { url, state, faults, webhooks, close: served.close };
 }
 
 function authenticate(state: TrackerState, credentials: TrackerSimulatorOptions['credentials']) {
