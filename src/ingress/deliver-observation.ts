@@ -3,6 +3,7 @@ import { planTrackerDelivery } from '../gateway/tracker/plan-tracker-delivery';
 import type { TicketWorkflowsPort } from '../gateway/ticket-workflows';
 import { routeDelivery } from '../gateway/route-delivery';
 import { redactValue } from '../redaction/redact-secrets';
+import { boundFacts } from './bound-facts';
 import { ownCommentReason, type LoopGuardOptions } from './loop-guard';
 import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
 
@@ -16,7 +17,7 @@ export type DeliveryOutcome =
  * Identities and fingerprints were computed from the provider's text before, so webhook and poller still converge.
  */
 function withoutSecrets<T extends { facts: Observation['facts'] }>(observation: T): T {
-  return { ...observation, facts: redactValue(observation.facts) };
+  return boundFacts({ ...observation, facts: redactValue(observation.facts) });
 }
 
 /**
