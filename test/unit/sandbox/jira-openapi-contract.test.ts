@@ -41,7 +41,7 @@ function operationsInClient(): string[] {
  */
 function withErrata(doc: OpenApiDocument): OpenApiDocument {
   const changeDetails = doc.components.schemas?.ChangeDetails as { properties: Record<string, Record<string, unknown>> };
-  changeDetails.properties.toString = { type: 'string', nullable: true };
+  Object.assign(changeDetails.properties, { toString: { type: 'string', nullable: true } });
   for (const field of ['from', 'to', 'fromString']) changeDetails.properties[field] = { ...changeDetails.properties[field], nullable: true };
   return doc;
 }
