@@ -15,26 +15,17 @@ import { PreconditionProviderError, ProviderError, TerminalProviderError } from 
 import { createScmhostClient, ScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
 import { startScmhostSimulator, ScmhostSimulator } from '../../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { loadOpenApiDocument, OpenApiContract } from '../../helpers/openapi-contract';
+import { Exchange, recordingFetch, routeOf } from '../../helpers/recording-fetch';
 import { startWebhookReceiver } from './webhook-receiver';
 
 const TOKEN = 'ghp_contracttoken0123456789abcdefABCDEF';
 const REVIEWER_TOKEN = 'ghp_reviewertoken0123456789abcdefABCD';
 const repoRef = { owner: 'acme', repo: 'api' };
 
-interface Exchange { method: string; path: string; status: number; body: unknown }
-
 /** Every `METHOD /path` route the client calls, read from its source so a new one cannot slip past this test. */
 function clientRoutes(): string[] {
   const source = readFileSync(join(__dirname, '../../../src/providers/scmhost/scmhost-client.ts'), 'utf8');
   return [...new Set([...source.matchAll(/'((?:GET|POST|PATCH|PUT|DELETE) \/[^']*)'/g)].map((m) => m[1] as string))].sort();
-}
-
-function routeOf(routes: string[], exchange: Exchange): string | undefined {
-  return routes.find((route) => {
-    const [method, template = ''] = route.split(' ');
-    const pattern = new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
-    return method === exchange.method && pattern.test(exchange.path);
-  });
 }
 
 /**
@@ -51,15 +42,8 @@ describe('GitHub simulator against GitHub\'s OpenAPI description', () => {
   let sim: ScmhostSimulator;
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    const text = await response.clone().text();
-    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-    exchanges.push({ method: (init?.method ?? 'GET').toUpperCase(), path: url.pathname, status: response.status, body: text ? JSON.parse(text) : undefined });
-    return response;
-  };
   const newClient = (token: string, overrides: Partial<Parameters<typeof createScmhostClient>[0]> = {}): Promise<ScmhostClient> =>
-    createScmhostClient({ token, baseUrl: sim.url, writeSpacingMs: 0, retryBaseMs: 10, timeoutMs: 5_000, readRetries: 0, fetch: recordingFetch, ...overrides });
+    createScmhostClient({ token, baseUrl: sim.url, writeSpacingMs: 0, retryBaseMs: 10, timeoutMs: 5_000, readRetries: 0, fetch: recordingFetch(exchanges), ...overrides });
   const failure = async (name: string, call: Promise<unknown>) => {
     const error = await call.then(() => undefined, (e: unknown) => e);
     clientErrors.set(name, error);

@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitLabClient } from '../../../src/providers/gitlab/gitlab-client';
 import { GitLabSimulator, startGitLabSimulator } from '../../../src/sandbox/gitlab-simulator/gitlab-simulator';
 import { fixture } from '../../helpers/fixtures';
+import { Exchange, recordingFetch } from '../../helpers/recording-fetch';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-interface Exchange { method: string; path: string; status: number; body: unknown }
 
 const NS = 'fin/payments';
 const TOKEN = 'glpat-contract-token-123456';
@@ -94,17 +94,9 @@ describe('GitLab simulator against the example responses of GitLab\'s API docume
   const exchanges: Exchange[] = [];
   let sim: GitLabSimulator;
 
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    const text = await response.clone().text();
-    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-    exchanges.push({ method: (init?.method ?? 'GET').toUpperCase(), path: url.pathname, status: response.status, body: text ? JSON.parse(text) : undefined });
-    return response;
-  };
-
   beforeAll(async () => {
     sim = await startGitLabSimulator({ projects: [NS], tokens: { [TOKEN]: 'service-bot' } });
-    const client = createGitLabClient({ apiBaseUrl: sim.apiUrl, token: TOKEN, retry: { maxAttempts: 1 }, fetch: recordingFetch });
+    const client = createGitLabClient({ apiBaseUrl: sim.apiUrl, token: TOKEN, retry: { maxAttempts: 1 }, fetch: recordingFetch(exchanges) });
     const project = sim.state.project(NS);
     await client.getProject(NS);
     await client.getBranch(NS, 'main');

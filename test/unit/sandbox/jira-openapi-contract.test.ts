@@ -13,12 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrackerClient } from '../../../src/providers/tracker/tracker-client';
 import { startTrackerSimulator, TrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
 import { loadOpenApiDocument, OpenApiContract, type OpenApiDocument } from '../../helpers/openapi-contract';
+import { Exchange, recordingFetch, routeOf } from '../../helpers/recording-fetch';
 
 const EMAIL = 'bot@example.com';
 const TOKEN = 'tracker-token-contract-123456';
 const SEARCH_JQL = '/rest/api/3/search/jql';
-
-interface Exchange { method: string; path: string; status: number; body: unknown }
 
 /** The client's operations; a new one must be added here (and driven below) to come under the contract. */
 const CLIENT_OPERATIONS = [
@@ -52,25 +51,13 @@ describe('tracker simulator against Atlassian\'s Jira OpenAPI description', () =
   const exchanges: Exchange[] = [];
   let sim: TrackerSimulator;
 
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    const text = await response.clone().text();
-    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-    exchanges.push({ method: (init?.method ?? 'GET').toUpperCase(), path: url.pathname, status: response.status, body: text ? JSON.parse(text) : undefined });
-    return response;
-  };
-  const routeOf = (exchange: Exchange) => templates.find((route) => {
-    const [method, template = ''] = route.split(' ');
-    return method === exchange.method && new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(exchange.path);
-  });
-
   beforeAll(async () => {
     sim = await startTrackerSimulator({ projects: ['PROJ'], credentials: { email: EMAIL, apiToken: TOKEN } });
-    const client = createTrackerClient({ baseUrl: sim.url, email: EMAIL, apiToken: TOKEN, timeoutMs: 5_000, retry: { maxAttempts: 1 }, fetch: recordingFetch });
+    const client = createTrackerClient({ baseUrl: sim.url, email: EMAIL, apiToken: TOKEN, timeoutMs: 5_000, retry: { maxAttempts: 1 }, fetch: recordingFetch(exchanges) });
     const ignore = (call: Promise<unknown>) => call.catch(() => undefined);
 
     await client.getMyself();
-    await ignore(createTrackerClient({ baseUrl: sim.url, email: EMAIL, apiToken: 'wrong-token-999999', fetch: recordingFetch }).getMyself());
+    await ignore(createTrackerClient({ baseUrl: sim.url, email: EMAIL, apiToken: 'wrong-token-999999', fetch: recordingFetch(exchanges) }).getMyself());
     const feature = await client.createIssue({ projectKey: 'PROJ', issueType: 'Feature', summary: 'Checkout', description: 'Ship **it**', labels: ['service:managed'] });
     const epic = await client.createIssue({ projectKey: 'PROJ', issueType: 'Epic', summary: 'Payments', labels: ['service:managed'], parentKey: feature.key });
     await ignore(client.createIssue({ projectKey: 'PROJ', issueType: 'No such type', summary: 'x' }));
@@ -106,7 +93,7 @@ describe('tracker simulator against Atlassian\'s Jira OpenAPI description', () =
       if (!Array.isArray(page.issues)) return [`POST ${SEARCH_JQL}: no issues array`];
       return page.issues.flatMap((issue, index) => contract.problems(issueBean, issue).map((p) => `POST ${SEARCH_JQL} 200 /issues/${index}${p}`));
     }
-    const route = routeOf(exchange);
+    const route = routeOf(templates, exchange);
     if (!route) return [`${exchange.method} ${exchange.path}: not an operation of the description excerpt`];
     const [method = '', template = ''] = route.split(' ');
     const declared = contract.responseSchema(method, template, exchange.status);
@@ -122,7 +109,7 @@ describe('tracker simulator against Atlassian\'s Jira OpenAPI description', () =
   });
 
   it('drives every operation of the excerpt (search through /search/jql), with a success answer', () => {
-    const answered = new Set(exchanges.filter((e) => e.status < 300).map((e) => routeOf(e) ?? `${e.method} ${e.path}`));
+    const answered = new Set(exchanges.filter((e) => e.status < 300).map((e) => routeOf(templates, e) ?? `${e.method} ${e.path}`));
     const expected = templates.map((t) => (t === 'POST /rest/api/3/search' ? `POST ${SEARCH_JQL}` : t));
     expect(expected.filter((t) => !answered.has(t))).toEqual([]);
     expect(exchanges.map((e) => e.status)).toEqual(expect.arrayContaining([401, 404, 400]));
