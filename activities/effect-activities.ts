@@ -16,7 +16,7 @@ export interface EffectActivityDeps {
   logger: Logger;
 }
 
-const operationSchema = z.discriminatedUnion('kind', [
+export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tracker.comment'), issue_key: z.string().min(1), body: z.string().min(1) }),
   z.object({ kind: z.literal('tracker.labels'), issue_key: z.string().min(1), add: z.array(z.string()), remove: z.array(z.string()) }),
   z.object({ kind: z.literal('scmhost.pr_comment'), repository: z.string().regex(/^[^/\s]+\/[^/\s]+$/), number: z.number().int().positive(), body: z.string().min(1) }),
