@@ -30,6 +30,7 @@ export class OpenApiContract {
   private readonly ajv: Ajv;
   private readonly compiled = new Map<Schema, ValidateFunction>();
 
+  /** Takes the document over: it is normalised in place (nullable, references), so pass a freshly loaded one. */
   constructor(readonly doc: OpenApiDocument) {
     // OpenAPI 3.0's `nullable` is not JSON Schema; rewrite it once so any draft-07 validator reads it right.
     normaliseNullable(doc.components);
