@@ -157,9 +157,7 @@ export class ScmhostClient {
     }
     const { status, headers, data } = requestError.response;
     const message = typeof (data as { message?: unknown } | undefined)?.message === 'string' ? (data as { message: string }).message : undefined;
-    const details = Array.isArray((data as { errors?: unknown } | undefined)?.errors)
-      ? (data as { errors: Array<{ message?: string; code?: string; field?: string }> }).errors.map((e) => e.message ?? [e.field, e.code].filter(Boolean).join(' ')).join('; ')
-      : undefined;
+    const details = validationDetails((data as { errors?: unknown } | undefined)?.errors);
     const rateLimited = status === 429 || (status === 403 && (headers['x-ratelimit-remaining'] === '0' || /rate limit/i.test(message ?? '')));
     let retryAfterMs = parseRetryAfterMs(headers['retry-after']);
     if (retryAfterMs === undefined && headers['x-ratelimit-remaining'] === '0' && headers['x-ratelimit-reset']) {
@@ -383,6 +381,21 @@ export function groupReviewThreads(comments: ReviewComment[]): ReviewThread[] {
     threads.set(root.id, thread);
   }
   return [...threads.values()];
+}
+
+/**
+ * The reasons of a GitHub 422. `errors` holds objects ({resource, field, code, message}) on most endpoints and plain
+ * strings on some ("Can not approve your own pull request"); both are read, so the reason reaches the operator.
+ */
+export function validationDetails(errors: unknown): string | undefined {
+  if (!Array.isArray(errors)) return undefined;
+  const reasons = errors.map((entry: unknown) => {
+    if (typeof entry === 'string') return entry;
+    if (!entry || typeof entry !== 'object') return '';
+    const { message, field, code } = entry as { message?: unknown; field?: unknown; code?: unknown };
+    return typeof message === 'string' ? message : [field, code].filter((part) => typeof part === 'string' && part).join(' ');
+  }).filter(Boolean);
+  return reasons.length > 0 ? reasons.join('; ') : undefined;
 }
 
 function causeChainHas(error: unknown, test: (e: Error & { code?: unknown }) => boolean): boolean {
