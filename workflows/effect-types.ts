@@ -20,7 +20,11 @@ export type EffectOperation =
    * one of `labels`, unique to the logical item (e.g. `service:epic-item:<FEATURE>:<id>`).
    */
   | { kind: 'tracker.create_issue'; project_key: string; issue_type: string; summary: string; description?: string; parent_key?: string; labels: string[]; identity_label: string }
-  /** Moves the issue by the transition whose name or target status matches `target` (case-insensitive); set-like. */
+  /**
+   * Moves the issue by the transition whose name or target status matches `target` (case-insensitive). Name the
+   * target status ("In Progress"): then a repeat finds the issue there and adopts; a transition name is not
+   * offered any more once the issue has moved, so its repeat fails as a precondition.
+   */
   | { kind: 'tracker.transition'; issue_key: string; target: string }
   // --- end planning ---
   ;
