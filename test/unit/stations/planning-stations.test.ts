@@ -76,7 +76,6 @@ describe('feature planning stations', () => {
   }
 
   const comments = (key: string) => tracker.state.issue(key).comments.map((c) => c.body);
-  const commentText = (key: string) => tracker.state.issue(key).comments.map((c) => JSON.stringify(c.body));
   const said = (index: number, role: string) => model.requests[index]!.messages!.filter((m) => m.role === role).map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
   const userPrompt = (index: number) => said(index, 'user');
   const systemPrompt = (index: number) => said(index, 'system');
