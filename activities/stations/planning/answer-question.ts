@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { composePrompt, referencesSection, ticketSections } from '../../../src/planning/planning-prompt';
 import type { StationActivity, StationInput } from '../../../workflows/station-types';
 import { parseStationInput } from '../station-input';
-import { artifactSections, type PlanningDeps } from './document-stations';
+import { artifactSections, toolsFor, type PlanningDeps } from './document-stations';
+import { readableRepositories } from './repositories';
 import { runModelStep } from './model-step';
 import { readTicketMaterial } from './ticket-material';
 
@@ -38,7 +39,8 @@ export function createAnswerQuestionStation(deps: PlanningDeps): StationActivity
       referencesSection(references),
       { title: `Question from ${question.author ?? 'a reader'}`, body: question.text },
     ]);
-    const { object, usage, target } = await runModelStep(deps, input, { key: 'answer_question', skill: 'answer_question', schema: answerSchema, prompt });
+    const tools = toolsFor(deps, await readableRepositories(deps.repositories, input, ticket.labels));
+    const { object, usage, target } = await runModelStep(deps, input, { key: 'answer_question', skill: 'answer_question', schema: answerSchema, prompt, tools });
     const body = [
       `💬 **Answer**${question.author ? ` to ${question.author}` : ''}:`,
       '',

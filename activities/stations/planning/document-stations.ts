@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { ToolSet } from 'ai';
 import { z } from 'zod';
+import { repositoryTools, type RepositoryReader } from '../../../src/planning/repository-tools';
 import type { ModelPolicyKey } from '../../../src/config/model-policy-keys';
 import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning/planning-prompt';
 import { artifactPostIntents } from '../../../workflows/artifact-posting';
@@ -7,12 +9,22 @@ import type { StageLabel } from '../../../workflows/stage-labels';
 import type { StationActivity, StationInput } from '../../../workflows/station-types';
 import { runModelStep, type ModelStepDeps } from './model-step';
 import { readTicketMaterial, type PlanningTracker } from './ticket-material';
+import { readableRepositories, type RepositoriesReader } from './repositories';
 import { parseStationInput } from '../station-input';
 
 export interface PlanningDeps extends ModelStepDeps {
   tracker: PlanningTracker;
+  /** The project's repository configuration (activities/project-config-activities.ts). */
+  repositories: RepositoriesReader;
+  /** The source host, for the model's read-only repository tools; without it the model gets no tools. */
+  repositoryReader?: () => Promise<RepositoryReader>;
   /** Tracker comment size per part; the default keeps under Jira's limit. */
   partLimit?: number;
+}
+
+/** The model's read-only tools over these repositories (none without a source host). */
+export function toolsFor(deps: PlanningDeps, repositories: readonly string[]): ToolSet | undefined {
+  return deps.repositoryReader && repositories.length ? repositoryTools({ reader: deps.repositoryReader, repositories }) : undefined;
 }
 
 export function sha256(text: string): string {
@@ -84,7 +96,8 @@ function documentStation(deps: PlanningDeps, config: DocumentStation): StationAc
       referencesSection(references),
       ...requestSections(input, revising && current ? { title: config.title, text: current.text } : undefined),
     ]);
-    const { object, usage, target } = await runModelStep(deps, input, { key: config.key, skill: config.station, schema: documentSchema, prompt });
+    const tools = toolsFor(deps, await readableRepositories(deps.repositories, input, ticket.labels));
+    const { object, usage, target } = await runModelStep(deps, input, { key: config.key, skill: config.station, schema: documentSchema, prompt, tools });
 
     const text = `# ${object.title}\n\n${object.markdown}`;
     const digest = sha256(text);

@@ -7,16 +7,14 @@ import { replaceDraftItem, type Draft, type DraftItem } from '../../../workflows
 import type { StageLabel } from '../../../workflows/stage-labels';
 import type { StationActivity, StationInput, StationResult } from '../../../workflows/station-types';
 import { parseStationInput } from '../station-input';
-import { artifactSections, requestSections, sha256, type PlanningDeps } from './document-stations';
+import { artifactSections, requestSections, sha256, toolsFor, type PlanningDeps } from './document-stations';
 import { currentDraft } from './draft-schema';
 import { runModelStep } from './model-step';
 import { provisionedEpics } from './provisioned-items';
-import { ticketRepositories, type RepositoriesReader } from './repositories';
+import { ticketRepositories } from './repositories';
 import { readTicketMaterial } from './ticket-material';
 
-export interface DraftStationDeps extends PlanningDeps {
-  repositories: RepositoriesReader;
-}
+export type DraftStationDeps = PlanningDeps;
 
 type NewItem = Omit<DraftItem, 'id' | 'excluded'>;
 
@@ -78,6 +76,7 @@ function draftStation<TItem>(deps: DraftStationDeps, spec: DraftStationSpec<TIte
       ...prepared.sections,
     ];
     const request = input.request;
+    const tools = toolsFor(deps, repositories);
 
     if (request?.kind === 'draft_item_feedback' && existing && request.item_id !== undefined) {
       const previous = existing.items.find((item) => item.id === request.item_id);
@@ -89,7 +88,7 @@ function draftStation<TItem>(deps: DraftStationDeps, spec: DraftStationSpec<TIte
         { title: `Feedback from ${request.author ?? 'a reviewer'} on item ${previous.id}`, body: request.text },
         { title: 'Answer with', body: 'The revised item only.' },
       ]);
-      const { object, usage, target } = await runModelStep(deps, input, { key: spec.key, skill: spec.station, schema: prepared.item, prompt });
+      const { object, usage, target } = await runModelStep(deps, input, { key: spec.key, skill: spec.station, schema: prepared.item, prompt, tools });
       const draft = replaceDraftItem(existing, previous.id, prepared.toItem(object, previous));
       return draftResult(deps, input, spec, draft, repositories, usage, target, `item ${previous.id} revised`);
     }
@@ -100,7 +99,7 @@ function draftStation<TItem>(deps: DraftStationDeps, spec: DraftStationSpec<TIte
       ...base,
       ...requestSections(input, revising && existing ? { title: spec.title, text: renderDraft(existing, { ticketKey: input.ticket_key }) } : undefined),
     ]);
-    const { object, usage, target } = await runModelStep(deps, input, { key: spec.key, skill: spec.station, schema: listSchema, prompt });
+    const { object, usage, target } = await runModelStep(deps, input, { key: spec.key, skill: spec.station, schema: listSchema, prompt, tools });
     const draft = toDraft(spec.kind, object.items.map((item) => prepared.toItem(item)));
     return draftResult(deps, input, spec, draft, repositories, usage, target, revising ? 'revised' : 'written');
   };

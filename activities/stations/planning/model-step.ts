@@ -1,3 +1,4 @@
+import type { ToolSet } from 'ai';
 import type { z } from 'zod';
 import type { ModelConfiguration } from '../../../src/config/model-configuration';
 import { isModelPolicyKey, type ModelPolicyKey } from '../../../src/config/model-policy-keys';
@@ -23,6 +24,8 @@ export interface ModelStep<T> {
   skill: string;
   schema: z.ZodType<T>;
   prompt: string;
+  /** Read-only tools (the ticket's repositories) the model may use before it answers. */
+  tools?: ToolSet;
 }
 
 export interface ModelStepResult<T> {
@@ -67,7 +70,7 @@ export async function runModelStep<T>(deps: ModelStepDeps, input: StationInput, 
   }
 
   try {
-    const result = await deps.models.generateStructured({ resolved, system: skill.body, prompt: step.prompt, schema: step.schema });
+    const result = await deps.models.generateStructured({ resolved, system: skill.body, prompt: step.prompt, schema: step.schema, tools: step.tools });
     return {
       object: result.object,
       usage: { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens, model: result.target },

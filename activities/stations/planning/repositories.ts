@@ -1,4 +1,4 @@
-import { allowedRepositories, checkTicketRepositories, type RepoAssignment } from '../../../src/planning/repo-assignment';
+import { allowedRepositories, checkTicketRepositories, repoLabels, type RepoAssignment } from '../../../src/planning/repo-assignment';
 import type { ProjectRepositoriesCheck } from '../../../workflows/project-config-types';
 import type { StationInput } from '../../../workflows/station-types';
 import { stationFailure } from '../station-failure';
@@ -23,4 +23,16 @@ export async function ticketRepositories(read: RepositoriesReader, input: Statio
   const assignment = checkTicketRepositories({ projectKey: input.project_key, labels, check: await read({ project_key: input.project_key }) });
   if (!assignment.ok) throw repoAssignmentFailure(input, assignment);
   return allowedRepositories(assignment);
+}
+
+/**
+ * The repositories the model may read while writing a PRD, a spec or an answer: the ticket's valid `repo:` labels,
+ * else every configured repository. These stages do not need repositories, so nothing blocks here; an incomplete
+ * configuration only means no repository tools.
+ */
+export async function readableRepositories(read: RepositoriesReader, input: StationInput, labels: string[]): Promise<string[]> {
+  const check = await read({ project_key: input.project_key });
+  if (check.status !== 'configured') return [];
+  const assigned = repoLabels(labels).filter((repo) => check.repositories.includes(repo));
+  return assigned.length ? assigned : check.repositories;
 }

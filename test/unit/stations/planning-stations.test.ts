@@ -8,7 +8,9 @@ import { parseModelConfiguration } from '../../../src/config/model-configuration
 import { createLogger } from '../../../src/logging/logger';
 import { createModelClient } from '../../../src/models/model-client';
 import { createTrackerClient } from '../../../src/providers/tracker/tracker-client';
+import { createScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
 import { startModelSimulator, type ModelSimulator } from '../../../src/sandbox/model-simulator/model-simulator';
+import { startScmhostSimulator, type ScmhostSimulator } from '../../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
 import { applyDraftCommand, type Draft } from '../../../workflows/drafts';
 import type { ArtifactRecord, StationInput, StationResult } from '../../../workflows/station-types';
@@ -21,13 +23,16 @@ import type { ArtifactRecord, StationInput, StationResult } from '../../../workf
 describe('feature planning stations', () => {
   let tracker: TrackerSimulator;
   let model: ModelSimulator;
+  let github: ScmhostSimulator;
   let stations: ReturnType<typeof createPlanningStations>;
+  let withRepositoryTools: ReturnType<typeof createPlanningStations>;
   let effects: ReturnType<typeof createEffectActivities>;
   const project = () => tracker.state.project('FEAT');
 
   beforeAll(async () => {
     tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['FEAT'] });
     model = await startModelSimulator();
+    github = await startScmhostSimulator({ repositories: ['acme/api', 'acme/web'], tokens: { 'gh-token': 'service-bot' } });
     const env = {
       MODEL_CONNECTIONS: JSON.stringify({ sim: { backend: 'openai-compatible', base_url: model.url, allowed_models: ['planner'], capabilities: ['structured_output', 'tools'] } }),
       MODEL_DEFAULT: JSON.stringify({ connection: 'sim', model: 'planner' }),
@@ -38,9 +43,13 @@ describe('feature planning stations', () => {
       tracker: client, properties: client, models: createModelClient({ env }), modelConfig: parseModelConfiguration(env).config!,
       repositories: checkProjectRepositories, partLimit: 2000,
     });
+    withRepositoryTools = createPlanningStations({
+      tracker: client, properties: client, models: createModelClient({ env }), modelConfig: parseModelConfiguration(env).config!,
+      repositories: checkProjectRepositories, repositoryReader: () => createScmhostClient({ token: 'gh-token', baseUrl: github.url, timeoutMs: 5_000 }),
+    });
     effects = createEffectActivities({ tracker: client, logger: createLogger({ level: 'error', write: () => undefined }) });
   }, 30_000);
-  afterAll(async () => Promise.all([tracker?.close(), model?.close()]));
+  afterAll(async () => Promise.all([tracker?.close(), model?.close(), github?.close()]));
   beforeEach(() => {
     model.reset();
     project().properties.clear();
@@ -115,6 +124,32 @@ describe('feature planning stations', () => {
     const again = await perform(key, result);
     expect(again.every((o) => o.evidence?.adopted)).toBe(true);
     expect(tracker.state.issue(key).comments).toHaveLength(posted.length + 1);
+  });
+
+  it('lets the model read the ticket\'s repositories through the source-host API before it answers', async () => {
+    const key = feature(['service:managed', 'repo:acme/api']);
+    const api = github.state.repo('acme', 'api');
+    github.state.putFile(api, 'README.md', '# API');
+    github.state.putFile(api, 'src/reports/export.ts', 'export function exportReport() { /* PDF only */ }');
+    github.state.putFile(github.state.repo('acme', 'web'), 'src/app.tsx', 'web');
+    model.script(
+      { tool_calls: [{ name: 'list_files', arguments: JSON.stringify({ repository: 'acme/api', path_prefix: 'src/' }) }] },
+      { tool_calls: [{ name: 'read_file', arguments: JSON.stringify({ repository: 'acme/api', path: 'src/reports/export.ts' }) }] },
+      { content: JSON.stringify({ title: 'CSV export', markdown: '## Problem and goal\n\nexportReport() only writes PDF today.' }) },
+    );
+
+    const result = await withRepositoryTools.generate_prd(input(key, 'generate_prd'));
+
+    // Only the ticket's assigned repository is offered, and the answers of the tools went back to the model.
+    const tools = model.requests[0]!.tools!.map((t) => t.function.name).sort();
+    expect(tools).toEqual(['list_files', 'read_file']);
+    expect(JSON.stringify(model.requests[0]!.tools)).not.toContain('acme/web');
+    const toolResults = (index: number) => JSON.stringify(model.requests[index]!.messages!.filter((m) => m.role === 'tool'));
+    expect(toolResults(1)).toContain('src/reports/export.ts');
+    expect(toolResults(1)).not.toContain('README.md');
+    expect(toolResults(2)).toContain('PDF only');
+    expect(result.artifacts!.prd!.text).toContain('exportReport() only writes PDF today.');
+    expect(result.usage!.input_tokens).toBeGreaterThan(0);
   });
 
   it('revises the PRD with `!` feedback, giving the model the current text', async () => {
