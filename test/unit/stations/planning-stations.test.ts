@@ -1,3 +1,6 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEffectActivities } from '../../../activities/effect-activities';
 import { createProjectConfigActivities } from '../../../activities/project-config-activities';
@@ -150,6 +153,27 @@ describe('feature planning stations', () => {
     expect(toolResults(2)).toContain('PDF only');
     expect(result.artifacts!.prd!.text).toContain('exportReport() only writes PDF today.');
     expect(result.usage!.input_tokens).toBeGreaterThan(0);
+  });
+
+  it('uses the project\'s own skill when it overrides the default', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'skills-'));
+    try {
+      cpSync(join(__dirname, '..', '..', '..', 'skills', 'default'), join(root, 'default'), { recursive: true });
+      mkdirSync(join(root, 'feat', 'generate_prd'), { recursive: true });
+      writeFileSync(join(root, 'feat', 'generate_prd', 'SKILL.md'), '---\nname: generate_prd\ndescription: FEAT house style\n---\nWrite the PRD in the FEAT house style.\n');
+      const client = createTrackerClient({ baseUrl: tracker.url, email: 'service@example.com', apiToken: 'token-value' });
+      const env = { MODEL_CONNECTIONS: JSON.stringify({ sim: { backend: 'openai-compatible', base_url: model.url, allowed_models: ['planner'], capabilities: ['structured_output', 'tools'] } }), MODEL_DEFAULT: JSON.stringify({ connection: 'sim', model: 'planner' }) };
+      const custom = createPlanningStations({
+        tracker: client, properties: client, models: createModelClient({ env }), modelConfig: parseModelConfiguration(env).config!,
+        repositories: createProjectConfigActivities({ properties: client, requireProjectConfig: true, fallbackRepositories: [] }).checkProjectRepositories, skillsRoot: root,
+      });
+      model.script({ content: JSON.stringify({ title: 'House style', markdown: '## Problem and goal\n\nIn the house style.' }) });
+      const result = await custom.generate_prd(input(feature(), 'generate_prd'));
+      expect(systemPrompt(0)).toBe('Write the PRD in the FEAT house style.');
+      expect(result.summary).toContain('skill feat/generate_prd');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('revises the PRD with `!` feedback, giving the model the current text', async () => {
