@@ -43,6 +43,17 @@ export type DraftEditResult =
 
 /** The tracker refuses longer summaries. */
 export const SUMMARY_LIMIT = 255;
+/**
+ * A draft travels in the workflow's station outputs, whose strings are cut at 2,000 characters; descriptions and
+ * criteria stay under that so what a person approved is what gets created.
+ */
+export const DESCRIPTION_LIMIT = 1_800;
+export const CRITERION_LIMIT = 300;
+
+/** Shortens model-written text to a limit (deterministically, marking the cut). */
+export function clip(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit - 1).trimEnd()}…` : text;
+}
 
 export function draftItemIds(draft: Draft): number[] {
   return draft.items.map((item) => item.id);
@@ -69,6 +80,9 @@ function checkFields(draft: Draft, fields: DraftFields, options: DraftEditOption
   if (fields.summary !== undefined) {
     if (fields.summary.trim() === '') return 'the summary is empty';
     if (fields.summary.length > SUMMARY_LIMIT) return `the summary has ${fields.summary.length} characters; the tracker allows ${SUMMARY_LIMIT}`;
+  }
+  if (fields.description !== undefined && fields.description.length > DESCRIPTION_LIMIT) {
+    return `the description has ${fields.description.length} characters; a draft item allows ${DESCRIPTION_LIMIT}`;
   }
   if (fields.repo !== undefined) {
     if (options.repositories.length > 0 && !options.repositories.includes(fields.repo)) {

@@ -24,7 +24,8 @@ export const stationInputSchema = z.object({
   artifacts: z.record(z.string(), artifactRecord),
   outputs: z.record(z.string(), z.unknown()),
   request: z.object({
-    kind: z.enum(['feedback', 'question', 'regenerate', 'draft_item_feedback']),
+    kind: z.enum(['feedback', 'question', 'regenerate', 'draft_item_feedback', 'option_selected']),
+    option: z.number().int().positive().optional(),
     text: z.string(),
     item_id: z.number().int().positive().optional(),
     author: z.string().optional(),

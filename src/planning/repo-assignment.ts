@@ -78,7 +78,7 @@ export function checkTicketRepositories(input: { projectKey: string; labels: rea
 
 /** The repositories a ticket's items may use: its `repo:` labels when it has any, else all configured ones. */
 export function allowedRepositories(assignment: Extract<RepoAssignment, { ok: true }>): string[] {
-  return assignment.assigned.length ? assignment.assigned : assignment.repositories;
+  return [...new Set(assignment.assigned.length ? assignment.assigned : assignment.repositories)];
 }
 
 /** Every item that will be created needs a repository among the allowed ones. */

@@ -3,7 +3,7 @@ import { composePrompt, referencesSection, ticketSections, type PromptSection } 
 import type { ModelPolicyKey } from '../../../src/config/model-policy-keys';
 import { artifactPostIntents } from '../../../workflows/artifact-posting';
 import { renderDraft } from '../../../workflows/draft-markdown';
-import { replaceDraftItem, type Draft, type DraftItem } from '../../../workflows/drafts';
+import { clip, CRITERION_LIMIT, DESCRIPTION_LIMIT, replaceDraftItem, type Draft, type DraftItem } from '../../../workflows/drafts';
 import type { StageLabel } from '../../../workflows/stage-labels';
 import type { StationActivity, StationInput, StationResult } from '../../../workflows/station-types';
 import { parseStationInput } from '../station-input';
@@ -20,6 +20,7 @@ type NewItem = Omit<DraftItem, 'id' | 'excluded'>;
 
 const criteria = z.array(z.string().trim().min(1)).max(20);
 const summary = z.string().trim().min(1).max(255);
+const description = z.string().describe(`Markdown, at most ${DESCRIPTION_LIMIT} characters`);
 
 function repoEnum(allowed: string[]) {
   return z.enum(allowed as [string, ...string[]]);
@@ -39,6 +40,11 @@ function draftResult(deps: DraftStationDeps, input: StationInput, spec: { artifa
     summary: `${spec.title} ${how}: ${draft.items.length} item${draft.items.length === 1 ? '' : 's'} (revision ${revision}) by ${target}`,
     usage,
   };
+}
+
+/** Model text bounded to what a draft item holds (see DESCRIPTION_LIMIT). */
+function bounded(item: NewItem): NewItem {
+  return { ...item, description: clip(item.description, DESCRIPTION_LIMIT), acceptance_criteria: item.acceptance_criteria.map((c) => clip(c, CRITERION_LIMIT)) };
 }
 
 function toDraft(kind: Draft['kind'], items: NewItem[]): Draft {
@@ -89,7 +95,7 @@ function draftStation<TItem>(deps: DraftStationDeps, spec: DraftStationSpec<TIte
         { title: 'Answer with', body: 'The revised item only.' },
       ]);
       const { object, usage, target } = await runModelStep(deps, input, { key: spec.key, skill: spec.station, schema: prepared.item, prompt, tools });
-      const draft = replaceDraftItem(existing, previous.id, prepared.toItem(object, previous));
+      const draft = replaceDraftItem(existing, previous.id, bounded(prepared.toItem(object, previous)));
       return draftResult(deps, input, spec, draft, repositories, usage, target, `item ${previous.id} revised`);
     }
 
@@ -100,7 +106,7 @@ function draftStation<TItem>(deps: DraftStationDeps, spec: DraftStationSpec<TIte
       ...requestSections(input, revising && existing ? { title: spec.title, text: renderDraft(existing, { ticketKey: input.ticket_key }) } : undefined),
     ]);
     const { object, usage, target } = await runModelStep(deps, input, { key: spec.key, skill: spec.station, schema: listSchema, prompt, tools });
-    const draft = toDraft(spec.kind, object.items.map((item) => prepared.toItem(item)));
+    const draft = toDraft(spec.kind, object.items.map((item) => bounded(prepared.toItem(item))));
     return draftResult(deps, input, spec, draft, repositories, usage, target, revising ? 'revised' : 'written');
   };
 }
@@ -109,7 +115,7 @@ export function createDraftStations(deps: DraftStationDeps) {
   const decompose_epics = draftStation(deps, {
     station: 'decompose_epics', key: 'decompose_epics', artifact: 'plan', label: 'service:plan-pending', title: 'Epic plan', kind: 'epics',
     async prepare(_input, repositories) {
-      const item = z.object({ summary, description: z.string(), repo: repoEnum(repositories), acceptance_criteria: criteria });
+      const item = z.object({ summary, description, repo: repoEnum(repositories), acceptance_criteria: criteria });
       return {
         sections: [],
         item,
@@ -129,7 +135,7 @@ export function createDraftStations(deps: DraftStationDeps) {
       const item = z.object({
         epic_id: z.number().int().refine((id) => ids.includes(id), { message: `epic_id must be one of ${ids.join(', ')}` }),
         summary,
-        description: z.string(),
+        description,
         acceptance_criteria: criteria,
       });
       return {

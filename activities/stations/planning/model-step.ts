@@ -8,6 +8,7 @@ import { ModelCallError, type ModelClient } from '../../../src/models/model-clie
 import type { ProjectPropertiesPort } from '../../../src/providers/tracker/project-properties-port';
 import { loadSkill, SkillError } from '../../../src/skills/load-skill';
 import type { StationInput, StationResult } from '../../../workflows/station-types';
+import { withHeartbeat } from '../heartbeat';
 import { stationFailure } from '../station-failure';
 
 export interface ModelStepDeps {
@@ -70,7 +71,7 @@ export async function runModelStep<T>(deps: ModelStepDeps, input: StationInput, 
   }
 
   try {
-    const result = await deps.models.generateStructured({ resolved, system: skill.body, prompt: step.prompt, schema: step.schema, tools: step.tools });
+    const result = await withHeartbeat((abortSignal) => deps.models.generateStructured({ resolved, system: skill.body, prompt: step.prompt, schema: step.schema, tools: step.tools, abortSignal }));
     return {
       object: result.object,
       usage: { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens, model: result.target },

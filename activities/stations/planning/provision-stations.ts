@@ -69,7 +69,12 @@ function provisionStation(deps: ProvisionDeps, spec: ProvisionSpec): StationActi
     const skipped = draft.items.filter((item) => item.excluded).map((item) => item.id);
     return {
       outcome: 'provisioned',
-      data: { created: included.map((item) => ({ id: item.id, identity_label: spec.identity(input.ticket_key, item.id), repo: item.repo })), skipped },
+      data: {
+        created: included.map((item) => ({ id: item.id, identity_label: spec.identity(input.ticket_key, item.id), repo: item.repo })),
+        skipped,
+        // The task router (next_repository) walks these, in the order of the draft.
+        repositories: [...new Set(included.map((item) => item.repo!))],
+      },
       effects,
       summary: `${included.length} ${spec.noun}${included.length === 1 ? '' : 's'} to provision${skipped.length ? `, ${skipped.length} excluded` : ''}`,
     };

@@ -1,6 +1,7 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEffectActivities } from '../../../activities/effect-activities';
 import { createProjectConfigActivities } from '../../../activities/project-config-activities';
@@ -176,6 +177,21 @@ describe('feature planning stations', () => {
     }
   });
 
+  it('heartbeats while the model works and abandons the call when the activity is cancelled', async () => {
+    const key = feature();
+    model.script({ content: JSON.stringify({ title: 'Slow', markdown: '## Problem and goal\n\nWritten slowly.' }), delay_ms: 3_000 });
+    const env = new MockActivityEnvironment();
+    let heartbeats = 0;
+    env.on('heartbeat', () => { heartbeats += 1; });
+    const running = env.run(stations.generate_prd, input(key, 'generate_prd'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    env.cancel();
+    const started = Date.now();
+    await expect(running).rejects.toMatchObject({ name: 'CancelledFailure' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(heartbeats).toBeGreaterThan(0);
+  });
+
   it('revises the PRD with `!` feedback, giving the model the current text', async () => {
     const key = feature();
     const current = record('# CSV export\n\n## Requirements\n\n1. Export visible columns.');
@@ -251,6 +267,16 @@ describe('feature planning stations', () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it('keeps a model\'s over-long epic description within what a draft item holds', async () => {
+    const key = feature();
+    model.script({ content: JSON.stringify({ items: [{ summary: 'Export API', description: 'x'.repeat(5_000), repo: 'acme/api', acceptance_criteria: ['y'.repeat(400)] }] }) });
+    const planned = await stations.decompose_epics(input(key, 'decompose_epics'));
+    const [item] = (planned.data!.draft as Draft).items;
+    expect(item!.description).toHaveLength(1_800);
+    expect(item!.description.endsWith('…')).toBe(true);
+    expect(item!.acceptance_criteria[0]).toHaveLength(300);
+  });
+
   it('plans epics, takes draft edits and an item revision, provisions once whatever repeats, then tasks', async () => {
     const key = feature();
     const approved = { prd: record('# PRD\n\nExport.', 1, true), spec: record('# Spec\n\nAPI and web.', 1, true) };
@@ -319,6 +345,8 @@ describe('feature planning stations', () => {
     const created = [...tracker.state.issues.values()].filter((i) => i.issueType === 'Task');
     expect(created.map((t) => [t.summary, t.parentKey])).toEqual([['CSV writer', api!.key], ['Format picker', web!.key]]);
     expect(created[1]!.labels).toContain(`service:task-item:${key}:3`);
+    // The task router walks the repositories of the tasks that were created.
+    expect(provisionTasks.data).toMatchObject({ repositories: ['acme/api', 'acme/web'], skipped: [2] });
   });
 });
 

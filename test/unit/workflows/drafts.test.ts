@@ -78,6 +78,11 @@ describe('draft editing', () => {
     expect(long.reply).toBe(`❌ \`/service update 1 summary="${'x'.repeat(200 - 27)}…\`: the summary has 256 characters; the tracker allows 255.`);
   });
 
+  it('refuses a description longer than a draft item holds', () => {
+    const result = applyDraftCommand(epics, { type: 'draft_update', item_id: 1, fields: { description: 'd'.repeat(1_801) } }, { repositories });
+    expect(result).toMatchObject({ ok: false, reason: 'the description has 1801 characters; a draft item allows 1800' });
+  });
+
   it('replaces one item for an item-level revision, keeping id, exclusion and epic', () => {
     const draft = replaceDraftItem({ ...tasks, items: [{ ...tasks.items[0]!, excluded: true }, tasks.items[1]!] }, 1, { summary: 'CSV endpoint v2', description: 'new', repo: 'acme/api', acceptance_criteria: ['a'] });
     expect(draft.items[0]).toEqual({ id: 1, summary: 'CSV endpoint v2', description: 'new', repo: 'acme/api', acceptance_criteria: ['a'], excluded: true, epic_key: 'FEAT-2' });
