@@ -16,8 +16,12 @@ const repositories = ['acme/api', 'acme/web'];
 
 /** Parses a comment the way the workflow does, then applies it: the two halves a person's command goes through. */
 function edit(draft: Draft, text: string) {
-  const position: CommandPosition = { workflow_kind: 'feature', current_node: 'plan_approval_gate', is_blocked: false, is_paused: true, has_pull_request: false, draft_item_ids: draftItemIds(draft) };
-  const decision = decideServiceCommand({ text, written_on: 'ticket' }, position);
+  // `accepts` is what the pinned definition says the gate takes (newer builds ask it; older ones know the node).
+  const position = {
+    workflow_kind: 'feature' as const, current_node: 'plan_approval_gate', is_blocked: false, is_paused: true, has_pull_request: false,
+    draft_item_ids: draftItemIds(draft), accepts: { plan_approval_gate: ['/service remove', '/service exclude', '/service update', '/service add'] },
+  };
+  const decision = decideServiceCommand({ text, written_on: 'ticket' }, position as CommandPosition);
   if (decision.kind !== 'command') throw new Error(`not a command: ${JSON.stringify(decision)}`);
   return applyDraftCommand(draft, decision.command as DraftCommand, { repositories, written: text });
 }
