@@ -204,6 +204,34 @@ export class ScmhostClient {
     }
   }
 
+  // --- planning: read-only repository files (the model's tree and file tools) ---
+  /**
+   * The paths of a branch's files (`ref` defaults to the default branch), from the recursive git tree. GitHub cuts
+   * very large trees (`truncated`); the caller says so rather than pretending the list is complete.
+   */
+  async listFiles(ref: RepoRef, options: { ref?: string } = {}): Promise<{ paths: string[]; truncated: boolean }> {
+    const { data } = await this.call<{ tree: Array<{ path: string; type: string }>; truncated?: boolean }>('listFiles', 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}', {
+      ...ref, tree_sha: options.ref ?? 'HEAD', recursive: '1',
+    });
+    return { paths: data.tree.filter((entry) => entry.type === 'blob').map((entry) => entry.path), truncated: data.truncated ?? false };
+  }
+
+  /** A file's text, or undefined when there is no such file (a directory is not a file either). */
+  async readFile(ref: RepoRef, path: string, options: { ref?: string } = {}): Promise<{ text: string; size: number } | undefined> {
+    try {
+      const { data } = await this.call<{ type?: string; encoding?: string; content?: string; size?: number } | unknown[]>('readFile', 'GET /repos/{owner}/{repo}/contents/{path}', {
+        ...ref, path, ...(options.ref ? { ref: options.ref } : {}),
+      });
+      if (Array.isArray(data) || data.type !== 'file' || typeof data.content !== 'string') return undefined;
+      const text = data.encoding === 'base64' ? Buffer.from(data.content.replace(/\n/g, ''), 'base64').toString('utf8') : data.content;
+      return { text, size: data.size ?? Buffer.byteLength(text) };
+    } catch (error) {
+      if (error instanceof ProviderError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+  // --- end planning ---
+
   /** Creates a branch at a commit. An existing branch is a precondition failure (422 "Reference already exists"). */
   async createBranch(ref: RepoRef, branch: string, sha: string): Promise<Branch> {
     const { data } = await this.call<{ ref: string; object: { sha: string } }>('createBranch', 'POST /repos/{owner}/{repo}/git/refs', {

@@ -9,7 +9,7 @@ import { FaultInjector, createFaultInjector } from '../fault-injector';
 import { serveSimulator } from '../listen';
 import { WebhookSender, WebhookTarget, createWebhookSender, hmacSha256Hex } from '../webhook-sender';
 import { GitHubJson, SimUser } from './github-json';
-import { ScmhostSimError, ScmhostState } from './scmhost-state';
+import { ScmhostSimError, ScmhostState, fakeSha } from './scmhost-state';
 import { githubWebhookPayload, pullStats } from './scmhost-webhook-payloads';
 
 export interface ScmhostSimulatorOptions {
@@ -209,6 +209,31 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
     const reply = state.replyToReviewComment(repo, n(req), Number(p(req, 'commentId')), body, me(res));
     res.status(201).json(json.reviewComment(repo, reply));
   });
+
+  // --- planning: repository files (git trees and contents, default branch only) ---
+  api.get('/repos/:owner/:repo/git/trees/:ref', (req, res) => {
+    const repo = repoOf(req);
+    const files = [...state.filesOf(repo)].sort(([a], [b]) => a.localeCompare(b));
+    const directories = new Set(files.flatMap(([path]) => path.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+    const recursive = req.query.recursive !== undefined && req.query.recursive !== '0' && req.query.recursive !== 'false';
+    const entries = [
+      ...[...directories].map((path) => ({ path, mode: '040000', type: 'tree', sha: fakeSha(`tree:${path}`) })),
+      ...files.map(([path, content]) => ({ path, mode: '100644', type: 'blob', sha: fakeSha(`blob:${content}`), size: Buffer.byteLength(content) })),
+    ].filter((entry) => recursive || !entry.path.includes('/')).sort((a, b) => a.path.localeCompare(b.path));
+    res.json({ sha: repo.branches.get(repo.defaultBranch) ?? fakeSha(p(req, 'ref')), url: `${url}${req.originalUrl}`, tree: entries, truncated: false });
+  });
+
+  api.get('/repos/:owner/:repo/contents/*path', (req, res) => {
+    const repo = repoOf(req);
+    const path = p(req, 'path');
+    const content = state.filesOf(repo).get(path);
+    if (content === undefined) throw new ScmhostSimError(404, 'Not Found');
+    res.json({
+      type: 'file', encoding: 'base64', size: Buffer.byteLength(content), name: path.split('/').pop(), path,
+      content: Buffer.from(content).toString('base64').replace(/(.{60})/g, '$1\n'), sha: fakeSha(`blob:${content}`),
+    });
+  });
+  // --- end planning ---
 
   api.get('/repos/:owner/:repo/commits/:ref/check-runs', (req, res) => {
     const repo = repoOf(req);

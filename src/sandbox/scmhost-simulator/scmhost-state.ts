@@ -46,6 +46,10 @@ export class ScmhostState {
   readonly reviews: Array<SimReview & { repo: string }> = [];
   readonly reviewComments: Array<SimReviewComment & { repo: string }> = [];
   readonly checkRuns: Array<SimCheckRun & { repo: string }> = [];
+  // --- planning: repository files (read by the model's read-only tools) ---
+  /** Files of each repository's default branch, by lower-case full name, then path. */
+  readonly files = new Map<string, Map<string, string>>();
+  // --- end planning ---
   private nextId = 1_000;
   private readonly listeners: Array<(event: ScmhostSimEvent) => void> = [];
 
@@ -95,6 +99,20 @@ export class ScmhostState {
     if (!repo) throw new ScmhostSimError(404, 'Not Found');
     return repo;
   }
+
+  // --- planning: repository files ---
+  /** Puts a file on the repository's default branch (what a test sets up as the code the model may read). */
+  putFile(repo: SimRepo, path: string, content: string): void {
+    const key = this.fullName(repo).toLowerCase();
+    const files = this.files.get(key) ?? new Map<string, string>();
+    files.set(path.replace(/^\/+/, ''), content);
+    this.files.set(key, files);
+  }
+
+  filesOf(repo: SimRepo): Map<string, string> {
+    return this.files.get(this.fullName(repo).toLowerCase()) ?? new Map();
+  }
+  // --- end planning ---
 
   fullName(repo: SimRepo): string {
     return `${repo.owner.login}/${repo.name}`;
