@@ -6,6 +6,11 @@ import { createEffectActivities } from '../activities/effect-activities';
 import { createProjectConfigActivities } from '../activities/project-config-activities';
 import { createIntakeStation } from '../activities/stations/intake-station';
 import { createStationActivities } from '../activities/stations/station-activities';
+import { createPlanningStations } from '../activities/stations/planning-stations';
+import { createDraftEditActivities } from '../activities/draft-edit-activities';
+import { parseModelConfiguration, type ModelConfiguration } from './config/model-configuration';
+import { createModelClient } from './models/model-client';
+import { modelMetricsFrom } from './models/model-metrics';
 import type { StationActivity } from '../workflows/station-types';
 import { TemporalTicketWorkflows, ticketSettings } from './gateway/ticket-workflows';
 import { loopGuardOf } from './ingress/loop-guard';
@@ -47,6 +52,8 @@ export interface WorkerOptions {
    * definition of their own; a definition naming a station no worker implements blocks with station_not_available.
    */
   stations?: Record<string, StationActivity>;
+  /** The deployment's model configuration (validated at startup); read from the environment when not given. */
+  models?: ModelConfiguration;
 }
 
 /** The activities of every workflow, created once per worker from its configuration (createActivities(deps) style). */
@@ -65,7 +72,18 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     fallbackRepositories: config.scmhost.knownRepos,
     fallbackDefaultRepo: config.scmhost.defaultRepo,
   });
+  const modelConfig = options.models ?? parseModelConfiguration(process.env).config;
+  // The planning stations write to the tracker and read its project properties: without a tracker they are not
+  // available, and a ticket that reaches one blocks with station_not_available rather than pretend.
+  const planning = tracker && modelConfig
+    ? createPlanningStations({
+      tracker, properties: tracker, models: createModelClient({ metrics: modelMetricsFrom(metrics) }), modelConfig,
+      repositories: projectConfig.checkProjectRepositories,
+      repositoryReader: scmhost,
+    })
+    : {};
   return {
+    ...createDraftEditActivities(),
     ...createPollActivities({
       tracker,
       scmhost,
@@ -76,7 +94,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     }),
     ...createEffectActivities({ tracker, scmhost, logger: logger.child({ component: 'effects' }) }),
     ...projectConfig,
-    ...createStationActivities({ implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...options.stations } }),
+    ...createStationActivities({ implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...options.stations } }),
   };
 }
 

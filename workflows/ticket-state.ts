@@ -84,6 +84,8 @@ export interface Runtime {
   /** service:yolo: planning gates that allow it approve themselves. */
   yolo: boolean;
   tokens_spent: number;
+  /** Draft edits per gate visit (`<node>:<visit>` → count): each edit's comments get names of their own. */
+  draft_edits?: Record<string, number>;
 }
 
 export const DEFAULT_SETTINGS: TicketWorkflowSettings = {

@@ -1,5 +1,5 @@
 import {
-  allHandlersFinished, ApplicationFailure, condition, continueAsNew, patched, proxySinks, setCurrentDetails, setHandler,
+  allHandlersFinished, ApplicationFailure, condition, continueAsNew, patched, proxyActivities, proxySinks, setCurrentDetails, setHandler,
   upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, type BlockingCode } from './blocking';
@@ -21,11 +21,15 @@ import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '.
 import { recordObservation } from './record-observation';
 import { applyRetention } from './retention';
 import { callStation } from './station-call';
+import { draftIdsAtGate } from './draft-gate';
+import type { DraftCommand } from './drafts';
+import type { DraftEditActivities } from '../activities/draft-edit-activities';
 import type { EffectIntent, StationInput, StationResult } from './station-types';
 import { DEFAULT_SETTINGS, initialTicketState, type Runtime, type StationAttempt, type TicketState } from './ticket-state';
 import { appendTimeline, pageTimeline } from './timeline';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
+const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
 
 /** The marker that tells a ticket run by the station runtime from one started by the v0.1 build (replayed as such). */
 export const STATION_RUNTIME_PATCH = 'station-runtime';
@@ -223,11 +227,18 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     if (result.usage) runtime.tokens_spent += result.usage.input_tokens + result.usage.output_tokens;
   };
 
+  /** A question is about the artifact of the gate it was asked at; the station is told which. */
+  const paramsFor = (spec: StationNode): StationNode['params'] => {
+    const gate = runtime.return_to ? definition?.nodes[runtime.return_to] : undefined;
+    if (runtime.request?.kind !== 'question' || gate?.kind !== 'gate' || !gate.artifact) return spec.params;
+    return { ...spec.params, artifact: gate.artifact };
+  };
+
   const runStation = async (node: string, spec: StationNode) => {
     const started = nowIso();
     const stationInput: StationInput = {
       ticket_key: ticketKey, project_key: input.project_key, issue_type: input.issue_type, workflow_kind: input.workflow_kind,
-      run_id: state.run_id, node, station: spec.station, visit: visit(), model_key: spec.model_key, params: spec.params,
+      run_id: state.run_id, node, station: spec.station, visit: visit(), model_key: spec.model_key, params: paramsFor(spec),
       artifacts, outputs, request: runtime.request ?? undefined, token_budget: null,
     };
     const outcome = await callStation(spec, stationInput, {
@@ -387,6 +398,29 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     }
   };
 
+  /** `/service remove|exclude|update|add` at a draft gate: edit the draft in place, answer, re-post it. */
+  const draftEdit = async (command: DraftCommand, observation: Observation) => {
+    const node = state.checkpoint.current_node;
+    const spec = definition?.nodes[node];
+    if (spec?.kind !== 'gate' || !spec.artifact) return;
+    const slot = `${node}:${visit()}`;
+    const edits = (runtime.draft_edits ??= {});
+    const edition = (edits[slot] ?? 0) + 1;
+    edits[slot] = edition;
+    const result = await editDraft({ ticketKey, artifact: spec.artifact, outputs, command, written: observation.facts.comment?.body, edition });
+    if (result.ok) {
+      outputs[result.station] = result.output;
+      const previous = artifacts[spec.artifact];
+      artifacts[spec.artifact] = { text: result.text, digest: result.digest ?? '', version: (previous?.version ?? 0) + 1, updated_at: nowIso() };
+    }
+    timeline({
+      kind: 'command_decision', occurred_at: nowIso(), status: result.ok ? 'applied' : 'rejected',
+      summary: result.ok ? `draft edited at ${node} (${command.type})` : `draft edit refused at ${node}: ${result.reason}`,
+      details: { node, command: command.type, edition },
+    });
+    await runIntents(result.intents);
+  };
+
   /** A command at a gate: move by the outcome the gate maps, or act in place. */
   const gateCommand = async (command: Command, observation: Observation) => {
     const node = state.checkpoint.current_node;
@@ -407,6 +441,23 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
 
   const handleAccepted = async (observation: Observation) => {
     rememberPullRequest(state, observation);
+    if (observation.ticket_key !== ticketKey) {
+      // An event of a provisioned child (an epic or task routed to its feature): recorded; the delivery stations read
+      // the children's state from the tracker when they run. A child's comment is never a command of the feature.
+      timeline({
+        kind: 'command_decision', occurred_at: nowIso(), status: 'ignored',
+        summary: `event of child ticket ${observation.ticket_key}: not a command of ${ticketKey}`,
+        details: { child: observation.ticket_key, event: observation.event, delivery_identity: observation.delivery_identity },
+      });
+      return;
+    }
+    // A ticket that starts with service:yolo already on it runs autonomously from the first gate.
+    const starting = observation.event === 'issue_created' || observation.facts.label_change?.added.includes('service:managed');
+    if (starting && !runtime.yolo && observation.facts.labels?.includes('service:yolo')) {
+      runtime.yolo = true;
+      timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'accepted', summary: 'service:yolo was on the ticket when it started: planning gates approve themselves', details: { delivery_identity: observation.delivery_identity } });
+    }
+    const here = definition?.nodes[state.checkpoint.current_node];
     const decision = parseCommand(observation, {
       workflow_kind: input.workflow_kind,
       current_node: state.checkpoint.current_node,
@@ -415,6 +466,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       is_paused: state.checkpoint.is_paused,
       has_pull_request: state.pull_requests.length > 0,
       yolo: runtime.yolo,
+      draft_item_ids: here?.kind === 'gate' && here.artifact ? draftIdsAtGate(here.artifact, outputs) : undefined,
     });
     timeline({
       kind: 'command_decision',
@@ -459,6 +511,11 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
         }
         return;
       }
+      case 'draft_remove':
+      case 'draft_exclude':
+      case 'draft_update':
+      case 'draft_add':
+        return draftEdit(command, observation);
       default:
         return gateCommand(command, observation);
     }
