@@ -58,6 +58,8 @@ export interface StationInput {
   outputs: Record<string, unknown>;
   /** What a person asked for at the gate that sent the ticket here, if anything. */
   request?: StationRequest;
+  /** The ticket's pull requests (`owner/repo#12` on GitHub, `group/project!12` on GitLab), for reports that go there too. */
+  pull_requests?: string[];
   /** Tokens this station may still spend; null when no budget applies. */
   token_budget: number | null;
 }

@@ -239,7 +239,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     const stationInput: StationInput = {
       ticket_key: ticketKey, project_key: input.project_key, issue_type: input.issue_type, workflow_kind: input.workflow_kind,
       run_id: state.run_id, node, station: spec.station, visit: visit(), model_key: spec.model_key, params: paramsFor(spec),
-      artifacts, outputs, request: runtime.request ?? undefined, token_budget: null,
+      artifacts, outputs, request: runtime.request ?? undefined, token_budget: null, pull_requests: [...state.pull_requests],
     };
     const outcome = await callStation(spec, stationInput, {
       timeoutSeconds: settings.station_timeout_seconds, heartbeatSeconds: settings.station_heartbeat_seconds,

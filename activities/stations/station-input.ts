@@ -30,6 +30,7 @@ export const stationInputSchema = z.object({
     item_id: z.number().int().positive().optional(),
     author: z.string().optional(),
   }).optional(),
+  pull_requests: z.array(z.string()).optional(),
   token_budget: z.number().nullable(),
 });
 

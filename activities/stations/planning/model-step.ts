@@ -54,11 +54,20 @@ export async function runModelStep<T>(deps: ModelStepDeps, input: StationInput, 
   } catch (error) {
     if (!(error instanceof ModelPolicyError)) throw error;
     const report = modelPolicyReport({ failure: error, config: deps.modelConfig, projectKey: input.project_key, ticketKey: input.ticket_key, audience: 'tracker' });
+    // SPEC 2.10: the report goes to the ticket and, when a pull request is open, to it too (GitHub; GitLab notes are
+    // not an effect yet, so a GitLab merge request gets none).
+    const pullRequests = (input.pull_requests ?? []).map((ref) => /^([^\s#]+\/[^\s#]+)#(\d+)$/.exec(ref)).filter((m): m is RegExpExecArray => m !== null);
+    const prReport = pullRequests.length > 0 ? modelPolicyReport({ failure: error, config: deps.modelConfig, projectKey: input.project_key, ticketKey: input.ticket_key, audience: 'scmhost' }) : '';
     throw stationFailure({
       code: 'invalid_model_policy',
       message: error.message,
       recovery: 'correct the model policy as the posted report says, then add service:retry',
-      effects: [{ name: 'post_model_policy_report', operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: report }, required: true }],
+      effects: [
+        { name: 'post_model_policy_report', operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: report }, required: true },
+        ...pullRequests.map(([, repository, number], i) => ({
+          name: `post_model_policy_report_pr_${i + 1}`, operation: { kind: 'scmhost.pr_comment' as const, repository: repository!, number: Number(number), body: prReport },
+        })),
+      ],
     });
   }
 
