@@ -21,6 +21,7 @@ import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '.
 import { recordObservation } from './record-observation';
 import { applyRetention } from './retention';
 import { callStation } from './station-call';
+import { statusReply } from './status-reply';
 import { draftIdsAtGate } from './draft-gate';
 import type { DraftCommand } from './drafts';
 import type { DraftEditActivities } from '../activities/draft-edit-activities';
@@ -91,6 +92,11 @@ function forInbox(observation: Observation): Observation {
       ...(review ? { review: { ...review, body: review.body.slice(0, INBOX_TEXT_LIMIT) } } : {}),
     },
   };
+}
+
+/** A ticket comment asking a question (`?` or `@service ask`, REFERENCE "Commands"). */
+function isQuestion(observation: Observation): boolean {
+  return observation.event === 'issue_commented' && /^\s*(\?|@service\s+ask\b)/i.test(observation.facts.comment?.body ?? '');
 }
 
 /**
@@ -477,8 +483,13 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     });
     const replyName = `reply_${state.observations_received}`;
     if (decision.kind === 'ignore') {
+      const retryAsked = observation.facts.label_change?.added.includes(RETRY_LABEL) ?? false;
+      // A person who asked something where it means nothing gets told where the ticket stands, once per request.
+      if (retryAsked || isQuestion(observation)) {
+        await effect(`${replyName}_status`, { kind: 'tracker.comment', issue_key: ticketKey, body: statusReply(state, retryAsked ? RETRY_LABEL : 'Your question', decision.reason) });
+      }
       // The label is a request; once answered (even with "nothing to retry") it should not linger on the ticket.
-      if (observation.facts.label_change?.added.includes(RETRY_LABEL)) await effect(`${replyName}_retry_label`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [RETRY_LABEL] });
+      if (retryAsked) await effect(`${replyName}_retry_label`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [RETRY_LABEL] });
       return;
     }
     if (decision.kind === 'invalid') {

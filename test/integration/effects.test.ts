@@ -52,7 +52,7 @@ describe('durable effects against the tracker simulator', () => {
     return { key: issue.key, view };
   }
 
-  it('passes intake when the project is configured, then stops where this build has no station, saying so', async () => {
+  it('passes intake when the project is configured, then fails closed at the PRD: no model is configured here', async () => {
     const issue = tracker.state.createIssue({ projectKey: 'CFG', issueType: 'Story', summary: 'Configured', labels: ['service:managed'] });
     const view = await eventually(async () => {
       const body = await execution(issue.key);
@@ -62,10 +62,12 @@ describe('durable effects against the tracker simulator', () => {
     const timeline = await getJson(`${stack.api}/api/v1/workflows/${issue.key}/execution/timeline`, TOKEN);
     const intake = (timeline.body.entries as Json[]).find((e) => e.kind === 'station_attempt')!;
     expect(intake.summary).toContain('Project configuration found (project_properties): acme/api');
-    expect(view).toMatchObject({ current_position: 'generate_prd', waiting: { code: 'station_not_available' }, checkpoint: { is_blocked: true } });
+    expect(view).toMatchObject({ current_position: 'generate_prd', waiting: { code: 'invalid_model_policy' }, checkpoint: { is_blocked: true } });
+    // The SPEC 2.10 report, not a generic block comment, and no model was called.
     const comments = commentsOn(issue.key);
     expect(comments).toHaveLength(1);
-    expect(comments[0]).toMatch(/^🚫 \*\*Blocked\*\* at `generate_prd`: the generate_prd station \(generate_prd\) is not available in this build/);
+    expect(comments[0]).toContain('generate_prd');
+    expect(comments[0]).toContain('service:retry');
     expect(tracker.state.issue(issue.key).labels).toContain('service:blocked');
   });
 
@@ -89,12 +91,12 @@ describe('durable effects against the tracker simulator', () => {
       return body.retry_count === 1 && body.current_position === 'generate_prd' && body.effects.every((e: Json) => FINAL.includes(e.status))
         && !tracker.state.issue(key).labels.includes('service:retry') ? body : undefined;
     }, 60_000, `${key} resumed`);
-    expect(resumed).toMatchObject({ waiting: { code: 'station_not_available' }, checkpoint: { ci_fix_attempts: 0 } });
+    expect(resumed).toMatchObject({ waiting: { code: 'invalid_model_policy' }, checkpoint: { ci_fix_attempts: 0 } });
     const transitions = (await getJson(`${stack.api}/api/v1/workflows/${key}/execution/timeline?limit=200`, TOKEN)).body.entries.filter((e: Json) => e.kind === 'transition');
     expect(transitions.map((e: Json) => e.status)).toEqual(['blocked', 'resumed', 'configured', 'blocked']);
     const after = commentsOn(key);
     expect(after).toHaveLength(2);
-    expect(after[1]).toContain('not available in this build');
+    expect(after[1]).toContain('generate_prd');
     // The worker measured how long the ticket waited blocked.
     expect(await (await fetch(stack.workerMetricsUrl)).text()).toMatch(/service_execution_waiting_age_seconds_count [1-9]/);
     tracker.state.project('EFF').properties.delete('service.repos');
@@ -108,10 +110,19 @@ describe('durable effects against the tracker simulator', () => {
       const body = await execution(issue.key);
       return body.effects.length >= 3 && body.effects.every((e: Json) => FINAL.includes(e.status)) ? body : undefined;
     }, 60_000, `${issue.key} answered the command`);
-    expect(answered).toMatchObject({ waiting: { code: 'station_not_available' }, current_position: 'generate_prd' });
+    expect(answered).toMatchObject({ waiting: { code: 'invalid_model_policy' }, current_position: 'generate_prd' });
     const written = commentsOn(issue.key).filter((c) => !c.startsWith('/service'));
     expect(written).toHaveLength(2);
     expect(written[1]).toMatch(/^❌ `\/service frobnicate --now`: unknown command "frobnicate"\. Known commands: `\/service approve`/);
+
+    // A question where nothing can answer it is not met with silence: the ticket says where it stands, once.
+    tracker.state.addComment(issue.key, '? what is going on');
+    const told = await eventually(async () => {
+      const replies = commentsOn(issue.key).filter((c) => c.startsWith('ℹ️'));
+      return replies.length > 0 ? replies : undefined;
+    }, 60_000, `${issue.key} to answer the question`);
+    expect(told).toEqual([expect.stringContaining('The ticket is at `generate_prd` (blocked)')]);
+    expect(told[0]).toContain('service:retry');
   });
 
   it('records a terminal failure with its evidence, replays it once the fault is cleared, and refuses other replays', async () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { acceptTable, type WorkflowDefinition } from '../../../workflows/definitions/definition-types';
 import { BUILT_IN_DEFINITIONS } from '../../../workflows/definitions';
 import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, stageLabels, targetOf } from '../../../workflows/interpreter';
-import { initialCheckpoint } from '../../../workflows/ticket-state';
+import { initialCheckpoint, initialTicketState } from '../../../workflows/ticket-state';
+import { statusReply } from '../../../workflows/status-reply';
 import { effectKey } from '../../../workflows/effect-journal';
 
 const NOW = '2026-11-23T10:00:00.000Z';
@@ -84,5 +85,20 @@ describe('the interpreter', () => {
 
   it('builds the accept table the parser reads from the pinned definition', () => {
     expect(acceptTable(definition)).toEqual({ review_gate: ['service:prd-approved', 'feedback (!)', 'a question (?)'] });
+  });
+});
+
+describe('the answer to a request that means nothing here', () => {
+  it('says where the ticket stands and what moves it', () => {
+    const state = initialTicketState({ ticket_key: 'SBX-1', project_key: 'SBX', issue_type: 'Story', workflow_kind: 'feature' }, 'run', NOW);
+    state.checkpoint.current_node = 'generate_prd';
+    state.status = 'blocked';
+    state.waiting = { code: 'station_not_available', message: 'the generate_prd station is not available', since: NOW, recovery: 'add the label service:retry to resume at generate_prd' };
+    expect(statusReply(state, 'Your question', 'a question (?) is not meaningful while the workflow is blocked at generate_prd')).toBe([
+      'ℹ️ Your question changed nothing: a question (?) is not meaningful while the workflow is blocked at generate_prd.',
+      '',
+      'The ticket is at `generate_prd` (blocked): the generate_prd station is not available.',
+      'What moves it: add the label service:retry to resume at generate_prd.',
+    ].join('\n'));
   });
 });
