@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createPollActivities } from '../activities/poll-activities';
 import { createEffectActivities } from '../activities/effect-activities';
 import { createProjectConfigActivities } from '../activities/project-config-activities';
-import { TemporalTicketWorkflows, ticketSettings } from './gateway/ticket-workflows';
+import { TemporalTicketWorkflows, ticketSettings } from './temporal/ticket-workflows';
 import { loopGuardOf } from './ingress/loop-guard';
 import { ensurePollerSchedule, pausePollerSchedule, pollLookbackSeconds } from './poller/poller-schedule';
 import { createScmhostClient } from './providers/scmhost/scmhost-client';
