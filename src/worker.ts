@@ -12,7 +12,7 @@ import { parseModelConfiguration, type ModelConfiguration } from './config/model
 import { createModelClient } from './models/model-client';
 import { modelMetricsFrom } from './models/model-metrics';
 import type { StationActivity } from '../workflows/station-types';
-import { TemporalTicketWorkflows, ticketSettings } from './gateway/ticket-workflows';
+import { TemporalTicketWorkflows, ticketSettings } from './temporal/ticket-workflows';
 import { loopGuardOf } from './ingress/loop-guard';
 import { ensurePollerSchedule, pausePollerSchedule, pollLookbackSeconds } from './poller/poller-schedule';
 import { createScmhostClient } from './providers/scmhost/scmhost-client';

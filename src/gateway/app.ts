@@ -10,7 +10,7 @@ import { effectApiRouter } from './routes/effect-api';
 import { gitlabWebhookRouter } from './routes/gitlab-webhook';
 import { scmhostWebhookRouter } from './routes/scmhost-webhook';
 import { trackerWebhookRouter } from './routes/tracker-webhook';
-import type { TicketWorkflowsPort } from './ticket-workflows';
+import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
 
 export interface GatewayDeps {
   config: ServiceConfig;

@@ -5,7 +5,7 @@ import { listen, type ListeningServer } from '../http/listen';
 import type { Logger } from '../logging/logger';
 import { createServiceMetrics } from '../metrics/service-metrics';
 import { createGatewayApp } from './app';
-import { TemporalTicketWorkflows } from './ticket-workflows';
+import { TemporalTicketWorkflows } from '../temporal/ticket-workflows';
 
 export interface RunningGateway extends ListeningServer {
   stop(): Promise<void>;

@@ -2,7 +2,8 @@ import type { Response } from 'express';
 import type { Logger } from '../logging/logger';
 import type { ServiceMetrics } from '../metrics/service-metrics';
 import type { DeliveryOutcome } from '../ingress/deliver-observation';
-import { errorBody, TemporalUnavailableError } from './http-errors';
+import { TemporalUnavailableError } from '../temporal/temporal-unavailable-error';
+import { errorBody } from './http-errors';
 
 export type WebhookSource = 'tracker' | 'scmhost' | 'gitlab';
 

@@ -1,7 +1,7 @@
 import type { Observation } from '../../workflows/observation';
-import { planTrackerDelivery } from '../gateway/tracker/plan-tracker-delivery';
-import type { TicketWorkflowsPort } from '../gateway/ticket-workflows';
-import { routeDelivery } from '../gateway/route-delivery';
+import { planTrackerDelivery } from './tracker/plan-tracker-delivery';
+import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
+import { routeDelivery } from './route-delivery';
 import { redactValue } from '../redaction/redact-secrets';
 import { boundFacts } from './bound-facts';
 import { ownCommentReason, type LoopGuardOptions } from './loop-guard';

@@ -1,7 +1,7 @@
 import type { NormalisedDelivery } from '../ingress/normalised-delivery';
 import { SERVICE_BRANCH_PREFIX } from '../ingress/ticket-routing';
-import { normaliseScmhostEvent } from '../gateway/scmhost/normalise-scmhost-event';
-import { SCMHOST_EVENT_SCHEMAS, type ScmhostEventName } from '../gateway/scmhost/scmhost-webhook-schema';
+import { normaliseScmhostEvent } from '../ingress/scmhost/normalise-scmhost-event';
+import { SCMHOST_EVENT_SCHEMAS, type ScmhostEventName } from '../ingress/scmhost/scmhost-webhook-schema';
 import type { ScmhostClient } from '../providers/scmhost/scmhost-client';
 import type { PullRequest, RepoRef } from '../providers/scmhost/scmhost-types';
 

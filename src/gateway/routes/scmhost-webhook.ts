@@ -3,9 +3,9 @@ import { deliverSourceHostObservation } from '../../ingress/deliver-observation'
 import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
-import { normaliseScmhostEvent } from '../scmhost/normalise-scmhost-event';
-import { isScmhostEventName, SCMHOST_EVENT_SCHEMAS, type ScmhostEventName, type ScmhostPayload } from '../scmhost/scmhost-webhook-schema';
-import type { TicketWorkflowsPort } from '../ticket-workflows';
+import { normaliseScmhostEvent } from '../../ingress/scmhost/normalise-scmhost-event';
+import { isScmhostEventName, SCMHOST_EVENT_SCHEMAS, type ScmhostEventName, type ScmhostPayload } from '../../ingress/scmhost/scmhost-webhook-schema';
+import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { verifyHmacSha256 } from '../webhook-signature';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
 

@@ -1,9 +1,9 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
-import type { TicketWorkflowsPort } from '../ticket-workflows';
-import { normaliseTrackerEvent, trackerEventName } from '../tracker/normalise-tracker-event';
-import { trackerWebhookSchema } from '../tracker/tracker-webhook-schema';
+import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
+import { normaliseTrackerEvent, trackerEventName } from '../../ingress/tracker/normalise-tracker-event';
+import { trackerWebhookSchema } from '../../ingress/tracker/tracker-webhook-schema';
 import { verifyHmacSha256 } from '../webhook-signature';
 import { deliverTrackerObservation } from '../../ingress/deliver-observation';
 import type { LoopGuardOptions } from '../../ingress/loop-guard';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TicketWorkflowsPort } from '../../../src/gateway/ticket-workflows';
-import { planTrackerDelivery } from '../../../src/gateway/tracker/plan-tracker-delivery';
+import type { TicketWorkflowsPort } from '../../../src/temporal/ticket-workflows';
+import { planTrackerDelivery } from '../../../src/ingress/tracker/plan-tracker-delivery';
 import { deliverTrackerObservation } from '../../../src/ingress/deliver-observation';
 import type { Observation } from '../../../workflows/observation';
 

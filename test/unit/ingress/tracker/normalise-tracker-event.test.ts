@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { labelChangeFrom, normaliseTrackerEvent, trackerEventName } from '../../../../src/gateway/tracker/normalise-tracker-event';
-import { trackerWebhookSchema, type TrackerWebhook } from '../../../../src/gateway/tracker/tracker-webhook-schema';
+import { labelChangeFrom, normaliseTrackerEvent, trackerEventName } from '../../../../src/ingress/tracker/normalise-tracker-event';
+import { trackerWebhookSchema, type TrackerWebhook } from '../../../../src/ingress/tracker/tracker-webhook-schema';
 import { fixture } from '../../../helpers/fixtures';
 
 const receivedAt = new Date('2026-11-23T08:00:00.000Z');

@@ -1,6 +1,6 @@
-import { factFingerprint } from '../../ingress/fact-fingerprint';
-import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../../ingress/normalised-delivery';
-import { pullRequestRef } from '../../ingress/ticket-routing';
+import { factFingerprint } from '../fact-fingerprint';
+import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../normalised-delivery';
+import { pullRequestRef } from '../ticket-routing';
 import type { GitLabHook } from './gitlab-webhook-schema';
 
 const FINAL_PIPELINE_STATES = new Set(['success', 'failed', 'canceled', 'skipped']);

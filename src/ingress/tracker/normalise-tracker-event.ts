@@ -1,10 +1,10 @@
 import type { Observation, ObservationSource } from '../../../workflows/observation';
-import { isoOrNull } from '../../ingress/normalised-delivery';
-import { changelogObservation, commentObservation, fieldsUpdatedObservation, issueCreatedObservation, type TrackerIssueFacts } from '../../ingress/tracker-observations';
+import { isoOrNull } from '../normalised-delivery';
+import { changelogObservation, commentObservation, fieldsUpdatedObservation, issueCreatedObservation, type TrackerIssueFacts } from './tracker-observations';
 import { adfToMarkdown } from '../../providers/tracker/adf/adf-to-markdown';
 import type { TrackerWebhook } from './tracker-webhook-schema';
 
-export { labelChangeFrom } from '../../ingress/tracker-observations';
+export { labelChangeFrom } from './tracker-observations';
 
 export type TrackerEvent = 'issue_created' | 'issue_updated' | 'issue_commented';
 

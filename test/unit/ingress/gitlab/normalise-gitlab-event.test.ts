@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gitlabHookSchema } from '../../../../src/gateway/gitlab/gitlab-webhook-schema';
-import { gitlabTime, normaliseGitLabEvent } from '../../../../src/gateway/gitlab/normalise-gitlab-event';
+import { gitlabHookSchema } from '../../../../src/ingress/gitlab/gitlab-webhook-schema';
+import { gitlabTime, normaliseGitLabEvent } from '../../../../src/ingress/gitlab/normalise-gitlab-event';
 import { fixture } from '../../../helpers/fixtures';
 
 function observed(name: string, mutate: (payload: any) => void = () => undefined) {

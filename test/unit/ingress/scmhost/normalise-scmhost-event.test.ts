@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseScmhostEvent } from '../../../../src/gateway/scmhost/normalise-scmhost-event';
-import { SCMHOST_EVENT_SCHEMAS, type ScmhostEventName } from '../../../../src/gateway/scmhost/scmhost-webhook-schema';
+import { normaliseScmhostEvent } from '../../../../src/ingress/scmhost/normalise-scmhost-event';
+import { SCMHOST_EVENT_SCHEMAS, type ScmhostEventName } from '../../../../src/ingress/scmhost/scmhost-webhook-schema';
 import { fixture } from '../../../helpers/fixtures';
 
 const receivedAt = new Date('2026-11-23T08:00:00.000Z');

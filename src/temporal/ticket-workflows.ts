@@ -6,7 +6,7 @@ import type { ServiceConfig } from '../config/service-config';
 import type { TimelinePage } from '../../workflows/timeline';
 import type { EffectRecord } from '../../workflows/effect-types';
 import { selectDefinition } from '../definitions/select-definition';
-import { TemporalUnavailableError } from './http-errors';
+import { TemporalUnavailableError } from './temporal-unavailable-error';
 
 /**
  * What the gateway asks of Temporal. Every call is bounded by a deadline so that a webhook never hangs: when

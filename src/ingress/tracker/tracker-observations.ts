@@ -1,6 +1,6 @@
-import type { LabelChange, Observation, ObservationSource } from '../../workflows/observation';
-import { factFingerprint } from './fact-fingerprint';
-import { isoOrNull } from './normalised-delivery';
+import type { LabelChange, Observation, ObservationSource } from '../../../workflows/observation';
+import { factFingerprint } from '../fact-fingerprint';
+import { isoOrNull } from '../normalised-delivery';
 
 /**
  * Tracker facts as observations, built the same way whether they came from a webhook or from the poller reading the

@@ -1,7 +1,7 @@
 import type { Observation } from '../../workflows/observation';
-import type { RoutingHints, UnroutedObservation } from '../ingress/normalised-delivery';
-import { ticketKeyFromBranch, ticketKeyFromTitle } from '../ingress/ticket-routing';
-import type { TicketWorkflowsPort } from './ticket-workflows';
+import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
+import { ticketKeyFromBranch, ticketKeyFromTitle } from './ticket-routing';
+import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
 
 export type RouteResult =
   | { routed: true; observation: Observation; via: 'title' | 'branch' | 'index' }

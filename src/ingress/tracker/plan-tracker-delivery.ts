@@ -1,5 +1,5 @@
 import type { Observation, WorkflowKind } from '../../../workflows/observation';
-import { ownCommentReason, type LoopGuardOptions } from '../../ingress/loop-guard';
+import { ownCommentReason, type LoopGuardOptions } from '../loop-guard';
 import { parentOf } from '../../planning/provisioning-labels';
 
 export const MANAGED_LABEL = 'service:managed';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planTrackerDelivery, workflowKindFor } from '../../../../src/gateway/tracker/plan-tracker-delivery';
+import { planTrackerDelivery, workflowKindFor } from '../../../../src/ingress/tracker/plan-tracker-delivery';
 import type { Observation } from '../../../../workflows/observation';
 
 function observation(overrides: Partial<Observation>): Observation {
