@@ -82,7 +82,9 @@ export function issueCreatedObservation(issue: TrackerIssueFacts, context: Obser
 
 export function changelogObservation(issue: TrackerIssueFacts, changelog: TrackerChangelogFacts, context: ObservationContext): Observation {
   const labelChange = labelChangeFrom(changelog.items);
-  const facts = issueFacts(issue);
+  // The ledger orders a changelog per field it changed, so the field names travel with it (never their values).
+  const changedFields = [...new Set(changelog.items.map((item) => item.field.toLowerCase()))].sort();
+  const facts = { ...issueFacts(issue), changed_fields: changedFields };
   return {
     ...common(issue, context),
     event: 'issue_updated',
