@@ -1,8 +1,8 @@
 import type { Observation, ObservationSource } from '../../../workflows/observation';
 import { isoOrNull } from '../normalised-delivery';
-import { changelogObservation, commentObservation, fieldsUpdatedObservation, issueCreatedObservation, type TrackerIssueFacts } from './tracker-observations';
+import { changelogObservation, commentObservation, fieldsUpdatedObservation, issueCreatedObservation, type TrackerCommentFacts, type TrackerIssueFacts } from './tracker-observations';
 import { adfToMarkdown } from '../../providers/tracker/adf/adf-to-markdown';
-import type { TrackerWebhook } from './tracker-webhook-schema';
+import type { IssuelessCommentWebhook, TrackerWebhook } from './tracker-webhook-schema';
 
 export { labelChangeFrom } from './tracker-observations';
 
@@ -14,7 +14,7 @@ export type NormaliseResult =
   | { kind: 'invalid'; reason: string };
 
 /** Maps the spec's and Jira's event names onto the three tracker events of SPEC 4.2. */
-export function trackerEventName(payload: Pick<TrackerWebhook, 'webhookEvent' | 'issue_event_type_name' | 'comment'>): TrackerEvent | undefined {
+export function trackerEventName(payload: { webhookEvent: string; issue_event_type_name?: string; comment?: unknown }): TrackerEvent | undefined {
   const name = payload.webhookEvent.trim().toLowerCase().replace(/^(tracker|jira):/, '');
   switch (name) {
     case 'issue_created':
@@ -24,12 +24,35 @@ export function trackerEventName(payload: Pick<TrackerWebhook, 'webhookEvent' | 
     case 'comment_updated':
       return 'issue_commented';
     case 'issue_updated':
-      // Jira reports a comment added to an issue as an issue update of type issue_commented.
-      if (payload.comment && /^issue_comment(ed|_edited)$/.test(payload.issue_event_type_name ?? '')) return 'issue_commented';
+      // Jira reports a comment added to an issue as an issue update of type issue_commented; older Jira sends the
+      // comment with no event type at all, and that comment must not be read as a field update and lost.
+      if (payload.comment && (payload.issue_event_type_name === undefined || /^issue_comment(ed|_edited)$/.test(payload.issue_event_type_name))) return 'issue_commented';
       return 'issue_updated';
     default:
       return undefined;
   }
+}
+
+function commentFacts(comment: NonNullable<TrackerWebhook['comment']>): TrackerCommentFacts {
+  return {
+    id: comment.id,
+    body: adfToMarkdown(comment.body),
+    author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.name ?? comment.author?.displayName,
+    created: comment.created,
+    updated: comment.updated,
+  };
+}
+
+/**
+ * A comment event that names its issue only by id (Jira Server/Data Center), once the gateway looked the key up.
+ * The issue's fields are not in the delivery, so the observation carries none (a comment needs only its ticket).
+ */
+export function normaliseIssuelessComment(
+  payload: IssuelessCommentWebhook,
+  issue: { id: string; key: string },
+  options: { source?: ObservationSource; receivedAt?: Date } = {},
+): Observation {
+  return commentObservation({ id: issue.id, key: issue.key }, commentFacts(payload.comment), { source: options.source ?? 'webhook', receivedAt: options.receivedAt ?? new Date() });
 }
 
 function issueOf(payload: TrackerWebhook): TrackerIssueFacts {
@@ -66,17 +89,7 @@ export function normaliseTrackerEvent(
   if (event === 'issue_commented') {
     const comment = payload.comment;
     if (!comment) return { kind: 'invalid', reason: 'a comment event needs a comment object with an id' };
-    return {
-      kind: 'observation',
-      event,
-      observation: commentObservation(issue, {
-        id: comment.id,
-        body: adfToMarkdown(comment.body),
-        author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.displayName,
-        created: comment.created,
-        updated: comment.updated,
-      }, context),
-    };
+    return { kind: 'observation', event, observation: commentObservation(issue, commentFacts(comment), context) };
   }
   const changelog = payload.changelog;
   if (changelog?.id) {

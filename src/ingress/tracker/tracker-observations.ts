@@ -13,7 +13,8 @@ export interface TrackerIssueFacts {
   issueType?: string;
   summary?: string;
   status?: string;
-  labels: string[];
+  /** Absent when the delivery did not carry the issue's fields (a Server/DC comment event). */
+  labels?: string[];
   created?: string;
   updated?: string;
 }
@@ -105,7 +106,7 @@ export function fieldsUpdatedObservation(issue: TrackerIssueFacts, updated: stri
     delivery_identity: `tracker:issue:${issue.id}:updated@${updated}`,
     resource: { kind: 'issue_fields', id: issue.id },
     revision: updated,
-    fingerprint: factFingerprint({ issue: issue.id, updated, status: issue.status, labels: [...issue.labels].sort() }),
+    fingerprint: factFingerprint({ issue: issue.id, updated, status: issue.status, labels: [...(issue.labels ?? [])].sort() }),
     observed_at: updated,
     facts: issueFacts(issue),
   };
