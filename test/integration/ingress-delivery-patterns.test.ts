@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pollerScheduleId } from '../../src/poller/poller-schedule';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { fixture, FIXTURES } from '../helpers/fixtures';
+import { pollNow } from '../helpers/poller';
 import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
 import { eventually, getJson, postWebhook, type PostResult } from '../helpers/webhooks';
 
@@ -85,16 +85,7 @@ describe('ingress under real delivery patterns', () => {
     return payload;
   }
 
-  async function poll(): Promise<void> {
-    const completed = async () => {
-      let n = 0;
-      for await (const _ of client.workflow.list({ query: `WorkflowType = "pollWorkflow" AND TaskQueue = "${TASK_QUEUE}" AND ExecutionStatus = "Completed"` })) n += 1;
-      return n;
-    };
-    const before = await completed();
-    await client.schedule.getHandle(pollerScheduleId(TASK_QUEUE)).trigger();
-    await eventually(async () => ((await completed()) > before ? true : undefined), 60_000, 'a completed poll');
-  }
+  const poll = () => pollNow(client, TASK_QUEUE);
 
   it('1. accepts a labels change that arrives after a later edit of the summary, decides its command, and the poller only finds duplicates', async () => {
     const ticket = await managedTicket('Late approval');
