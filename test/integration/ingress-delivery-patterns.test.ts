@@ -167,13 +167,24 @@ describe('ingress under real delivery patterns', () => {
     expect(await (await fetch(`${stack.api}/metrics`)).text()).toMatch(/service_webhooks_ignored_total\{source="tracker",reason="unsupported_event"\} ([6-9]|\d\d)/);
   });
 
-  it('4. reads an old-style jira:issue_updated carrying a comment and no event type as a comment', async () => {
+  it('4. reads an old-style jira:issue_updated carrying a comment and no event type as a comment, and keeps a change delivered with it', async () => {
     const ticket = await managedTicket('Old-style comment');
     const payload = onIssue('jira-server-issue-updated-comment.json', ticket);
     expect((await tracker(payload)).body).toMatchObject({ status: 'queued', delivery_identity: 'tracker:comment:10301@2026-11-23T07:28:00.000Z' });
     const found = await decisions(ticket.key, 2);
     expect(found[1]).toMatchObject({ status: 'accepted', details: { event: 'issue_commented', facts: { comment: { body: '/service approve' } } } });
     await commandFor(ticket.key, 'tracker:comment:10301@2026-11-23T07:28:00.000Z');
+
+    // A transition with a comment carries two facts: the change (here adding service:retry) and the comment.
+    const both = onIssue('jira-server-issue-updated-transition-comment.json', ticket);
+    expect((await tracker(both)).body).toMatchObject({ status: 'queued', delivery_identity: 'tracker:comment:10302@2026-11-23T07:30:00.000Z' });
+    const more = await decisions(ticket.key, 4);
+    expect(more.slice(2).map((e) => [e.details.delivery_identity, e.status])).toEqual([
+      ['tracker:changelog:10240', 'accepted'],
+      ['tracker:comment:10302@2026-11-23T07:30:00.000Z', 'accepted'],
+    ]);
+    expect(more[2]!.details.facts.label_change).toEqual({ added: ['service:retry'], removed: [] });
+    await commandFor(ticket.key, 'tracker:changelog:10240');
   });
 
   it('5 and 6. takes a form-encoded GitHub delivery signed over its raw body, answers queued, and keeps the ledger\'s decision on the timeline', async () => {

@@ -65,10 +65,12 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
       const normalised = normaliseTrackerEvent(parsed.data);
       if (normalised.kind === 'invalid') return reply.fail(400, 'invalid_payload', normalised.reason);
       if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
-      const { observation } = normalised;
+      const { observation, observations } = normalised;
       await reply.handOver(async () => {
-        const result = await deliverTrackerObservation(deps.workflows, observation, deps.guard);
-        answerDelivery(reply, result, observation.delivery_identity);
+        // Every fact the delivery carries is handed over before answering; the answer names the event's own fact.
+        const outcomes = [];
+        for (const each of observations) outcomes.push(await deliverTrackerObservation(deps.workflows, each, deps.guard));
+        answerDelivery(reply, outcomes[observations.indexOf(observation)]!, observation.delivery_identity);
       });
     },
   );

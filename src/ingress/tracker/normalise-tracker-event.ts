@@ -9,7 +9,18 @@ export { labelChangeFrom } from './tracker-observations';
 export type TrackerEvent = 'issue_created' | 'issue_updated' | 'issue_commented';
 
 export type NormaliseResult =
-  | { kind: 'observation'; event: TrackerEvent; observation: Observation }
+  | {
+    kind: 'observation';
+    event: TrackerEvent;
+    /** The event's own fact: the one the webhook answer names. */
+    observation: Observation;
+    /**
+     * Every fact the delivery carries, in delivery order. An issue update can carry a change and a comment at once
+     * (a transition with a comment, or an old-style update); both are facts, the change first, since it may be the
+     * one that starts the ticket's workflow.
+     */
+    observations: Observation[];
+  }
   | { kind: 'unsupported'; reason: string }
   | { kind: 'invalid'; reason: string };
 
@@ -82,20 +93,38 @@ export function normaliseTrackerEvent(
   const context = { source: options.source ?? 'webhook', receivedAt: options.receivedAt ?? new Date() };
   const issue = issueOf(payload);
 
+  const own = ownFact(event, payload, issue, context);
+  if (own.kind !== 'observation') return own;
+  // A deleted comment is not a new fact to act on (Jira sends it as an update of type issue_comment_deleted).
+  const deleted = /comment_deleted/.test(payload.issue_event_type_name ?? '');
+  const comment = payload.comment && event !== 'issue_commented' && !deleted ? commentObservation(issue, commentFacts(payload.comment), context) : undefined;
+  const change = payload.changelog?.id && payload.changelog.items.length > 0 && event === 'issue_commented'
+    ? changelogObservation(issue, { id: payload.changelog.id, items: payload.changelog.items }, context)
+    : undefined;
+  const observations = [change, own.observation, comment].filter((o): o is Observation => o !== undefined);
+  return { kind: 'observation', event, observation: own.observation, observations };
+}
+
+function ownFact(
+  event: TrackerEvent,
+  payload: TrackerWebhook,
+  issue: TrackerIssueFacts,
+  context: { source: ObservationSource; receivedAt: Date },
+): { kind: 'observation'; observation: Observation } | { kind: 'invalid'; reason: string } {
   if (event === 'issue_created') {
     const fallback = payload.timestamp ? new Date(payload.timestamp).toISOString() : undefined;
-    return { kind: 'observation', event, observation: issueCreatedObservation(issue, context, fallback) };
+    return { kind: 'observation', observation: issueCreatedObservation(issue, context, fallback) };
   }
   if (event === 'issue_commented') {
     const comment = payload.comment;
     if (!comment) return { kind: 'invalid', reason: 'a comment event needs a comment object with an id' };
-    return { kind: 'observation', event, observation: commentObservation(issue, commentFacts(comment), context) };
+    return { kind: 'observation', observation: commentObservation(issue, commentFacts(comment), context) };
   }
   const changelog = payload.changelog;
   if (changelog?.id) {
-    return { kind: 'observation', event, observation: changelogObservation(issue, { id: changelog.id, items: changelog.items }, context) };
+    return { kind: 'observation', observation: changelogObservation(issue, { id: changelog.id, items: changelog.items }, context) };
   }
   const updated = isoOrNull(issue.updated);
   if (!updated) return { kind: 'invalid', reason: 'an issue_updated event needs changelog.id or issue.fields.updated to identify the change' };
-  return { kind: 'observation', event, observation: fieldsUpdatedObservation(issue, updated, context) };
+  return { kind: 'observation', observation: fieldsUpdatedObservation(issue, updated, context) };
 }

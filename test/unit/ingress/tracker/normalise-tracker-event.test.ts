@@ -46,6 +46,25 @@ describe('trackerEventName', () => {
 });
 
 describe('normaliseTrackerEvent', () => {
+  it('hands over both facts of an update that carries a change and a comment, the change first', () => {
+    const payload = load('jira-server-issue-updated-transition-comment.json');
+    const result = normaliseTrackerEvent(payload, { receivedAt });
+    if (result.kind !== 'observation') throw new Error(JSON.stringify(result));
+    expect(result.event).toBe('issue_commented');
+    expect(result.observations.map((o) => o.delivery_identity)).toEqual(['tracker:changelog:10240', 'tracker:comment:10302@2026-11-23T07:30:00.000Z']);
+    expect(result.observations[0]!.facts.label_change).toEqual({ added: ['service:retry'], removed: [] });
+    expect(result.observation).toBe(result.observations[1]);
+
+    const typed = normaliseTrackerEvent({ ...payload, issue_event_type_name: 'issue_generic' }, { receivedAt });
+    if (typed.kind !== 'observation') throw new Error(JSON.stringify(typed));
+    expect(typed.event).toBe('issue_updated');
+    expect(typed.observations.map((o) => o.delivery_identity)).toEqual(['tracker:changelog:10240', 'tracker:comment:10302@2026-11-23T07:30:00.000Z']);
+
+    const deleted = normaliseTrackerEvent({ ...payload, issue_event_type_name: 'issue_comment_deleted' }, { receivedAt });
+    if (deleted.kind !== 'observation') throw new Error(JSON.stringify(deleted));
+    expect(deleted.observations.map((o) => o.delivery_identity)).toEqual(['tracker:changelog:10240']);
+  });
+
   it('names the fields a changelog changed, so the ledger can order each field on its own', () => {
     expect(observationOf(load('jira-cloud-issue-updated-summary.json')).facts).toMatchObject({ changed_fields: ['summary'] });
     expect(observationOf(load('jira-issue-updated-labels.json')).facts).toMatchObject({ changed_fields: ['labels'] });
