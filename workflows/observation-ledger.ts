@@ -72,15 +72,14 @@ function resourceKey(observation: Observation): string {
 
 /**
  * A comment's creation happens once and is a different fact from its edits: a creation that arrives after an edit
- * is still new (and may command, once), so it is not ordered against the comment's update times. A provider that
- * says "created" is believed; otherwise a comment whose update time equals its creation time was never edited.
+ * is still new (and may command, once), so it is not ordered against the comment's update times. A comment whose
+ * update time equals its creation time was never edited; without both times, the provider's action says which.
  */
 export function isCommentCreation(observation: Observation): boolean {
   const { comment, action } = observation.facts;
-  if (!comment) return false;
-  if (action === 'created') return true;
-  if (action === 'edited') return false;
-  return comment.created !== undefined && (comment.updated === undefined || comment.updated === comment.created);
+  if (!comment || action === 'edited') return false;
+  if (comment.created !== undefined && comment.updated !== undefined) return comment.updated === comment.created;
+  return action === 'created' || (comment.created !== undefined && comment.updated === undefined);
 }
 
 function classifyChangelog(ledger: LedgerState, observation: Observation): LedgerVerdict {

@@ -211,7 +211,8 @@ describe('observation ledger under real delivery patterns (property, seeded)', (
       for (const operation of shuffled.labelOperations) expect(inOrder.labelOperations, where).toContain(operation);
       expect(commands(shuffled, history), where).toEqual(commands(inOrder, history));
     }
-  });
+    // Hundreds of seeds: seconds on a loaded machine, more than vitest's default per-test timeout allows.
+  }, 120_000);
 
   it('keeps the ledger small: identities, hashes and per-field revisions only', () => {
     const next = random(7);

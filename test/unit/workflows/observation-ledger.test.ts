@@ -149,7 +149,8 @@ describe('comment creations and edits are different facts', () => {
     expect(applyObservation(ledger, comment('2026-11-23T08:03:00.000Z')).decision).toBe('stale');
   });
 
-  it('believes a provider that says created or edited', () => {
+  it('reads a creation from the comment\'s times, and from the provider\'s action when a time is missing', () => {
+    expect(isCommentCreation(observation('x', { facts: { action: 'created', comment: { id: '1', body: '', created: 'a', updated: 'b' } } }))).toBe(false);
     expect(isCommentCreation(observation('x', { facts: { action: 'created', comment: { id: '1', body: '' } } }))).toBe(true);
     expect(isCommentCreation(observation('x', { facts: { action: 'edited', comment: { id: '1', body: '', created: 'a', updated: 'a' } } }))).toBe(false);
     expect(isCommentCreation(observation('x', { facts: { comment: { id: '1', body: '', created: 'a' } } }))).toBe(true);
