@@ -50,8 +50,9 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
       reply.received(event ?? 'unsupported');
       if (!event) return reply.ignored('unsupported_event', `unsupported tracker event "${envelope.data.webhookEvent}"`);
 
-      if (envelope.data.issue === undefined) {
-        if (event !== 'issue_commented') return reply.ignored('no_issue', `tracker event "${envelope.data.webhookEvent}" carries no issue`);
+      // Issue events always carry their issue (without one the body is not Jira's: 400 below); comment events from
+      // Jira Server/DC carry only the comment.
+      if (envelope.data.issue === undefined && event === 'issue_commented') {
         const parsed = issuelessCommentWebhookSchema.safeParse(body.value);
         if (!parsed.success) return reply.fail(400, 'invalid_payload', `the tracker comment webhook is missing fields it needs: ${describeIssues(parsed.error.issues)}`);
         return reply.handOver(async () => {

@@ -64,10 +64,10 @@ describe('tracker deliveries without an issue object', () => {
     expect(await gw.metrics()).toMatch(/service_webhooks_ignored_total\{source="tracker",reason="unsupported_event"\} 1/);
   });
 
-  it('answers a supported event that carries no issue with 200 and counts it as no_issue', async () => {
+  it('refuses an issue event without its issue: no Jira sends one', async () => {
     const gw = await gateway();
-    expect(await gw.tracker({ webhookEvent: 'jira:issue_updated', timestamp: 1 })).toEqual({ status: 200, body: { ignored: 'tracker event "jira:issue_updated" carries no issue' } });
-    expect(await gw.metrics()).toMatch(/service_webhooks_ignored_total\{source="tracker",reason="no_issue"\} 1/);
+    const answer = await gw.tracker({ webhookEvent: 'jira:issue_updated', timestamp: 1 });
+    expect(answer).toMatchObject({ status: 400, body: { error: { code: 'invalid_payload', message: expect.stringContaining('issue') } } });
   });
 
   it('still refuses a body that is no tracker webhook at all', async () => {
