@@ -4,6 +4,9 @@ import { Client, Connection } from '@temporalio/client';
 import { createPollActivities } from '../activities/poll-activities';
 import { createEffectActivities } from '../activities/effect-activities';
 import { createProjectConfigActivities } from '../activities/project-config-activities';
+import { createIntakeStation } from '../activities/stations/intake-station';
+import { createStationActivities } from '../activities/stations/station-activities';
+import type { StationActivity } from '../workflows/station-types';
 import { TemporalTicketWorkflows, ticketSettings } from './temporal/ticket-workflows';
 import { loopGuardOf } from './ingress/loop-guard';
 import { ensurePollerSchedule, pausePollerSchedule, pollLookbackSeconds } from './poller/poller-schedule';
@@ -33,12 +36,21 @@ function workerSinks(metrics: ServiceMetrics): InjectedSinks<ServiceMetricsSinks
       workflowCompleted: { fn: (_info, type) => metrics.workflowsCompleted.inc({ type }) },
       workflowFailed: { fn: (_info, type) => metrics.workflowsFailed.inc({ type }) },
       waitEnded: { fn: (_info, seconds) => metrics.waitingAge.observe(seconds) },
+      phaseEnded: { fn: (_info, phase, seconds) => metrics.phaseDuration.observe({ phase }, seconds) },
     },
   };
 }
 
+export interface WorkerOptions {
+  /**
+   * Station implementations added to (or replacing) the built-in ones, by station name. Used by tests that drive a
+   * definition of their own; a definition naming a station no worker implements blocks with station_not_available.
+   */
+  stations?: Record<string, StationActivity>;
+}
+
 /** The activities of every workflow, created once per worker from its configuration (createActivities(deps) style). */
-function createActivities(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger) {
+function createActivities(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger, options: WorkerOptions) {
   const onLatency = (service: string, seconds: number) => metrics.externalApiLatency.observe({ service }, seconds);
   const { baseUrl, userEmail, apiToken } = config.tracker;
   const token = config.scmhost.token;
@@ -47,6 +59,12 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   // Created on first use: the GitHub client loads ESM modules, which the worker should not pay for when unused.
   const scmhost = token ? () => (scmhostClient ??= createScmhostClient({ token, baseUrl: config.scmhost.apiUrl, onLatency })) : undefined;
   const repositories = [...new Set([...config.scmhost.knownRepos, ...(config.scmhost.defaultRepo ? [config.scmhost.defaultRepo] : [])])];
+  const projectConfig = createProjectConfigActivities({
+    properties: tracker,
+    requireProjectConfig: config.requireProjectConfig,
+    fallbackRepositories: config.scmhost.knownRepos,
+    fallbackDefaultRepo: config.scmhost.defaultRepo,
+  });
   return {
     ...createPollActivities({
       tracker,
@@ -57,12 +75,8 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       logger: logger.child({ component: 'poller' }),
     }),
     ...createEffectActivities({ tracker, scmhost, logger: logger.child({ component: 'effects' }) }),
-    ...createProjectConfigActivities({
-      properties: tracker,
-      requireProjectConfig: config.requireProjectConfig,
-      fallbackRepositories: config.scmhost.knownRepos,
-      fallbackDefaultRepo: config.scmhost.defaultRepo,
-    }),
+    ...projectConfig,
+    ...createStationActivities({ implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...options.stations } }),
   };
 }
 
@@ -88,7 +102,7 @@ async function configurePoller(client: Client, config: ServiceConfig, logger: Lo
  * with Prometheus metrics on its own port. The caller owns process signals: the Temporal runtime's own handlers are
  * disabled so that `service dev` can stop the worker before it stops the server the worker is polling.
  */
-export async function startWorker(config: ServiceConfig, logger: Logger): Promise<RunningWorker> {
+export async function startWorker(config: ServiceConfig, logger: Logger, options: WorkerOptions = {}): Promise<RunningWorker> {
   // Imported lazily: loading the native worker costs time that commands like `service version` should not pay.
   const { DefaultLogger, NativeConnection, Runtime, Worker } = await import('@temporalio/worker');
   if (!runtimeInstalled) {
@@ -118,7 +132,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger): Promis
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities(config, client, metrics, logger),
+      activities: createActivities(config, client, metrics, logger, options),
       sinks: workerSinks(metrics),
       shutdownGraceTime: '5s',
       shutdownForceTime: '15s',

@@ -5,6 +5,7 @@ import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '.
 import type { ServiceConfig } from '../config/service-config';
 import type { TimelinePage } from '../../workflows/timeline';
 import type { EffectRecord } from '../../workflows/effect-types';
+import { selectDefinition } from '../definitions/select-definition';
 import { TemporalUnavailableError } from './temporal-unavailable-error';
 
 /**
@@ -53,6 +54,13 @@ function isNotFound(error: unknown): boolean {
   return cause !== undefined && cause !== error && isNotFound(cause);
 }
 
+/** A new run pins the definition for its issue type here, where the digest can be computed (DESIGN 6). */
+function withPinnedDefinition(input: TicketWorkflowInput): TicketWorkflowInput {
+  if (input.definition !== undefined) return input;
+  const route = selectDefinition(input.issue_type);
+  return route.ok ? { ...input, definition: route.definition } : { ...input, definition: null, route_error: route.reason };
+}
+
 export class TemporalTicketWorkflows implements TicketWorkflowsPort {
   private readonly client: Client;
 
@@ -85,7 +93,7 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
     await this.bounded(`signal-with-start of ${workflowId}`, this.deadlineMs.write, () => this.client.workflow.signalWithStart(TICKET_WORKFLOW_TYPE, {
       workflowId,
       taskQueue: this.taskQueue,
-      args: [this.settings ? { ...input, settings: this.settings } : input],
+      args: [withPinnedDefinition(this.settings ? { ...input, settings: this.settings } : input)],
       signal: observeSignal,
       signalArgs: [observation],
       typedSearchAttributes: [
