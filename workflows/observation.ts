@@ -52,6 +52,8 @@ export interface ObservationFacts {
   status?: string;
   labels?: string[];
   label_change?: LabelChange;
+  /** The fields a tracker changelog changed (lower case, labels included): the ledger orders each on its own. */
+  changed_fields?: string[];
   /** A ticket comment (tracker) or a pull-request conversation comment (scmhost issue_comment, GitLab note). */
   comment?: CommentFact;
   // Source hosts (GitHub, GitLab)

@@ -58,7 +58,7 @@ describe('worker and gateway against a real Temporal dev server', () => {
 
   it('starts ticket-<KEY> from a signed, managed issue_created and serves its execution view', async () => {
     const response = await webhook(createdPayload('FND-1'));
-    expect(response).toMatchObject({ status: 200, body: { status: 'accepted', workflow_id: 'ticket-FND-1' } });
+    expect(response).toMatchObject({ status: 200, body: { status: 'queued', workflow_id: 'ticket-FND-1' } });
 
     // A Feature pins the built-in feature definition, passes intake and stops at the first station this build does
     // not implement, saying so, instead of pretending to write a PRD.
@@ -111,7 +111,7 @@ describe('worker and gateway against a real Temporal dev server', () => {
     expect((await webhook(commentPayload('FND-3', '501', '? which format'))).status).toBe(200);
     const labels = fixture<Json>('tracker/jira-issue-updated-labels.json');
     labels.issue.key = 'FND-3';
-    expect((await webhook(labels)).body).toMatchObject({ status: 'accepted', delivery_identity: 'tracker:changelog:10237' });
+    expect((await webhook(labels)).body).toMatchObject({ status: 'queued', delivery_identity: 'tracker:changelog:10237' });
 
     const page = await eventually(async () => {
       const result = await getJson(`${api}/api/v1/workflows/FND-3/execution/timeline?cursor=0&limit=200`, TOKEN);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pollerScheduleId } from '../../src/poller/poller-schedule';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import { pollNow } from '../helpers/poller';
 import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
@@ -69,18 +70,7 @@ describe('the poller delivers the same facts as the webhooks', () => {
     }, 60_000, `${count} decisions on ${key}`);
   }
 
-  async function completedPolls(): Promise<number> {
-    let n = 0;
-    const query = `WorkflowType = "pollWorkflow" AND TaskQueue = "${TASK_QUEUE}" AND ExecutionStatus = "Completed"`;
-    for await (const _ of client.workflow.list({ query })) n += 1;
-    return n;
-  }
-
-  async function poll(): Promise<void> {
-    const before = await completedPolls();
-    await client.schedule.getHandle(pollerScheduleId(TASK_QUEUE)).trigger();
-    await eventually(async () => ((await completedPolls()) > before ? true : undefined), 60_000, 'a completed poll');
-  }
+  const poll = () => pollNow(client, TASK_QUEUE);
 
   it('creates the poller schedule at worker start, with overlap skip', async () => {
     const description = await client.schedule.getHandle(pollerScheduleId(TASK_QUEUE)).describe();

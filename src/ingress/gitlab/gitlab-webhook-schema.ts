@@ -35,6 +35,8 @@ export const noteHookSchema = z.object({
     id,
     note: z.string(),
     noteable_type: z.string(),
+    /** `create` or `update` (GitLab 15+); older GitLab tells an edit only by its update time. */
+    action: z.string().optional(),
     created_at: z.string().optional(),
     updated_at: z.string().optional(),
   }).loose(),

@@ -56,7 +56,10 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
       const note = hook.object_attributes;
       if (note.noteable_type !== 'MergeRequest' || !hook.merge_request) return { kind: 'unsupported', reason: `note on a ${note.noteable_type}, not on a merge request` };
       const mr = hook.merge_request;
-      const updated = gitlabTime(note.updated_at) ?? gitlabTime(note.created_at);
+      const created = gitlabTime(note.created_at);
+      const updated = gitlabTime(note.updated_at) ?? created;
+      // An edited note is a different fact from its creation, and only a creation commands.
+      const edited = note.action === 'update' || (created !== null && updated !== null && created !== updated);
       return {
         kind: 'observation',
         routing: { title: mr.title, branch: mr.source_branch, pull_request_ref: pullRequestRef(repository, mr.iid, 'gitlab') },
@@ -69,10 +72,10 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
           fingerprint: factFingerprint({ note: note.id, updated, body: note.note }),
           observed_at: updated,
           facts: {
-            action: 'created',
+            action: edited ? 'edited' : 'created',
             repository,
             pull_request: { number: mr.iid, title: mr.title, head_ref: mr.source_branch },
-            comment: { id: note.id, body: note.note, author: hook.user?.username, updated: updated ?? undefined },
+            comment: { id: note.id, body: note.note, author: hook.user?.username, created: created ?? undefined, updated: updated ?? undefined },
             sender: hook.user?.username,
           },
         },

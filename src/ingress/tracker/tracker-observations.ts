@@ -13,7 +13,8 @@ export interface TrackerIssueFacts {
   issueType?: string;
   summary?: string;
   status?: string;
-  labels: string[];
+  /** Absent when the delivery did not carry the issue's fields (a Server/DC comment event). */
+  labels?: string[];
   created?: string;
   updated?: string;
 }
@@ -82,7 +83,9 @@ export function issueCreatedObservation(issue: TrackerIssueFacts, context: Obser
 
 export function changelogObservation(issue: TrackerIssueFacts, changelog: TrackerChangelogFacts, context: ObservationContext): Observation {
   const labelChange = labelChangeFrom(changelog.items);
-  const facts = issueFacts(issue);
+  // The ledger orders a changelog per field it changed, so the field names travel with it (never their values).
+  const changedFields = [...new Set(changelog.items.map((item) => item.field.toLowerCase()))].sort();
+  const facts = { ...issueFacts(issue), changed_fields: changedFields };
   return {
     ...common(issue, context),
     event: 'issue_updated',
@@ -103,7 +106,7 @@ export function fieldsUpdatedObservation(issue: TrackerIssueFacts, updated: stri
     delivery_identity: `tracker:issue:${issue.id}:updated@${updated}`,
     resource: { kind: 'issue_fields', id: issue.id },
     revision: updated,
-    fingerprint: factFingerprint({ issue: issue.id, updated, status: issue.status, labels: [...issue.labels].sort() }),
+    fingerprint: factFingerprint({ issue: issue.id, updated, status: issue.status, labels: [...(issue.labels ?? [])].sort() }),
     observed_at: updated,
     facts: issueFacts(issue),
   };

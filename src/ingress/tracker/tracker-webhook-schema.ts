@@ -23,6 +23,43 @@ export const trackerIssueSchema = z.object({
   }).loose().default({ labels: [] }),
 }).loose();
 
+export const trackerCommentSchema = z.object({
+  id: z.union([z.string(), z.number()]).transform(String),
+  /** `.../rest/api/2/issue/<issue id>/comment/<id>`: the only pointer to the issue in Server/DC comment events. */
+  self: z.string().optional(),
+  body: z.unknown(),
+  author: z.object({
+    accountId: z.string().optional(),
+    emailAddress: z.string().optional(),
+    displayName: z.string().optional(),
+    name: z.string().optional(),
+  }).loose().optional(),
+  created: z.string().optional(),
+  updated: z.string().optional(),
+}).loose();
+
+/**
+ * What every tracker delivery is read by first: which event it is. Only then is it validated for what that event
+ * needs, so an event the service does not use (worklog, attachment, sprint, ...) is answered, never refused.
+ */
+export const trackerEnvelopeSchema = z.object({
+  webhookEvent: z.string().min(1),
+  issue_event_type_name: z.string().optional(),
+  issue: z.unknown().optional(),
+  comment: z.unknown().optional(),
+}).loose();
+
+export type TrackerEnvelope = z.infer<typeof trackerEnvelopeSchema>;
+
+/** A comment event without an issue object (Jira Server/Data Center): the issue is looked up by its id. */
+export const issuelessCommentWebhookSchema = z.object({
+  webhookEvent: z.string().min(1),
+  timestamp: z.number().optional(),
+  comment: trackerCommentSchema.extend({ self: z.string() }),
+}).loose();
+
+export type IssuelessCommentWebhook = z.infer<typeof issuelessCommentWebhookSchema>;
+
 export const trackerWebhookSchema = z.object({
   webhookEvent: z.string().min(1),
   issue_event_type_name: z.string().optional(),
@@ -36,17 +73,7 @@ export const trackerWebhookSchema = z.object({
       toString: z.string().nullable().optional(),
     }).loose()).default([]),
   }).loose().optional(),
-  comment: z.object({
-    id: z.union([z.string(), z.number()]).transform(String),
-    body: z.unknown(),
-    author: z.object({
-      accountId: z.string().optional(),
-      emailAddress: z.string().optional(),
-      displayName: z.string().optional(),
-    }).loose().optional(),
-    created: z.string().optional(),
-    updated: z.string().optional(),
-  }).loose().optional(),
+  comment: trackerCommentSchema.optional(),
 }).loose();
 
 export type TrackerWebhook = z.infer<typeof trackerWebhookSchema>;

@@ -30,6 +30,13 @@ describe('normaliseGitLabEvent', () => {
     expect(observation.facts.comment).toMatchObject({ body: '/service skip-gate lint', author: 'reviewer' });
   });
 
+  it('tells an edited note from its creation, by GitLab\'s action or by its update time', () => {
+    expect(observed('note-on-merge-request.json').observation.facts.action).toBe('created');
+    const later = observed('note-on-merge-request.json', (p) => { p.object_attributes.updated_at = '2026-11-23 07:35:00 UTC'; });
+    expect(later.observation.facts).toMatchObject({ action: 'edited', comment: { created: '2026-11-23T07:30:00.000Z', updated: '2026-11-23T07:35:00.000Z' } });
+    expect(observed('note-on-merge-request.json', (p) => { p.object_attributes.action = 'update'; }).observation.facts.action).toBe('edited');
+  });
+
   it('takes final pipelines only, keyed by id and status', () => {
     expect(observed('pipeline-failed.json').observation.delivery_identity).toBe('gitlab:pipeline:31:failed');
     const running = normaliseGitLabEvent(gitlabHookSchema.parse({ ...fixture<any>('gitlab/pipeline-failed.json'), object_attributes: { ...fixture<any>('gitlab/pipeline-failed.json').object_attributes, status: 'running' } }));

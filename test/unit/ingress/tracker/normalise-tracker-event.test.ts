@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { labelChangeFrom, normaliseTrackerEvent, trackerEventName } from '../../../../src/ingress/tracker/normalise-tracker-event';
-import { trackerWebhookSchema, type TrackerWebhook } from '../../../../src/ingress/tracker/tracker-webhook-schema';
+import { labelChangeFrom, normaliseIssuelessComment, normaliseTrackerEvent, trackerEventName } from '../../../../src/ingress/tracker/normalise-tracker-event';
+import { issuelessCommentWebhookSchema, trackerEnvelopeSchema, trackerWebhookSchema, type TrackerWebhook } from '../../../../src/ingress/tracker/tracker-webhook-schema';
 import { fixture } from '../../../helpers/fixtures';
 
 const receivedAt = new Date('2026-11-23T08:00:00.000Z');
@@ -28,6 +28,17 @@ describe('trackerEventName', () => {
     expect(trackerEventName({ webhookEvent, issue_event_type_name: typeName, comment: undefined })).toBe(expected);
   });
 
+  it('reads an old-style jira:issue_updated that carries a comment but no event type as a comment', () => {
+    const payload = load('jira-server-issue-updated-comment.json');
+    expect(trackerEventName(payload)).toBe('issue_commented');
+    expect(observationOf(payload)).toMatchObject({
+      event: 'issue_commented', delivery_identity: 'tracker:comment:10301@2026-11-23T07:28:00.000Z',
+      facts: { comment: { id: '10301', body: '/service approve', author: 'ada@example.com' } },
+    });
+    // With an event type that is not a comment, the update stays a field update.
+    expect(trackerEventName({ ...payload, issue_event_type_name: 'issue_generic' })).toBe('issue_updated');
+  });
+
   it('reads a Jira issue_updated of type issue_commented as a comment', () => {
     expect(trackerEventName({ webhookEvent: 'jira:issue_updated', issue_event_type_name: 'issue_commented', comment: { id: '1', body: 'x' } }))
       .toBe('issue_commented');
@@ -35,6 +46,50 @@ describe('trackerEventName', () => {
 });
 
 describe('normaliseTrackerEvent', () => {
+  it('hands over both facts of an update that carries a change and a comment, the change first', () => {
+    const payload = load('jira-server-issue-updated-transition-comment.json');
+    const result = normaliseTrackerEvent(payload, { receivedAt });
+    if (result.kind !== 'observation') throw new Error(JSON.stringify(result));
+    expect(result.event).toBe('issue_commented');
+    expect(result.observations.map((o) => o.delivery_identity)).toEqual(['tracker:changelog:10240', 'tracker:comment:10302@2026-11-23T07:30:00.000Z']);
+    expect(result.observations[0]!.facts.label_change).toEqual({ added: ['service:retry'], removed: [] });
+    expect(result.observation).toBe(result.observations[1]);
+
+    const typed = normaliseTrackerEvent({ ...payload, issue_event_type_name: 'issue_generic' }, { receivedAt });
+    if (typed.kind !== 'observation') throw new Error(JSON.stringify(typed));
+    expect(typed.event).toBe('issue_updated');
+    expect(typed.observations.map((o) => o.delivery_identity)).toEqual(['tracker:changelog:10240', 'tracker:comment:10302@2026-11-23T07:30:00.000Z']);
+
+    const deleted = normaliseTrackerEvent({ ...payload, issue_event_type_name: 'issue_comment_deleted' }, { receivedAt });
+    if (deleted.kind !== 'observation') throw new Error(JSON.stringify(deleted));
+    expect(deleted.observations.map((o) => o.delivery_identity)).toEqual(['tracker:changelog:10240']);
+  });
+
+  it('names the fields a changelog changed, so the ledger can order each field on its own', () => {
+    expect(observationOf(load('jira-cloud-issue-updated-summary.json')).facts).toMatchObject({ changed_fields: ['summary'] });
+    expect(observationOf(load('jira-issue-updated-labels.json')).facts).toMatchObject({ changed_fields: ['labels'] });
+  });
+
+  it('turns a Server/DC comment event, once its issue key is known, into the comment observation the poller would build', () => {
+    const payload = issuelessCommentWebhookSchema.parse(fixture('tracker/jira-server-comment-created.json'));
+    const observation = normaliseIssuelessComment(payload, { id: '10042', key: 'PROJ-42' }, { receivedAt });
+    expect(observation).toMatchObject({
+      event: 'issue_commented', ticket_key: 'PROJ-42', resource: { kind: 'comment', id: '10300' },
+      delivery_identity: 'tracker:comment:10300@2026-11-23T07:20:00.000Z',
+      facts: { comment: { id: '10300', body: '? Which columns does the export include?', author: 'ada@example.com' } },
+    });
+    expect(observation.facts.labels).toBeUndefined();
+  });
+
+  it.each([
+    'jira-cloud-worklog-created.json', 'jira-cloud-attachment-created.json', 'jira-cloud-issuelink-created.json',
+    'jira-cloud-project-created.json', 'jira-cloud-user-created.json', 'jira-cloud-sprint-started.json',
+  ])('reads the event of an issue-less delivery (%s) before asking for an issue', (name) => {
+    const envelope = trackerEnvelopeSchema.parse(fixture(`tracker/${name}`));
+    expect(envelope.issue).toBeUndefined();
+    expect(trackerEventName(envelope)).toBeUndefined();
+  });
+
   it('turns Jira issue_created into an observation keyed by the issue id', () => {
     const observation = observationOf(load('jira-issue-created.json'));
     expect(observation).toMatchObject({
