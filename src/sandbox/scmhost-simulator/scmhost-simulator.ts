@@ -228,9 +228,15 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
     const path = p(req, 'path');
     const content = state.filesOf(repo).get(path);
     if (content === undefined) throw new ScmhostSimError(404, 'Not Found');
+    const sha = fakeSha(`blob:${content}`);
+    const self = `${url}/repos/${repo.owner.login}/${repo.name}/contents/${path}`;
+    const html = `${url.replace(/\/api\/v3$/, '')}/${repo.owner.login}/${repo.name}/blob/${repo.defaultBranch}/${path}`;
+    const git = `${url}/repos/${repo.owner.login}/${repo.name}/git/blobs/${sha}`;
     res.json({
       type: 'file', encoding: 'base64', size: Buffer.byteLength(content), name: path.split('/').pop(), path,
-      content: Buffer.from(content).toString('base64').replace(/(.{60})/g, '$1\n'), sha: fakeSha(`blob:${content}`),
+      content: Buffer.from(content).toString('base64').replace(/(.{60})/g, '$1\n'), sha,
+      url: self, html_url: html, git_url: git, download_url: `${url.replace(/\/api\/v3$/, '')}/raw/${repo.owner.login}/${repo.name}/${repo.defaultBranch}/${path}`,
+      _links: { self, git, html },
     });
   });
   // --- end planning ---

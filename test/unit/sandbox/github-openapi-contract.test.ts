@@ -67,6 +67,12 @@ describe('GitHub simulator against GitHub\'s OpenAPI description', () => {
     await client.getRepository({ owner: 'service-bot', repo: 'api' });
     expect(fork.parentFullName).toBe('acme/api');
 
+    // The model's read-only repository tools (the planning stations).
+    sim.state.putFile(repo, 'src/index.ts', 'export const answer = 42;\n');
+    expect((await client.listFiles(repoRef)).paths).toContain('src/index.ts');
+    expect(await client.readFile(repoRef, 'src/index.ts')).toMatchObject({ text: 'export const answer = 42;\n' });
+    expect(await client.readFile(repoRef, 'no/such/file.ts')).toBeUndefined();
+
     const main = await client.getBranch(repoRef, 'main');
     expect(await client.getBranch(repoRef, 'no-such-branch')).toBeUndefined();
     await client.createBranch(repoRef, 'service/proj-1', main!.sha);
