@@ -22,8 +22,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['bin/**/*.js', 'scripts/**/*.js'],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
+    files: ['bin/**/*.js', 'scripts/**/*.js', 'test/**/*.cjs'],
+    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly', setTimeout: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

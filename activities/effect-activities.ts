@@ -6,8 +6,9 @@ import type { TrackerClient } from '../src/providers/tracker/tracker-client';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
+import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
 
-export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'>;
+export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'> & IssueEffectTracker;
 export type EffectScmhost = Pick<ScmhostClient, 'findIssueCommentByIdempotencyKey' | 'createIssueComment'>;
 
 export interface EffectActivityDeps {
@@ -20,6 +21,8 @@ export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tracker.comment'), issue_key: z.string().min(1), body: z.string().min(1) }),
   z.object({ kind: z.literal('tracker.labels'), issue_key: z.string().min(1), add: z.array(z.string()), remove: z.array(z.string()) }),
   z.object({ kind: z.literal('scmhost.pr_comment'), repository: z.string().regex(/^[^/\s]+\/[^/\s]+$/), number: z.number().int().positive(), body: z.string().min(1) }),
+  // planning: tracker issue effects
+  ...trackerIssueOperationSchemas,
 ]);
 const inputSchema = z.object({ idempotency_key: z.string().min(1), attempt: z.number().int().positive(), operation: operationSchema });
 
@@ -81,6 +84,12 @@ export function createEffectActivities(deps: EffectActivityDeps) {
         const after = [...issue.labels.filter((label) => !remove.includes(label)), ...add];
         return succeeded({ provider: 'tracker', ids: { labels: after.join(' ') } });
       }
+      // --- planning: tracker issue effects ---
+      case 'tracker.create_issue':
+        return succeeded(await createIssueOnce(tracker(), operation));
+      case 'tracker.transition':
+        return succeeded(await transitionOnce(tracker(), operation));
+      // --- end planning ---
       case 'scmhost.pr_comment': {
         const client = await scmhost();
         const ref = parseRepoRef(operation.repository);

@@ -480,8 +480,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       },
     });
     if (definition) {
-      state.checkpoint.current_node = definition.entry;
-      runtime.visits[definition.entry] = 1;
+      enterNode(definition, state.checkpoint, runtime, definition.entry, nowIso());
       state.status = 'running';
       state.waiting = null;
     }

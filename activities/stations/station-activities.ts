@@ -49,7 +49,9 @@ export function checkStationResult(station: string, value: unknown): StationResu
 function withHeartbeat(station: string, run: StationActivity, intervalMs: number): StationActivity {
   return async (input: StationInput) => {
     const context = Context.current();
-    const timer = setInterval(() => context.heartbeat({ station, at: new Date().toISOString() }), intervalMs);
+    // Well inside the heartbeat timeout the workflow chose, so a live worker is never taken for a dead one.
+    const every = Math.max(200, Math.min(intervalMs, Math.floor((context.info.heartbeatTimeoutMs ?? intervalMs * 3) / 3)));
+    const timer = setInterval(() => context.heartbeat({ station, at: new Date().toISOString() }), every);
     try {
       context.heartbeat({ station, started: true });
       return checkStationResult(station, await run(input));

@@ -60,7 +60,7 @@ describe('durable effects against the tracker simulator', () => {
     }, 60_000, `${issue.key} through intake`);
     expect(view.station_attempts[0]).toMatchObject({ station: 'intake', status: 'succeeded', outcome: 'configured' });
     const timeline = await getJson(`${stack.api}/api/v1/workflows/${issue.key}/execution/timeline`, TOKEN);
-    const intake = (timeline.body.entries as Json[]).find((e) => e.kind === 'station_attempt');
+    const intake = (timeline.body.entries as Json[]).find((e) => e.kind === 'station_attempt')!;
     expect(intake.summary).toContain('Project configuration found (project_properties): acme/api');
     expect(view).toMatchObject({ current_position: 'generate_prd', waiting: { code: 'station_not_available' }, checkpoint: { is_blocked: true } });
     const comments = commentsOn(issue.key);

@@ -1,11 +1,14 @@
 import type { Observation, WorkflowKind } from '../../../workflows/observation';
 import { ownCommentReason, type LoopGuardOptions } from '../../ingress/loop-guard';
+import { parentOf } from '../../planning/provisioning-labels';
 
 export const MANAGED_LABEL = 'service:managed';
 
 export type DeliveryPlan =
   | { action: 'start'; workflow_kind: WorkflowKind }
   | { action: 'signal' }
+  /** An epic or task the service provisioned for a feature: its events belong to the feature's workflow. */
+  | { action: 'signal_parent'; parent_key: string }
   | { action: 'ignore'; reason: string };
 
 /** REFERENCE: Feature and Story run the feature graph, Bug the bug graph, a standalone Task or Epic is a takeover. */
@@ -28,6 +31,9 @@ export function planTrackerDelivery(
   const comment = observation.facts.comment;
   const own = comment && ownCommentReason(comment, guard);
   if (own) return { action: 'ignore', reason: own };
+  // A provisioned child (label service:parent:<F>) never starts a workflow of its own, even though it is managed.
+  const parent = parentOf(observation.facts.labels ?? []);
+  if (parent && parent !== observation.ticket_key) return { action: 'signal_parent', parent_key: parent };
   const managed = (observation.facts.labels ?? []).includes(MANAGED_LABEL);
   const kind = workflowKindFor(observation.facts.issue_type);
   if (observation.event === 'issue_created') {
