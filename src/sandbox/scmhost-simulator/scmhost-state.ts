@@ -28,6 +28,8 @@ export interface ScmhostSnapshot {
   reviews: ScmhostState['reviews'];
   reviewComments: ScmhostState['reviewComments'];
   checkRuns: ScmhostState['checkRuns'];
+  /** Repository files by lower-case full name, then path. */
+  files?: Array<[string, Array<[string, string]>]>;
 }
 
 export type ScmhostSimEvent =
@@ -327,6 +329,7 @@ export class ScmhostState {
       reviews: this.reviews,
       reviewComments: this.reviewComments,
       checkRuns: this.checkRuns,
+      files: [...this.files].map(([repo, files]) => [repo, [...files]]),
     });
   }
 
@@ -347,6 +350,8 @@ export class ScmhostState {
         return { ...pull, headRepo };
       }));
     }
+    this.files.clear();
+    for (const [repo, files] of copy.files ?? []) this.files.set(repo, new Map(files));
     for (const [list, saved] of [[this.issueComments, copy.issueComments], [this.reviews, copy.reviews], [this.reviewComments, copy.reviewComments], [this.checkRuns, copy.checkRuns]] as const) {
       list.length = 0;
       (list as unknown[]).push(...saved);
