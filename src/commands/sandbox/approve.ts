@@ -5,6 +5,7 @@ export default class SandboxApprove extends Command {
   static override description = [
     'Approve as a person would: by default the comment "/service approve" on the ticket (plan and task approval gates);',
     'with --pr an approving review of the ticket\'s pull request on the source host (the human review gate).',
+    'Artifact gates (PRD, spec) are approved with their label: service sandbox label SBX-1 service:prd-approved.',
   ].join(' ');
   static override examples = ['<%= config.bin %> sandbox approve SBX-1', '<%= config.bin %> sandbox approve SBX-1 --pr'];
   static override args = { key: Args.string({ description: 'ticket key', required: true }) };
