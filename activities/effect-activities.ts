@@ -6,6 +6,7 @@ import type { TrackerClient } from '../src/providers/tracker/tracker-client';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
+import { gitPushFailure, performGitPush, type GitPushDeps } from './git-effect-activities';
 
 export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'>;
 export type EffectScmhost = Pick<ScmhostClient, 'findIssueCommentByIdempotencyKey' | 'createIssueComment'>;
@@ -13,6 +14,8 @@ export type EffectScmhost = Pick<ScmhostClient, 'findIssueCommentByIdempotencyKe
 export interface EffectActivityDeps {
   tracker?: EffectTracker;
   scmhost?: () => Promise<EffectScmhost>;
+  /** Git remotes for `git.push`; unset = pushes fail closed as not configured. */
+  git?: GitPushDeps;
   logger: Logger;
 }
 
@@ -20,6 +23,7 @@ const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tracker.comment'), issue_key: z.string().min(1), body: z.string().min(1) }),
   z.object({ kind: z.literal('tracker.labels'), issue_key: z.string().min(1), add: z.array(z.string()), remove: z.array(z.string()) }),
   z.object({ kind: z.literal('scmhost.pr_comment'), repository: z.string().regex(/^[^/\s]+\/[^/\s]+$/), number: z.number().int().positive(), body: z.string().min(1) }),
+  z.object({ kind: z.literal('git.push'), repository: z.string().min(1), branch: z.string().min(1), commit_sha: z.string().regex(/^[0-9a-f]{40}$/), base_sha: z.string().regex(/^[0-9a-f]{40}$/).nullable(), workspace: z.string().min(1), mode: z.enum(['direct', 'fork']).optional() }),
 ]);
 const inputSchema = z.object({ idempotency_key: z.string().min(1), attempt: z.number().int().positive(), operation: operationSchema });
 
@@ -81,6 +85,10 @@ export function createEffectActivities(deps: EffectActivityDeps) {
         const after = [...issue.labels.filter((label) => !remove.includes(label)), ...add];
         return succeeded({ provider: 'tracker', ids: { labels: after.join(' ') } });
       }
+      case 'git.push': {
+        if (!deps.git) throw new NotConfigured('git pushes are not configured on this worker (SCMHOST_TOKEN or the repository registry)');
+        return performGitPush(deps.git, operation);
+      }
       case 'scmhost.pr_comment': {
         const client = await scmhost();
         const ref = parseRepoRef(operation.repository);
@@ -101,7 +109,7 @@ export function createEffectActivities(deps: EffectActivityDeps) {
         deps.logger.info('effect attempt', { key: input.idempotency_key, attempt: input.attempt, status: result.status, adopted: result.evidence?.adopted ?? false });
         return result;
       } catch (error) {
-        const result = failed(error, provider);
+        const result = input.operation.kind === 'git.push' && !(error instanceof NotConfigured) ? gitPushFailure(error) : failed(error, provider);
         deps.logger.warn('effect attempt failed', { key: input.idempotency_key, attempt: input.attempt, status: result.status, error: result.error });
         return result;
       }
