@@ -55,8 +55,14 @@ export async function runContainer(options: RunContainerOptions): Promise<Contai
     child.on('close', (code) => resolve(code));
   });
 
-  let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= removeContainer(account, spec.name));
+  // A container still being created when the first removal runs escapes it, so removal repeats until `podman run`
+  // has returned, and once more after that.
+  let stopper: NodeJS.Timeout | undefined;
+  const stop = () => {
+    if (stopper) return;
+    void removeContainer(account, spec.name);
+    stopper = setInterval(() => void removeContainer(account, spec.name), 2000);
+  };
   const timer = setTimeout(() => { timedOut = true; void stop(); }, options.timeoutSeconds * 1000);
   const onAbort = () => { cancelled = true; void stop(); };
   if (options.signal?.aborted) onAbort();
@@ -76,7 +82,7 @@ export async function runContainer(options: RunContainerOptions): Promise<Contai
     clearTimeout(timer);
     if (ticker) clearInterval(ticker);
     options.signal?.removeEventListener('abort', onAbort);
-    if (child.exitCode === null) child.kill('SIGKILL');
-    await stop();
+    if (stopper) clearInterval(stopper);
+    await removeContainer(account, spec.name);
   }
 }
