@@ -173,6 +173,8 @@ export function createContainerStations(deps: ContainerStationDeps) {
       const agent = await readFile(join(runDir, 'result.json'), 'utf8').then((text) => JSON.parse(text) as AgentResult, () => undefined);
       if (!agent) throw new Error(`the agent in ${spec_.name} ended (exit ${run.exitCode}) without a result: ${redactSecrets(run.output.slice(-1500))}`);
       const transcript = await readTranscript(join(runDir, 'transcript.jsonl'));
+      // Same kernel clock inside and outside: container launch to the first tool call, for the benchmark.
+      if (transcript[0]) timings.launch_to_first_tool_call_ms = Date.parse(transcript[0].at) - transcript[0].ms - agentStarted;
       await writeFile(join(base, 'transcript.jsonl'), transcript.map((entry) => JSON.stringify(entry)).join('\n'));
 
       const outputTexts: Record<string, string> = {};

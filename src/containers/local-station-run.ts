@@ -32,7 +32,7 @@ export interface LocalStationRun {
   push: EffectAttemptResult | null;
   verificationText: string | undefined;
   workRoot: string;
-  timings: { setup_ms: number; agent_ms: number; teardown_ms: number; total_ms: number; first_tool_call_ms: number | null };
+  timings: { setup_ms: number; agent_ms: number; teardown_ms: number; total_ms: number; launch_to_first_tool_call_ms: number | null };
 }
 
 export function scriptedVerification(path: string): ScriptedReply[] {
@@ -81,12 +81,12 @@ export async function runLocalContainerStation(options: LocalStationRunOptions):
       node: 'smoke', station: 'smoke', visit: 1, params: { repository: 'smoke/repo' }, artifacts: {}, outputs: {}, token_budget: 100_000,
     };
     const result = await station(input);
-    const data = result.data as { outputs: Record<string, string>; timings: Record<string, number>; agent: { first_tool_call_ms: number | null } };
+    const data = result.data as { outputs: Record<string, string>; timings: Record<string, number> };
     const pushIntent = result.effects?.find((effect) => effect.operation.kind === 'git.push');
     const push = pushIntent && pushIntent.operation.kind === 'git.push' ? await performGitPush({ remotes }, pushIntent.operation) : null;
     return {
       result, push, verificationText: data.outputs[options.verificationFile], workRoot,
-      timings: { setup_ms: data.timings.setup_ms ?? 0, agent_ms: data.timings.agent_ms ?? 0, teardown_ms: data.timings.teardown_ms ?? 0, total_ms: Date.now() - started, first_tool_call_ms: data.agent.first_tool_call_ms },
+      timings: { setup_ms: data.timings.setup_ms ?? 0, agent_ms: data.timings.agent_ms ?? 0, teardown_ms: data.timings.teardown_ms ?? 0, total_ms: Date.now() - started, launch_to_first_tool_call_ms: data.timings.launch_to_first_tool_call_ms ?? null },
     };
   } finally {
     await simulator?.close();

@@ -44,3 +44,15 @@ export async function sweepOrphanContainers(account: PodmanAccount): Promise<str
   for (const name of names) await removeContainer(account, name);
   return names;
 }
+
+/** At worker start: sweep in the background, never delaying or failing the start (podman may not be installed). */
+export function sweepOrphansInBackground(account: () => PodmanAccount, logger: { info(m: string, f?: Record<string, unknown>): void; warn(m: string, f?: Record<string, unknown>): void }): void {
+  void (async () => {
+    try {
+      const removed = await sweepOrphanContainers(account());
+      if (removed.length > 0) logger.info('removed orphaned task containers', { containers: removed });
+    } catch (error) {
+      logger.warn('could not sweep orphaned task containers; container stations may fail on this host', { error: (error as Error).message });
+    }
+  })();
+}

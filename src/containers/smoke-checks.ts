@@ -44,7 +44,7 @@ export async function checkAgentWritesVerificationFile(env: NodeJS.ProcessEnv = 
   try {
     const run = await runLocalContainerStation({ container: { ...parsed.config.container, timeoutSeconds: Math.min(parsed.config.container.timeoutSeconds, 300) }, verificationFile: file });
     if (!run.verificationText?.trim()) return { name, status: 'failed', detail: `the agent finished (${run.result.outcome}) without writing ${file}` };
-    const firstTool = run.timings.first_tool_call_ms === null ? '' : `, first tool call after ${run.timings.first_tool_call_ms} ms`;
+    const firstTool = run.timings.launch_to_first_tool_call_ms === null ? '' : `, first tool call ${run.timings.launch_to_first_tool_call_ms} ms after launch`;
     return { name, status: 'passed', detail: `${file}: "${run.verificationText.trim().slice(0, 80)}" (container ${run.timings.agent_ms} ms${firstTool})` };
   } catch (error) {
     return { name, status: 'failed', detail: (error as Error).message.slice(0, 500) };
