@@ -9,10 +9,13 @@ import type { ModelConnection } from '../../src/config/model-configuration';
 import type { ServiceConfig } from '../../src/config/service-config';
 import { createGitRemotes, runGit } from '../../src/containers/git-remote';
 import { podman, resolvePodmanAccount } from '../../src/containers/podman-account';
+import { runContainer } from '../../src/containers/run-container';
+import { createScmhostClient } from '../../src/providers/scmhost/scmhost-client';
 import { createLogger } from '../../src/logging/logger';
 import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { gitIn } from '../../src/sandbox/scmhost-simulator/git-smart-http';
+import type { EffectOperation } from '../../workflows/effect-types';
 import type { StationInput } from '../../workflows/station-types';
 import { ensureContainerImage } from '../helpers/container-image';
 
@@ -209,5 +212,57 @@ describe('container stations with real podman, real git and the simulators', () 
     // copy mode keeps the polled files.
     const copied = join(workDir, 'review-records', 'ACME-4', 'execute_task_changes-1', 'implement');
     expect(existsSync(copied) && readdirSync(copied).sort()).toEqual(['review_cycle_1.json', 'review_cycle_2.json']);
+  });
+
+  it('pushes to the service account\'s fork in fork mode, and refuses to overwrite a branch that moved', async () => {
+    model.reset();
+    model.script(
+      { tool_call: { name: 'edit_file', arguments: JSON.stringify({ path: 'hello.txt', old_text: 'hello, world', new_text: 'hello, fork' }) } },
+      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/notes.md', content: 'fork\n' }) } },
+      { content: 'done' },
+    );
+    const result = await station()(input('ACME-5'));
+    const push = result.effects!.find((e) => e.name === 'push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
+    const remotes = createGitRemotes({ scmhostApiUrl: scm.url, scmhostToken: SCM_TOKEN });
+    const effects = createEffectActivities({ logger, git: { remotes, scmhost: () => createScmhostClient({ token: SCM_TOKEN, baseUrl: scm.url }) } });
+    const forked = await effects.performEffect({ idempotency_key: 'ACME-5:fork', attempt: 1, operation: { ...push, mode: 'fork' } });
+    expect(forked).toMatchObject({ status: 'succeeded', evidence: { ids: { repository: 'service-bot/app' } } });
+    expect(await gitIn(scm.git.repositoryPath('service-bot/app'), ['show', 'service/acme-5:hello.txt'])).toBe('hello, fork\n');
+    expect(await gitIn(scm.git.repositoryPath(REPO), ['branch', '--list', 'service/acme-5'])).toBe('');
+
+    // Someone else pushed the branch on the upstream meanwhile: the push is a precondition failure, not a force push.
+    const other = join(workDir, 'other');
+    await runGit(['clone', '--quiet', `${scm.url}/${REPO}.git`, other], { auth: { username: 'x-access-token', token: SCM_TOKEN } });
+    writeFileSync(join(other, 'other.txt'), 'theirs\n');
+    await runGit(['add', '.'], { cwd: other });
+    await runGit(['-c', 'user.name=o', '-c', 'user.email=o@o', 'commit', '--quiet', '-m', 'theirs'], { cwd: other });
+    await runGit(['push', '--quiet', `${scm.url}/${REPO}.git`, 'HEAD:service/acme-5'], { cwd: other, auth: { username: 'x-access-token', token: SCM_TOKEN } });
+    const theirs = (await gitIn(scm.git.repositoryPath(REPO), ['rev-parse', 'service/acme-5'])).trim();
+    const refused = await effects.performEffect({ idempotency_key: 'ACME-5:direct', attempt: 1, operation: push });
+    expect(refused.status).toBe('precondition_failure');
+    expect(refused.error).toContain('moved to');
+    expect((await gitIn(scm.git.repositoryPath(REPO), ['rev-parse', 'service/acme-5'])).trim()).toBe(theirs);
+  });
+
+  it('stops and removes a running container within seconds of cancellation (the kill switch)', async () => {
+    const account = resolvePodmanAccount();
+    const controller = new AbortController();
+    const name = `service-cancel-test-${Date.now()}`;
+    const beats: number[] = [];
+    setTimeout(() => controller.abort(), 3000);
+    const started = Date.now();
+    const run = await runContainer({
+      account, timeoutSeconds: 120, signal: controller.signal, tickMs: 500, onTick: () => { beats.push(Date.now()); },
+      spec: {
+        name, image: 'service-dev:latest', memory: '256m', cpus: 1, pids: 64, labels: { 'service.ticket': 'CANCEL-1' },
+        workspaceDir: workDir, runDir: workDir, agentPath: '/etc/hostname', egress: false, command: ['sleep', '120'],
+      },
+    });
+    expect(run.cancelled).toBe(true);
+    expect(run.timedOut).toBe(false);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(beats.length).toBeGreaterThanOrEqual(2);
+    const left = await podman(account, ['ps', '--all', '--filter', `name=${name}`, '--format', '{{.Names}}']);
+    expect(left.stdout.trim()).toBe('');
   });
 });

@@ -17,6 +17,8 @@ export interface GitSmartHttpOptions {
   tokens?: Record<string, string>;
   /** The default branch of a simulated repository, or undefined when the simulator has no such repository. */
   defaultBranchOf(fullName: string): string | undefined;
+  /** The repository a fork was made from: a fork's git repository starts as a copy of its parent's. */
+  parentOf?(fullName: string): string | undefined;
   /** Branch heads after a push or the initial commit. */
   onBranches(fullName: string, heads: Array<{ branch: string; sha: string }>, login: string): void;
 }
@@ -58,6 +60,13 @@ export function createGitSmartHttp(options: GitSmartHttpOptions): GitSmartHttp {
     const path = join(root, `${fullName.toLowerCase()}.git`);
     if (existsSync(path)) return path;
     const branch = options.defaultBranchOf(fullName) ?? 'main';
+    const parent = options.parentOf?.(fullName);
+    if (parent) {
+      execFileSync('git', ['clone', '--quiet', '--bare', repositoryPath(parent), path]);
+      execFileSync('git', ['config', 'http.receivepack', 'true'], { cwd: path });
+      options.onBranches(fullName, heads(path), 'simulator');
+      return path;
+    }
     mkdirSync(path, { recursive: true });
     const git = (args: string[], input?: string) => execFileSync('git', args, { cwd: path, encoding: 'utf8', input, env: { ...process.env, ...GIT_IDENTITY } }).trim();
     git(['init', '--quiet', '--bare', '--initial-branch', branch]);

@@ -75,6 +75,7 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
     root: options.gitRoot,
     tokens: options.tokens,
     defaultBranchOf: (fullName) => state.repos.get(fullName.toLowerCase())?.defaultBranch,
+    parentOf: (fullName) => state.repos.get(fullName.toLowerCase())?.parentFullName,
     onBranches: (fullName, heads, login) => {
       const repo = state.repos.get(fullName.toLowerCase());
       for (const head of heads) if (repo && repo.branches.get(head.branch) !== head.sha) state.pushBranch(repo, head.branch, head.sha, state.user(login));

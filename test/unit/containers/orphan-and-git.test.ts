@@ -9,7 +9,7 @@ describe('orphanNames', () => {
       { Names: ['dead'], Labels: { 'service.worker': 'h1:100' } },
       { Names: ['alive'], Labels: { 'service.worker': 'h1:200' } },
       { Names: ['other-host'], Labels: { 'service.worker': 'h2:100' } },
-      { Names: ['unowned'], Labels: {} },
+      { Names: ['unowned'], Labels: {} as Record<string, string> },
     ];
     expect(orphanNames(containers, 'h1', (pid) => pid === 200)).toEqual(['dead', 'unowned']);
   });
