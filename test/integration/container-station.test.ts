@@ -77,13 +77,19 @@ describe('container stations with real podman, real git and the simulators', () 
     await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', () => resolve()));
     hostPort = (hostServer.address() as { port: number }).port;
     // The repository gets a real file, pushed through the simulator's smart HTTP like any client would.
-    const seed = join(workDir, 'seed');
-    await runGit(['clone', '--quiet', `${scm.url}/${REPO}.git`, seed], { auth: { username: 'x-access-token', token: SCM_TOKEN } });
-    writeFileSync(join(seed, 'hello.txt'), 'hello, world\n');
-    await runGit(['add', '.'], { cwd: seed });
-    await runGit(['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', 'seed'], { cwd: seed });
-    await runGit(['push', '--quiet', `${scm.url}/${REPO}.git`, 'HEAD:main'], { cwd: seed, auth: { username: 'x-access-token', token: SCM_TOKEN } });
+    await pushFile('seed', 'main', 'hello.txt', 'hello, world\n');
   }, 600_000);
+
+  /** A person's push: clone, one file, commit, push to `branch`, over the simulator's smart HTTP. */
+  async function pushFile(folder: string, branch: string, file: string, content: string): Promise<void> {
+    const auth = { username: 'x-access-token', token: SCM_TOKEN };
+    const clone = join(workDir, folder);
+    await runGit(['clone', '--quiet', `${scm.url}/${REPO}.git`, clone], { auth });
+    writeFileSync(join(clone, file), content);
+    await runGit(['add', '.'], { cwd: clone });
+    await runGit(['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', `add ${file}`], { cwd: clone });
+    await runGit(['push', '--quiet', `${scm.url}/${REPO}.git`, `HEAD:${branch}`], { cwd: clone, auth });
+  }
 
   afterAll(async () => {
     process.env = saved;
@@ -93,13 +99,18 @@ describe('container stations with real podman, real git and the simulators', () 
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('edits a file in a container, commits on the host and pushes exactly once, adopting the remote head on a second attempt', async () => {
+  /** The agent changes the greeting and writes its notes. */
+  function scriptGreetingChange(greeting: string, notes: string): void {
     model.reset();
     model.script(
-      { tool_call: { name: 'edit_file', arguments: JSON.stringify({ path: 'hello.txt', old_text: 'hello, world', new_text: 'hello, containers' }) } },
-      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/notes.md', content: '# Notes\nChanged the greeting.\n' }) } },
+      { tool_call: { name: 'edit_file', arguments: JSON.stringify({ path: 'hello.txt', old_text: 'hello, world', new_text: greeting }) } },
+      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/notes.md', content: notes }) } },
       { content: 'Changed the greeting in hello.txt.' },
     );
+  }
+
+  it('edits a file in a container, commits on the host and pushes exactly once, adopting the remote head on a second attempt', async () => {
+    scriptGreetingChange('hello, containers', '# Notes\nChanged the greeting.\n');
     const result = await station()(input('ACME-1'));
     expect(result.outcome).toBe('changed');
     expect((result.data as any).files).toEqual(['hello.txt']);
@@ -215,12 +226,7 @@ describe('container stations with real podman, real git and the simulators', () 
   });
 
   it('pushes to the service account\'s fork in fork mode, and refuses to overwrite a branch that moved', async () => {
-    model.reset();
-    model.script(
-      { tool_call: { name: 'edit_file', arguments: JSON.stringify({ path: 'hello.txt', old_text: 'hello, world', new_text: 'hello, fork' }) } },
-      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/notes.md', content: 'fork\n' }) } },
-      { content: 'done' },
-    );
+    scriptGreetingChange('hello, fork', 'fork\n');
     const result = await station()(input('ACME-5'));
     const push = result.effects!.find((e) => e.name === 'push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
     const remotes = createGitRemotes({ scmhostApiUrl: scm.url, scmhostToken: SCM_TOKEN });
@@ -231,12 +237,7 @@ describe('container stations with real podman, real git and the simulators', () 
     expect(await gitIn(scm.git.repositoryPath(REPO), ['branch', '--list', 'service/acme-5'])).toBe('');
 
     // Someone else pushed the branch on the upstream meanwhile: the push is a precondition failure, not a force push.
-    const other = join(workDir, 'other');
-    await runGit(['clone', '--quiet', `${scm.url}/${REPO}.git`, other], { auth: { username: 'x-access-token', token: SCM_TOKEN } });
-    writeFileSync(join(other, 'other.txt'), 'theirs\n');
-    await runGit(['add', '.'], { cwd: other });
-    await runGit(['-c', 'user.name=o', '-c', 'user.email=o@o', 'commit', '--quiet', '-m', 'theirs'], { cwd: other });
-    await runGit(['push', '--quiet', `${scm.url}/${REPO}.git`, 'HEAD:service/acme-5'], { cwd: other, auth: { username: 'x-access-token', token: SCM_TOKEN } });
+    await pushFile('other', 'service/acme-5', 'other.txt', 'theirs\n');
     const theirs = (await gitIn(scm.git.repositoryPath(REPO), ['rev-parse', 'service/acme-5'])).trim();
     const refused = await effects.performEffect({ idempotency_key: 'ACME-5:direct', attempt: 1, operation: push });
     expect(refused.status).toBe('precondition_failure');
