@@ -7,13 +7,15 @@ import { createEffectActivities } from '../../activities/effect-activities';
 import { createContainerStations, type ContainerStationSpec } from '../../activities/stations/container-station';
 import type { ModelConnection } from '../../src/config/model-configuration';
 import type { ServiceConfig } from '../../src/config/service-config';
-import { createGitRemotes, runGit } from '../../src/containers/git-remote';
+import { createGitRemotes, runGit, type GitRemotes } from '../../src/containers/git-remote';
 import { podman, resolvePodmanAccount } from '../../src/containers/podman-account';
 import { runContainer } from '../../src/containers/run-container';
 import { createScmhostClient } from '../../src/providers/scmhost/scmhost-client';
 import { createLogger } from '../../src/logging/logger';
 import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
+import { startGitLabSimulator } from '../../src/sandbox/gitlab-simulator/gitlab-simulator';
+import { parseRepositoryRegistry } from '../../src/config/repository-registry';
 import { gitIn } from '../../src/sandbox/scmhost-simulator/git-smart-http';
 import type { EffectOperation } from '../../workflows/effect-types';
 import type { StationInput } from '../../workflows/station-types';
@@ -50,7 +52,7 @@ describe('container stations with real podman, real git and the simulators', () 
   let hostPort: number;
   const saved = { ...process.env };
 
-  function station(overrides: Partial<ServiceConfig['container']> = {}, extra: { skillsRoot?: string } = {}) {
+  function station(overrides: Partial<ServiceConfig['container']> = {}, extra: { skillsRoot?: string; remotes?: GitRemotes } = {}) {
     const config = {
       container: {
         image: 'service-dev:latest', memoryLimit: '1g', cpuLimit: 1, timeoutSeconds: 120, pidsLimit: 512, egressRepos: [], workDir,
@@ -60,7 +62,7 @@ describe('container stations with real podman, real git and the simulators', () 
     };
     return createContainerStations({
       config, logger, account: () => resolvePodmanAccount(), skillsRoot: extra.skillsRoot,
-      remotes: createGitRemotes({ scmhostApiUrl: scm.url, scmhostToken: SCM_TOKEN }),
+      remotes: extra.remotes ?? createGitRemotes({ scmhostApiUrl: scm.url, scmhostToken: SCM_TOKEN }),
       resolveModel: async () => ({ key: 'execute_task_changes', target: { connection: 'sim', model: 'agent-model' }, connection: { ...connection, base_url: model.url }, source: 'deployment_default' }) as never,
     })(spec);
   }
@@ -265,5 +267,31 @@ describe('container stations with real podman, real git and the simulators', () 
     expect(beats.length).toBeGreaterThanOrEqual(2);
     const left = await podman(account, ['ps', '--all', '--filter', `name=${name}`, '--format', '{{.Names}}']);
     expect(left.stdout.trim()).toBe('');
+  });
+
+  it('works the same against GitLab through the repository registry connection', async () => {
+    const gitlab = await startGitLabSimulator({ tokens: { 'glpat-registry-token-0123456789': 'service-bot' }, projects: ['group/web'] });
+    try {
+      const registry = parseRepositoryRegistry(JSON.stringify({
+        connections: { gl: { provider: 'gitlab', base_url: gitlab.url, credential_env: 'GL_IT_TOKEN' } },
+        repositories: { web: { provider: 'gitlab', connection: 'gl', namespace: 'group/web', default_branch: 'main' } },
+      }));
+      const remotes = createGitRemotes({ scmhostApiUrl: scm.url, registry, env: { GL_IT_TOKEN: 'glpat-registry-token-0123456789' } });
+      model.reset();
+      model.script(
+        { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: 'CHANGELOG.md', content: '- a change\n' }) } },
+        { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/notes.md', content: 'gitlab\n' }) } },
+        { content: 'done' },
+      );
+      const result = await station({}, { remotes })(input('WEB-1', { params: { repository: 'web' } }));
+      const push = result.effects!.find((e) => e.name === 'push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
+      const effects = createEffectActivities({ logger, git: { remotes } });
+      expect(await effects.performEffect({ idempotency_key: 'WEB-1:push', attempt: 1, operation: push })).toMatchObject({ status: 'succeeded' });
+      expect(await gitIn(gitlab.git.repositoryPath('group/web'), ['show', 'service/web-1:CHANGELOG.md'])).toBe('- a change\n');
+      expect(gitlab.state.projects.get('group/web')!.branches.get('service/web-1')).toBe(push.commit_sha);
+      expect(await effects.performEffect({ idempotency_key: 'WEB-1:push', attempt: 2, operation: push })).toMatchObject({ status: 'succeeded', evidence: { adopted: true } });
+    } finally {
+      await gitlab.close();
+    }
   });
 });

@@ -13,6 +13,8 @@ import type { NextFunction, Request, Response } from 'express';
 export interface GitSmartHttpOptions {
   /** Folder of the bare repositories; a temporary one (removed on close) by default. */
   root?: string;
+  /** A self-managed path prefix in front of the repositories (GitLab `/gitlab`). */
+  pathPrefix?: string;
   /** Accepted tokens (as the Basic password or a Bearer token) and the login each acts as; any token when unset. */
   tokens?: Record<string, string>;
   /** The default branch of a simulated repository, or undefined when the simulator has no such repository. */
@@ -30,7 +32,8 @@ export interface GitSmartHttp {
   close(): void;
 }
 
-const ROUTE = /^\/(?:api\/v3\/)?([^/]+)\/([^/]+?)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
+// `owner/repo.git` on GitHub, `group/sub/project.git` on GitLab.
+const ROUTE = /^\/(?:api\/v3\/)?((?:[^/]+\/)+[^/]+?)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
 const GIT_IDENTITY = { GIT_AUTHOR_NAME: 'simulator', GIT_AUTHOR_EMAIL: 'simulator@localhost', GIT_COMMITTER_NAME: 'simulator', GIT_COMMITTER_EMAIL: 'simulator@localhost' };
 
 function loginOf(req: Request, tokens: Record<string, string> | undefined): string | undefined {
@@ -80,11 +83,13 @@ export function createGitSmartHttp(options: GitSmartHttpOptions): GitSmartHttp {
   }
 
   function handler(req: Request, res: Response, next: NextFunction): void {
-    const path = (req.originalUrl ?? req.url).split('?')[0] ?? '';
-    const match = ROUTE.exec(path);
+    const full = (req.originalUrl ?? req.url).split('?')[0] ?? '';
+    const prefix = options.pathPrefix ?? '';
+    if (!full.startsWith(prefix)) return next();
+    const match = ROUTE.exec(full.slice(prefix.length));
     if (!match) return next();
-    const fullName = `${match[1]}/${match[2]}`;
-    const service = match[3]!;
+    const fullName = match[1]!;
+    const service = match[2]!;
     const login = loginOf(req, options.tokens);
     if (!login) {
       res.status(401).setHeader('www-authenticate', 'Basic realm="scmhost simulator"');
