@@ -73,8 +73,7 @@ const MAX_OUTPUT_CHARS = 32_000;
 export function createContainerStations(deps: ContainerStationDeps) {
   const { config } = deps;
   return function containerStation(spec: ContainerStationSpec): StationActivity {
-    return async (input) => {
-      const context = activityContext();
+    const runOnce = async (input: StationInput, context: Context | undefined): Promise<StationResult> => {
       const logger = deps.logger.child({ ticket: input.ticket_key, node: input.node, station: input.station });
       const step = spec.step ?? input.station;
       const repository = (typeof input.params?.repository === 'string' ? input.params.repository : undefined) ?? (await deps.defaultRepository?.(input));
@@ -154,7 +153,6 @@ export function createContainerStations(deps: ContainerStationDeps) {
         run = await runContainer({
           account, spec: spec_, timeoutSeconds: config.container.timeoutSeconds, signal: context?.cancellationSignal, tickMs: 1000,
           onTick: async () => {
-            context?.heartbeat({ container: spec_.name, review_cycles: cycles.size, model_calls: proxy.calls.length });
             if (Date.now() - lastPoll >= config.autoReview.pollIntervalSeconds * 1000) {
               lastPoll = Date.now();
               await pollCycles();
@@ -163,6 +161,8 @@ export function createContainerStations(deps: ContainerStationDeps) {
         });
       } finally {
         await proxy.close();
+        // The task file and the socket go with the run; the transcript and result are read below first.
+        if (!(await readFile(join(runDir, 'result.json')).then(() => true, () => false))) await rm(runDir, { recursive: true, force: true });
       }
       timings.agent_ms = Date.now() - agentStarted;
       await pollCycles();
@@ -214,6 +214,16 @@ export function createContainerStations(deps: ContainerStationDeps) {
       };
       logger.info('container station finished', { outcome, container: run.name, duration_ms: run.durationMs, commit: commit.sha });
       return result;
+    };
+    return async (input) => {
+      const context = activityContext();
+      // Heartbeats from the first moment (a clone can take a while), so a cancellation reaches the station quickly.
+      const beat = setInterval(() => context?.heartbeat({ station: input.station }), 1000);
+      try {
+        return await runOnce(input, context);
+      } finally {
+        clearInterval(beat);
+      }
     };
   };
 }

@@ -19,14 +19,16 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Which containers are orphans: owned by a worker of this host whose process is gone (or by no known worker). */
+/**
+ * Which containers are orphans: owned by a worker of this host whose process is gone. Containers without the label
+ * were not started by a worker (a person's, a test's) and are left alone.
+ */
 export function orphanNames(containers: Array<{ Names?: string[] | string; Labels?: Record<string, string> | null }>, host = hostname(), isAlive = alive): string[] {
   const names: string[] = [];
   for (const container of containers) {
     const owner = container.Labels?.[WORKER_LABEL] ?? '';
     const [ownerHost, ownerPid] = owner.split(':');
-    if (owner && ownerHost !== host) continue;
-    if (owner && isAlive(Number(ownerPid))) continue;
+    if (!owner || ownerHost !== host || isAlive(Number(ownerPid))) continue;
     const name = Array.isArray(container.Names) ? container.Names[0] : container.Names;
     if (name) names.push(name);
   }

@@ -4,14 +4,14 @@ import { createGitRemotes, gitAuthEnv, githubWebRoot } from '../../../src/contai
 import { parseRepositoryRegistry } from '../../../src/config/repository-registry';
 
 describe('orphanNames', () => {
-  it('picks containers of dead workers of this host and of no known worker, never a live or foreign one', () => {
+  it('picks containers of dead workers of this host, never a live, foreign or unlabelled one', () => {
     const containers = [
       { Names: ['dead'], Labels: { 'service.worker': 'h1:100' } },
       { Names: ['alive'], Labels: { 'service.worker': 'h1:200' } },
       { Names: ['other-host'], Labels: { 'service.worker': 'h2:100' } },
       { Names: ['unowned'], Labels: {} as Record<string, string> },
     ];
-    expect(orphanNames(containers, 'h1', (pid) => pid === 200)).toEqual(['dead', 'unowned']);
+    expect(orphanNames(containers, 'h1', (pid) => pid === 200)).toEqual(['dead']);
   });
 });
 
