@@ -1,4 +1,4 @@
-import { Command } from '@oclif/core';
+import { Command, Flags } from '@oclif/core';
 import { loadServiceConfig } from '../config/service-config';
 import { checkAgentWritesVerificationFile, checkRootlessContainer, checkTwoNodeGraphResumes, type SmokeStep } from '../containers/smoke-checks';
 
@@ -10,7 +10,12 @@ import { checkAgentWritesVerificationFile, checkRootlessContainer, checkTwoNodeG
 export default class SmokeTest extends Command {
   static override description = 'Offline check: a 2-node graph on Temporal, a rootless container with a mocked git tree, and the real agent writing a verification file';
 
+  static override flags = {
+    'configured-model': Flags.boolean({ description: 'answer the agent with the configured implementation model (implement_work) instead of the model simulator', default: false }),
+  };
+
   async run(): Promise<void> {
+    const { flags } = await this.parse(SmokeTest);
     const image = loadServiceConfig(process.env).config?.container.image ?? 'service-dev:latest';
     const steps: SmokeStep[] = [];
     const report = (step: SmokeStep) => {
@@ -21,7 +26,7 @@ export default class SmokeTest extends Command {
     report(await checkTwoNodeGraphResumes());
     const container = await checkRootlessContainer(image);
     report(container);
-    if (container.status === 'passed') report(await checkAgentWritesVerificationFile());
+    if (container.status === 'passed') report(await checkAgentWritesVerificationFile(process.env, flags['configured-model']));
     else report({ name: 'agent in a container writes the verification file', status: 'failed', detail: 'skipped: no working container runtime (see above)' });
     const failed = steps.filter((step) => step.status !== 'passed').length;
     this.log(failed === 0 ? 'smoke test passed' : `smoke test failed: ${failed} of ${steps.length} steps did not pass`);

@@ -1,4 +1,7 @@
+import { parseModelConfiguration } from '../config/model-configuration';
+import { resolveModelTarget } from '../config/model-target-resolver';
 import { loadServiceConfig } from '../config/service-config';
+import type { ResolvedTarget } from '../models/model-client';
 import { podman, PodmanSetupError, resolvePodmanAccount } from './podman-account';
 import { runLocalContainerStation } from './local-station-run';
 
@@ -35,14 +38,27 @@ export async function checkRootlessContainer(image: string): Promise<SmokeStep> 
   return { name, status: 'passed', detail: `podman ${version.stdout.trim()} as ${account.name} (${account.switchUser ? 'rootless account of a root worker' : 'rootless'}), image ${image}: ${git}, node ${node}` };
 }
 
-/** Step 3: the real agent in a container against the model simulator writes the requested verification file. */
-export async function checkAgentWritesVerificationFile(env: NodeJS.ProcessEnv = process.env): Promise<SmokeStep> {
-  const name = 'agent in a container writes the verification file';
+/** The deployment's model for implementation work (`implement_work`, no project policy), for `--configured-model`. */
+export function configuredImplementationModel(env: NodeJS.ProcessEnv): ResolvedTarget | string {
+  const parsed = parseModelConfiguration(env);
+  if (!parsed.config) return `the model configuration is invalid: ${parsed.problems.join('; ')}`;
+  const resolution = resolveModelTarget(parsed.config, 'implement_work', {}, { runsIn: 'container' });
+  return resolution.ok ? resolution : resolution.problem;
+}
+
+/**
+ * Step 3: the real agent in a container writes the requested verification file, answered by the model simulator or,
+ * with `useConfiguredModel`, by the deployment's implementation model through the proxy.
+ */
+export async function checkAgentWritesVerificationFile(env: NodeJS.ProcessEnv = process.env, useConfiguredModel = false): Promise<SmokeStep> {
+  const name = `agent in a container writes the verification file (${useConfiguredModel ? 'configured model' : 'model simulator'})`;
   const parsed = loadServiceConfig(env);
   if (!parsed.config) return { name, status: 'failed', detail: `configuration: ${parsed.problems.join('; ')}` };
+  const model = useConfiguredModel ? configuredImplementationModel(env) : undefined;
+  if (typeof model === 'string') return { name, status: 'failed', detail: model };
   const file = '.service/smoke/verification.txt';
   try {
-    const run = await runLocalContainerStation({ container: { ...parsed.config.container, timeoutSeconds: Math.min(parsed.config.container.timeoutSeconds, 300) }, verificationFile: file });
+    const run = await runLocalContainerStation({ container: { ...parsed.config.container, timeoutSeconds: Math.min(parsed.config.container.timeoutSeconds, 300) }, verificationFile: file, model });
     if (!run.verificationText?.trim()) return { name, status: 'failed', detail: `the agent finished (${run.result.outcome}) without writing ${file}` };
     const firstTool = run.timings.launch_to_first_tool_call_ms === null ? '' : `, first tool call ${run.timings.launch_to_first_tool_call_ms} ms after launch`;
     return { name, status: 'passed', detail: `${file}: "${run.verificationText.trim().slice(0, 80)}" (container ${run.timings.agent_ms} ms${firstTool})` };
