@@ -38,6 +38,11 @@ export interface ContainerStationDeps {
   remotes: GitRemotes;
   /** The resolved model target of this station (SPEC 2.10); throws a StationFailure-worthy error when invalid. */
   resolveModel(input: StationInput): Promise<ResolvedTarget>;
+  /**
+   * The service account's fork of a repository, when it has one (a read): in `fork` mode the ticket branch lives
+   * there, so a later visit continues it instead of starting over.
+   */
+  forkOf?(repository: string): Promise<string | undefined>;
   /** The repository of a ticket when params.repository does not say. */
   defaultRepository?(input: StationInput): Promise<string | undefined> | string | undefined;
   logger: Logger;
@@ -101,13 +106,15 @@ export function createContainerStations(deps: ContainerStationDeps) {
       const workspaceDir = join(base, 'workspace');
       const runDir = join(base, 'run');
       const remote = deps.remotes.remoteFor(repository);
+      const mode = input.params?.change_request_mode === 'fork' || input.params?.change_request_mode === 'direct' ? input.params.change_request_mode : remote.changeRequestMode;
+      const fork = mode === 'fork' ? await deps.forkOf?.(repository) : undefined;
       const timings: Record<string, number> = {};
       // The container's account must be able to reach the mounts: the work folder is traversable, not listable.
       await mkdir(base, { recursive: true });
       await chmod(config.container.workDir, 0o711);
       await chmod(base, 0o711);
       const setupStarted = Date.now();
-      const workspace = await prepareWorkspace({ dir: workspaceDir, remote, branch: serviceBranch(input.ticket_key), baseBranch: typeof input.params?.base_branch === 'string' ? input.params.base_branch : undefined, owner });
+      const workspace = await prepareWorkspace({ dir: workspaceDir, remote, branchRemote: fork ? deps.remotes.remoteFor(fork) : undefined, branch: serviceBranch(input.ticket_key), baseBranch: typeof input.params?.base_branch === 'string' ? input.params.base_branch : undefined, owner });
       await rm(runDir, { recursive: true, force: true });
       await mkdir(runDir, { recursive: true, mode: 0o755 });
       if (owner) await chown(runDir, owner.uid, owner.gid);
@@ -207,7 +214,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
         artifacts: Object.fromEntries(Object.entries(outputTexts).map(([path, text]) => [path, { text, digest: digest(text) }])),
         effects: commit.sha ? [{
           name: 'push', required: true,
-          operation: { kind: 'git.push', repository, branch: workspace.branch, commit_sha: commit.sha, base_sha: workspace.resumed ? workspace.baseSha : null, workspace: workspaceDir },
+          operation: { kind: 'git.push', repository, branch: workspace.branch, commit_sha: commit.sha, base_sha: workspace.resumed ? workspace.baseSha : null, workspace: workspaceDir, mode },
         }] : [],
         summary: `${input.station}: agent ${agent.status} in ${agent.steps} steps, ${commit.files.length} files changed${verdict !== 'not_reviewed' ? `, review ${verdict}` : ''}`,
         usage: { input_tokens: proxy.usage().input_tokens, output_tokens: proxy.usage().output_tokens, model: `${resolved.target.connection}:${resolved.target.model}` },

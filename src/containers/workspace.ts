@@ -19,6 +19,8 @@ export interface Workspace {
 export interface PrepareWorkspaceInput {
   dir: string;
   remote: GitRemote;
+  /** Where the ticket branch lives when not on `remote`: the service account's fork in `fork` mode. */
+  branchRemote?: GitRemote;
   branch: string;
   baseBranch?: string;
   /** The account the container runs as: the tree must be writable by it. */
@@ -40,10 +42,16 @@ async function chownTree(path: string, uid: number, gid: number): Promise<void> 
 export async function prepareWorkspace(input: PrepareWorkspaceInput): Promise<Workspace> {
   await rm(input.dir, { recursive: true, force: true });
   await mkdir(input.dir, { recursive: true });
-  const existing = await remoteBranchHead(input.remote, input.branch);
-  const checkout = existing ? input.branch : input.baseBranch ?? input.remote.defaultBranch;
+  const branchRemote = input.branchRemote ?? input.remote;
+  const existing = await remoteBranchHead(branchRemote, input.branch);
+  const checkout = existing && branchRemote === input.remote ? input.branch : input.baseBranch ?? input.remote.defaultBranch;
   await runGit(['clone', '--quiet', '--no-tags', ...(checkout ? ['--branch', checkout] : []), input.remote.url, input.dir], { auth: input.remote.auth });
-  if (!existing) await runGit(['checkout', '--quiet', '-b', input.branch], { cwd: input.dir });
+  if (existing && branchRemote !== input.remote) {
+    await runGit(['fetch', '--quiet', '--no-tags', branchRemote.url, `refs/heads/${input.branch}:refs/heads/${input.branch}`], { cwd: input.dir, auth: branchRemote.auth });
+    await runGit(['checkout', '--quiet', input.branch], { cwd: input.dir });
+  } else if (!existing) {
+    await runGit(['checkout', '--quiet', '-b', input.branch], { cwd: input.dir });
+  }
   await appendFile(join(input.dir, '.git', 'info', 'exclude'), '\n.service/\n');
   const baseSha = (await runGit(['rev-parse', 'HEAD'], { cwd: input.dir })).trim();
   if (input.owner) await chownTree(input.dir, input.owner.uid, input.owner.gid);

@@ -52,7 +52,7 @@ describe('container stations with real podman, real git and the simulators', () 
   let hostPort: number;
   const saved = { ...process.env };
 
-  function station(overrides: Partial<ServiceConfig['container']> = {}, extra: { skillsRoot?: string; remotes?: GitRemotes } = {}) {
+  function station(overrides: Partial<ServiceConfig['container']> = {}, extra: { skillsRoot?: string; remotes?: GitRemotes; forkOf?: (r: string) => Promise<string | undefined> } = {}) {
     const config = {
       container: {
         image: 'service-dev:latest', memoryLimit: '1g', cpuLimit: 1, timeoutSeconds: 120, pidsLimit: 512, egressRepos: [], workDir,
@@ -61,7 +61,7 @@ describe('container stations with real podman, real git and the simulators', () 
       autoReview: { maxRetries: 3, pollIntervalSeconds: 0.5, recordPolledFiles: 'copy' as const },
     };
     return createContainerStations({
-      config, logger, account: () => resolvePodmanAccount(), skillsRoot: extra.skillsRoot,
+      config, logger, account: () => resolvePodmanAccount(), skillsRoot: extra.skillsRoot, forkOf: extra.forkOf,
       remotes: extra.remotes ?? createGitRemotes({ scmhostApiUrl: scm.url, scmhostToken: SCM_TOKEN }),
       resolveModel: async () => ({ key: 'execute_task_changes', target: { connection: 'sim', model: 'agent-model' }, connection: { ...connection, base_url: model.url }, source: 'deployment_default' }) as never,
     })(spec);
@@ -238,6 +238,19 @@ describe('container stations with real podman, real git and the simulators', () 
     expect(await gitIn(scm.git.repositoryPath('service-bot/app'), ['show', 'service/acme-5:hello.txt'])).toBe('hello, fork\n');
     expect(await gitIn(scm.git.repositoryPath(REPO), ['branch', '--list', 'service/acme-5'])).toBe('');
 
+    // A later visit in fork mode continues the branch on the fork and fast-forwards it.
+    model.reset();
+    model.script(
+      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: 'second.txt', content: 'second visit\n' }) } },
+      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/notes.md', content: 'again\n' }) } },
+      { content: 'done' },
+    );
+    const again = await station({}, { forkOf: async () => 'service-bot/app' })(input('ACME-5', { visit: 2, params: { repository: REPO, change_request_mode: 'fork' } }));
+    const secondPush = again.effects!.find((e) => e.name === 'push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
+    expect(secondPush).toMatchObject({ mode: 'fork', base_sha: push.commit_sha });
+    expect(await effects.performEffect({ idempotency_key: 'ACME-5:fork:2', attempt: 1, operation: secondPush })).toMatchObject({ status: 'succeeded' });
+    expect(await gitIn(scm.git.repositoryPath('service-bot/app'), ['log', '--format=%s', 'service/acme-5'])).toMatch(/^\[ACME-5\] Change the greeting\n\[ACME-5\] Change the greeting\n/);
+
     // Someone else pushed the branch on the upstream meanwhile: the push is a precondition failure, not a force push.
     await pushFile('other', 'service/acme-5', 'other.txt', 'theirs\n');
     const theirs = (await gitIn(scm.git.repositoryPath(REPO), ['rev-parse', 'service/acme-5'])).trim();
@@ -252,8 +265,8 @@ describe('container stations with real podman, real git and the simulators', () 
     const controller = new AbortController();
     const name = `service-cancel-test-${Date.now()}`;
     const beats: number[] = [];
-    setTimeout(() => controller.abort(), 3000);
-    const started = Date.now();
+    let abortedAt = 0;
+    setTimeout(() => { abortedAt = Date.now(); controller.abort(); }, 3000);
     const run = await runContainer({
       account, timeoutSeconds: 120, signal: controller.signal, tickMs: 500, onTick: () => { beats.push(Date.now()); },
       spec: {
@@ -263,7 +276,8 @@ describe('container stations with real podman, real git and the simulators', () 
     });
     expect(run.cancelled).toBe(true);
     expect(run.timedOut).toBe(false);
-    expect(Date.now() - started).toBeLessThan(20_000);
+    // About 2 s on an idle machine; podman itself slows down a lot on a loaded 2-core CI machine.
+    expect(Date.now() - abortedAt).toBeLessThan(30_000);
     expect(beats.length).toBeGreaterThanOrEqual(2);
     const left = await podman(account, ['ps', '--all', '--filter', `name=${name}`, '--format', '{{.Names}}']);
     expect(left.stdout.trim()).toBe('');
