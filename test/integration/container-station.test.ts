@@ -101,15 +101,17 @@ describe('container stations with real podman, real git and the simulators', () 
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
-  /** The agent changes the greeting and writes its notes. */
-  function scriptGreetingChange(greeting: string, notes: string): void {
+  /** The agent makes one change (a tool call), writes its notes and stops. */
+  function scriptChange(change: { name: string; arguments: Record<string, unknown> }, notes: string): void {
     model.reset();
     model.script(
-      { tool_call: { name: 'edit_file', arguments: JSON.stringify({ path: 'hello.txt', old_text: 'hello, world', new_text: greeting }) } },
+      { tool_call: { name: change.name, arguments: JSON.stringify(change.arguments) } },
       { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/notes.md', content: notes }) } },
-      { content: 'Changed the greeting in hello.txt.' },
+      { content: 'Done.' },
     );
   }
+  const scriptGreetingChange = (greeting: string, notes: string) =>
+    scriptChange({ name: 'edit_file', arguments: { path: 'hello.txt', old_text: 'hello, world', new_text: greeting } }, notes);
 
   it('edits a file in a container, commits on the host and pushes exactly once, adopting the remote head on a second attempt', async () => {
     scriptGreetingChange('hello, containers', '# Notes\nChanged the greeting.\n');
@@ -239,12 +241,7 @@ describe('container stations with real podman, real git and the simulators', () 
     expect(await gitIn(scm.git.repositoryPath(REPO), ['branch', '--list', 'service/acme-5'])).toBe('');
 
     // A later visit in fork mode continues the branch on the fork and fast-forwards it.
-    model.reset();
-    model.script(
-      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: 'second.txt', content: 'second visit\n' }) } },
-      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/notes.md', content: 'again\n' }) } },
-      { content: 'done' },
-    );
+    scriptChange({ name: 'write_file', arguments: { path: 'second.txt', content: 'second visit\n' } }, 'again\n');
     const again = await station({}, { forkOf: async () => 'service-bot/app' })(input('ACME-5', { visit: 2, params: { repository: REPO, change_request_mode: 'fork' } }));
     const secondPush = again.effects!.find((e) => e.name === 'push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
     expect(secondPush).toMatchObject({ mode: 'fork', base_sha: push.commit_sha });
@@ -291,12 +288,7 @@ describe('container stations with real podman, real git and the simulators', () 
         repositories: { web: { provider: 'gitlab', connection: 'gl', namespace: 'group/web', default_branch: 'main' } },
       }));
       const remotes = createGitRemotes({ scmhostApiUrl: scm.url, registry, env: { GL_IT_TOKEN: 'glpat-registry-token-0123456789' } });
-      model.reset();
-      model.script(
-        { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: 'CHANGELOG.md', content: '- a change\n' }) } },
-        { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/notes.md', content: 'gitlab\n' }) } },
-        { content: 'done' },
-      );
+      scriptChange({ name: 'write_file', arguments: { path: 'CHANGELOG.md', content: '- a change\n' } }, 'gitlab\n');
       const result = await station({}, { remotes })(input('WEB-1', { params: { repository: 'web' } }));
       const push = result.effects!.find((e) => e.name === 'push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
       const effects = createEffectActivities({ logger, git: { remotes } });
