@@ -22,9 +22,31 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['bin/**/*.js', 'scripts/**/*.js'],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
+    files: ['bin/**/*.js', 'scripts/**/*.js', 'test/**/*.cjs'],
+    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly', setTimeout: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // Dependencies point one way (DESIGN.md §2): commands -> worker/gateway -> activities/ingress -> providers/config
+    // -> workflows' types. The gateway is only the Express edge, so nothing below it imports it.
+    files: ['src/ingress/**/*.ts', 'src/temporal/**/*.ts', 'src/poller/**/*.ts', 'src/providers/**/*.ts', 'src/config/**/*.ts', 'activities/**/*.ts', 'src/worker.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/gateway/**', '**/commands/**'], message: 'Only commands use the gateway; share code through src/ingress or src/temporal.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/providers/**/*.ts', 'src/config/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/gateway/**', '**/commands/**', '**/ingress/**', '**/poller/**', '**/activities/**'], message: 'Providers and configuration sit below ingress and activities.' },
+        ],
+      }],
+    },
   },
   {
     // Workflow code is replayed: it must stay deterministic, so no I/O, no Node built-ins and no runtime imports

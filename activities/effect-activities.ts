@@ -6,9 +6,10 @@ import type { TrackerClient } from '../src/providers/tracker/tracker-client';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
+import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
 import { gitPushFailure, performGitPush, type GitPushDeps } from './git-effect-activities';
 
-export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'>;
+export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'> & IssueEffectTracker;
 export type EffectScmhost = Pick<ScmhostClient, 'findIssueCommentByIdempotencyKey' | 'createIssueComment'>;
 
 export interface EffectActivityDeps {
@@ -19,10 +20,12 @@ export interface EffectActivityDeps {
   logger: Logger;
 }
 
-const operationSchema = z.discriminatedUnion('kind', [
+export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tracker.comment'), issue_key: z.string().min(1), body: z.string().min(1) }),
   z.object({ kind: z.literal('tracker.labels'), issue_key: z.string().min(1), add: z.array(z.string()), remove: z.array(z.string()) }),
   z.object({ kind: z.literal('scmhost.pr_comment'), repository: z.string().regex(/^[^/\s]+\/[^/\s]+$/), number: z.number().int().positive(), body: z.string().min(1) }),
+  // planning: tracker issue effects
+  ...trackerIssueOperationSchemas,
   z.object({ kind: z.literal('git.push'), repository: z.string().min(1), branch: z.string().min(1), commit_sha: z.string().regex(/^[0-9a-f]{40}$/), base_sha: z.string().regex(/^[0-9a-f]{40}$/).nullable(), workspace: z.string().min(1), mode: z.enum(['direct', 'fork']).optional() }),
 ]);
 const inputSchema = z.object({ idempotency_key: z.string().min(1), attempt: z.number().int().positive(), operation: operationSchema });
@@ -89,6 +92,12 @@ export function createEffectActivities(deps: EffectActivityDeps) {
         if (!deps.git) throw new NotConfigured('git pushes are not configured on this worker (SCMHOST_TOKEN or the repository registry)');
         return performGitPush(deps.git, operation);
       }
+      // --- planning: tracker issue effects ---
+      case 'tracker.create_issue':
+        return succeeded(await createIssueOnce(tracker(), operation));
+      case 'tracker.transition':
+        return succeeded(await transitionOnce(tracker(), operation));
+      // --- end planning ---
       case 'scmhost.pr_comment': {
         const client = await scmhost();
         const ref = parseRepoRef(operation.repository);

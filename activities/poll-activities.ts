@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { deliverSourceHostObservation, deliverTrackerObservation, type DeliveryOutcome } from '../src/ingress/deliver-observation';
 import type { LoopGuardOptions } from '../src/ingress/loop-guard';
 import type { Logger } from '../src/logging/logger';
-import type { TicketWorkflowsPort } from '../src/gateway/ticket-workflows';
+import type { TicketWorkflowsPort } from '../src/temporal/ticket-workflows';
 import { collectScmhostDeliveries } from '../src/poller/scmhost-poll';
 import { collectTrackerObservations } from '../src/poller/tracker-poll';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';

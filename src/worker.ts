@@ -8,7 +8,15 @@ import { createGitRemotes } from './containers/git-remote';
 import { sweepOrphansInBackground } from './containers/orphan-sweep';
 import { resolvePodmanAccount } from './containers/podman-account';
 import { loadRepositoryRegistry } from './config/repository-registry';
-import { TemporalTicketWorkflows, ticketSettings } from './gateway/ticket-workflows';
+import { createIntakeStation } from '../activities/stations/intake-station';
+import { createStationActivities } from '../activities/stations/station-activities';
+import { createPlanningStations } from '../activities/stations/planning-stations';
+import { createDraftEditActivities } from '../activities/draft-edit-activities';
+import { parseModelConfiguration, type ModelConfiguration } from './config/model-configuration';
+import { createModelClient } from './models/model-client';
+import { modelMetricsFrom } from './models/model-metrics';
+import type { StationActivity } from '../workflows/station-types';
+import { TemporalTicketWorkflows, ticketSettings } from './temporal/ticket-workflows';
 import { loopGuardOf } from './ingress/loop-guard';
 import { ensurePollerSchedule, pausePollerSchedule, pollLookbackSeconds } from './poller/poller-schedule';
 import { createScmhostClient } from './providers/scmhost/scmhost-client';
@@ -37,12 +45,23 @@ function workerSinks(metrics: ServiceMetrics): InjectedSinks<ServiceMetricsSinks
       workflowCompleted: { fn: (_info, type) => metrics.workflowsCompleted.inc({ type }) },
       workflowFailed: { fn: (_info, type) => metrics.workflowsFailed.inc({ type }) },
       waitEnded: { fn: (_info, seconds) => metrics.waitingAge.observe(seconds) },
+      phaseEnded: { fn: (_info, phase, seconds) => metrics.phaseDuration.observe({ phase }, seconds) },
     },
   };
 }
 
+export interface WorkerOptions {
+  /**
+   * Station implementations added to (or replacing) the built-in ones, by station name. Used by tests that drive a
+   * definition of their own; a definition naming a station no worker implements blocks with station_not_available.
+   */
+  stations?: Record<string, StationActivity>;
+  /** The deployment's model configuration (validated at startup); read from the environment when not given. */
+  models?: ModelConfiguration;
+}
+
 /** The activities of every workflow, created once per worker from its configuration (createActivities(deps) style). */
-function createActivities(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger) {
+function createActivities(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger, options: WorkerOptions) {
   const onLatency = (service: string, seconds: number) => metrics.externalApiLatency.observe({ service }, seconds);
   const { baseUrl, userEmail, apiToken } = config.tracker;
   const token = config.scmhost.token;
@@ -51,7 +70,24 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   // Created on first use: the GitHub client loads ESM modules, which the worker should not pay for when unused.
   const scmhost = token ? () => (scmhostClient ??= createScmhostClient({ token, baseUrl: config.scmhost.apiUrl, onLatency })) : undefined;
   const repositories = [...new Set([...config.scmhost.knownRepos, ...(config.scmhost.defaultRepo ? [config.scmhost.defaultRepo] : [])])];
+  const projectConfig = createProjectConfigActivities({
+    properties: tracker,
+    requireProjectConfig: config.requireProjectConfig,
+    fallbackRepositories: config.scmhost.knownRepos,
+    fallbackDefaultRepo: config.scmhost.defaultRepo,
+  });
+  const modelConfig = options.models ?? parseModelConfiguration(process.env).config;
+  // The planning stations write to the tracker and read its project properties: without a tracker they are not
+  // available, and a ticket that reaches one blocks with station_not_available rather than pretend.
+  const planning = tracker && modelConfig
+    ? createPlanningStations({
+      tracker, properties: tracker, models: createModelClient({ metrics: modelMetricsFrom(metrics) }), modelConfig,
+      repositories: projectConfig.checkProjectRepositories,
+      repositoryReader: scmhost,
+    })
+    : {};
   return {
+    ...createDraftEditActivities(),
     ...createPollActivities({
       tracker,
       scmhost,
@@ -64,12 +100,8 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       tracker, scmhost, logger: logger.child({ component: 'effects' }),
       git: { remotes: createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry: loadRepositoryRegistry() }), scmhost },
     }),
-    ...createProjectConfigActivities({
-      properties: tracker,
-      requireProjectConfig: config.requireProjectConfig,
-      fallbackRepositories: config.scmhost.knownRepos,
-      fallbackDefaultRepo: config.scmhost.defaultRepo,
-    }),
+    ...projectConfig,
+    ...createStationActivities({ implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...options.stations } }),
   };
 }
 
@@ -95,7 +127,7 @@ async function configurePoller(client: Client, config: ServiceConfig, logger: Lo
  * with Prometheus metrics on its own port. The caller owns process signals: the Temporal runtime's own handlers are
  * disabled so that `service dev` can stop the worker before it stops the server the worker is polling.
  */
-export async function startWorker(config: ServiceConfig, logger: Logger): Promise<RunningWorker> {
+export async function startWorker(config: ServiceConfig, logger: Logger, options: WorkerOptions = {}): Promise<RunningWorker> {
   // Imported lazily: loading the native worker costs time that commands like `service version` should not pay.
   const { DefaultLogger, NativeConnection, Runtime, Worker } = await import('@temporalio/worker');
   if (!runtimeInstalled) {
@@ -127,7 +159,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger): Promis
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities(config, client, metrics, logger),
+      activities: createActivities(config, client, metrics, logger, options),
       sinks: workerSinks(metrics),
       shutdownGraceTime: '5s',
       shutdownForceTime: '15s',

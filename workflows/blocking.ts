@@ -9,7 +9,14 @@ export type BlockingCode =
   | 'effect_unresolved'
   | 'invalid_station_result'
   | 'missing_workflow_route'
-  | 'ci_fix_limit';
+  | 'ci_fix_limit'
+  | 'invalid_repo_assignment'
+  | 'invalid_model_policy'
+  | 'station_not_available'
+  | 'station_failed'
+  | 'retry_bound_exhausted'
+  | 'pull_request_closed'
+  | 'escalated';
 
 export const BLOCKED_LABEL = 'service:blocked';
 export const RETRY_LABEL = 'service:retry';

@@ -11,6 +11,11 @@ export interface CommandPosition {
   workflow_kind: WorkflowKind;
   /** The saved node, e.g. prd_approval_gate, human_review_gate, rca_option_gate, intake. */
   current_node: string;
+  /**
+   * What each node of the ticket's pinned definition accepts (node → triggers): the only source of "meaningful
+   * here" besides ticket-wide switches. Built with `acceptTable(definition)`.
+   */
+  accepts: Readonly<Record<string, readonly string[]>>;
   is_blocked: boolean;
   is_paused: boolean;
   /** A pull request exists for the ticket. */

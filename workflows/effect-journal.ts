@@ -1,3 +1,4 @@
+import { preview } from './bounded-json';
 import type { EffectAttempt, EffectOperation, EffectRecord, EffectStatus } from './effect-types';
 
 /**
@@ -35,17 +36,31 @@ function operationName(operation: EffectOperation): string {
 }
 
 /**
- * `<ticket>:<run_id>:<node>:<operation>:<n>`. run_id is the first run of the chain (stable across continue-as-new);
- * n counts effects of that operation at that node, so the same logical action gets the same key on every replay.
+ * DESIGN 5 / SPEC 2.3: the key names the logical action, `<ticket>:<run_id>:<node>:<visit>:<effect_name>`. run_id is
+ * the first run of the chain (stable across continue-as-new), visit counts entries into the node (a resume after a
+ * block keeps the visit), effect_name is chosen by whoever asks for the write. The same action after a block and
+ * service:retry, a worker restart or a replay therefore gets the same key, and the provider-side reconciliation
+ * finds the earlier write instead of writing again.
+ */
+export function effectKey(input: { ticket_key: string; run_id: string; node: string; visit: number; name: string }): string {
+  return `${input.ticket_key}:${input.run_id}:${input.node}:${input.visit}:${input.name}`;
+}
+
+/**
+ * Creates the record for a write. With `key`, the logical-action key above; without it (tickets started by the
+ * v0.1 build, still replayed), the old per-slot sequence `<ticket>:<run_id>:<node>:<operation>:<n>`.
  */
 export function createEffect(
   journal: EffectJournal,
-  input: { ticket_key: string; run_id: string; node: string; operation: EffectOperation; required: boolean; now: string },
+  input: { ticket_key: string; run_id: string; node: string; operation: EffectOperation; required: boolean; now: string; key?: string },
 ): EffectRecord {
-  const slot = `${input.node}:${operationName(input.operation)}`;
-  const n = (journal.sequence[slot] ?? 0) + 1;
-  journal.sequence[slot] = n;
-  const key = `${input.ticket_key}:${input.run_id}:${slot}:${n}`;
+  let key = input.key;
+  if (key === undefined) {
+    const slot = `${input.node}:${operationName(input.operation)}`;
+    const n = (journal.sequence[slot] ?? 0) + 1;
+    journal.sequence[slot] = n;
+    key = `${input.ticket_key}:${input.run_id}:${slot}:${n}`;
+  }
   const record: EffectRecord = {
     idempotency_key: key, run_id: input.run_id, ticket_key: input.ticket_key, node: input.node, operation: input.operation,
     required: input.required, status: 'pending', attempts: [], created_at: input.now, updated_at: input.now,
@@ -55,10 +70,19 @@ export function createEffect(
   return record;
 }
 
+/** Attempts kept per record: the first (what happened at once) and the latest ones (how it ended). */
+export const ATTEMPTS_KEPT = 8;
+/** A succeeded write keeps a preview of its body: it is never replayed, and whole artifacts would fill the state. */
+export const SUCCEEDED_BODY_PREVIEW = 300;
+
 export function recordAttempt(record: EffectRecord, attempt: EffectAttempt): void {
   record.attempts.push(attempt);
+  if (record.attempts.length > ATTEMPTS_KEPT) record.attempts.splice(1, record.attempts.length - ATTEMPTS_KEPT);
   record.status = attempt.status;
   record.updated_at = attempt.finished_at;
+  if (attempt.status === 'succeeded' && 'body' in record.operation) {
+    record.operation = { ...record.operation, body: preview(record.operation.body, SUCCEEDED_BODY_PREVIEW) };
+  }
 }
 
 /** Bounded exponential backoff; a provider's Retry-After wins when it asks for longer. */

@@ -1,10 +1,12 @@
-import type { TicketState, ExecutionStatus, Checkpoint, Waiting } from './ticket-state';
+import type { TicketState, ExecutionStatus, Checkpoint, StationAttempt, Waiting } from './ticket-state';
+import { MEANING } from './command-meaning';
+import { nodeAccepts, outcomesOf } from './definitions/definition-types';
 import { listEffects } from './effect-journal';
 
 /**
  * The execution view of SPEC 2.1 / REFERENCE "Read models", projected from durable workflow state only (never from
- * current tracker labels). Null means "not available": definitions, stations, effects and migration decisions are
- * not recorded by this version, so they are null or empty rather than invented.
+ * current tracker labels). Null means "not available": a ticket of the v0.1 build has no pinned definition, and no
+ * migration decision exists until an operator asks for one.
  */
 export interface ExecutionView {
   schema_version: '1.0';
@@ -31,7 +33,11 @@ export interface ExecutionView {
   /** How the ledger decided the deliveries so far (accepted, duplicate, stale, conflict). */
   observation_decisions: Record<string, number>;
   recent_events: TicketState['recent_events'];
-  station_attempts: unknown[];
+  station_attempts: StationAttempt[];
+  /** Tokens spent by the ticket's stations so far. */
+  tokens_spent: number;
+  /** The artifacts kept, by name: version, digest and whether a gate approved it (the text: the timeline and ticket). */
+  artifacts: Record<string, { version: number; digest: string; approved: boolean; updated_at: string }>;
   /** The most recent effects: key, operation, status and how many attempts (details: the effect API). */
   effects: Array<{ idempotency_key: string; operation: string; status: string; attempts: number; required: boolean }>;
   migration: { eligible: boolean; incompatibilities: string[] } | null;
@@ -49,9 +55,9 @@ export function buildExecutionView(state: TicketState, workflowId: string): Exec
     workflow_type: state.input.workflow_kind,
     status: state.status,
     current_position: state.checkpoint.current_node,
-    definition: null,
-    permitted_commands: [],
-    next_transitions: [],
+    definition: state.definition ? { name: state.definition.name, revision: state.definition.revision, digest: state.definition.digest } : null,
+    permitted_commands: permittedCommands(state),
+    next_transitions: state.checkpoint.is_blocked ? [] : outcomesOf(state.definition?.body.nodes[state.checkpoint.current_node]),
     waiting: state.waiting,
     blocking: state.checkpoint.is_blocked
       ? { code: state.waiting?.code ?? 'blocked', message: state.checkpoint.last_error ?? 'blocked' }
@@ -69,11 +75,41 @@ export function buildExecutionView(state: TicketState, workflowId: string): Exec
     observations_received: state.observations_received,
     observation_decisions: { ...state.ledger.counts },
     recent_events: state.recent_events.slice(-20),
-    station_attempts: [],
+    station_attempts: (state.station_attempts ?? []).slice(-20),
+    tokens_spent: state.runtime?.tokens_spent ?? 0,
+    artifacts: Object.fromEntries(Object.entries(state.artifacts ?? {}).map(([name, a]) => [name, { version: a.version, digest: a.digest, approved: a.approved?.digest === a.digest, updated_at: a.updated_at }])),
     effects: listEffects(state.effects).slice(-20).map((r) => ({ idempotency_key: r.idempotency_key, operation: r.operation.kind, status: r.status, attempts: r.attempts.length, required: r.required })),
     migration: null,
     retry_count: state.retry_count,
     checkpoint: state.checkpoint,
     started_at: state.started_at,
   };
+}
+
+/** What a person may do now: the triggers the pinned definition's node accepts, ticket-wide switches, service:retry. */
+export function permittedCommands(state: TicketState): string[] {
+  const node = state.definition?.body.nodes[state.checkpoint.current_node];
+  const anywhere = Object.entries(MEANING).filter(([, meaning]) => 'anywhere' in meaning).map(([trigger]) => trigger);
+  if (state.checkpoint.is_blocked) return ['service:retry', ...anywhere];
+  return [...nodeAccepts(node), ...anywhere];
+}
+
+/**
+ * The workflow's current details for the Temporal UI (Markdown): where the ticket stands, what it waits for and how
+ * to act, and the last decision, so an operator reads it without opening JSON.
+ */
+export function currentDetails(state: TicketState): string {
+  const definition = state.definition ? `${state.definition.name} r${state.definition.revision}` : 'v0.1 (no pinned definition)';
+  const lines = [
+    `**${state.input.ticket_key}** — ${state.status} at \`${state.checkpoint.current_node}\` (${definition})`,
+  ];
+  if (state.waiting) {
+    lines.push('', `**Waiting** (${state.waiting.code}): ${state.waiting.message}`);
+    if (state.waiting.recovery) lines.push(`**How to act:** ${state.waiting.recovery}`);
+  }
+  const last = [...state.timeline.entries].reverse().find((entry) => entry.kind === 'transition' || entry.kind === 'command_decision' || entry.kind === 'station_attempt');
+  if (last) lines.push('', `**Last decision:** ${last.summary}`);
+  const attempt = state.station_attempts?.at(-1);
+  if (attempt) lines.push(`**Last station:** ${attempt.station} (visit ${attempt.visit}) ${attempt.status}${attempt.outcome ? ` → ${attempt.outcome}` : ''}`);
+  return lines.join('\n');
 }

@@ -11,5 +11,7 @@ export interface ServiceMetricsSinks extends Sinks {
     workflowFailed(workflowType: string): void;
     /** A wait (blocked, or at a gate) ended after this many seconds. */
     waitEnded(seconds: number): void;
+    /** The ticket left a node of its definition after this many seconds there (service_phase_duration_seconds). */
+    phaseEnded(phase: string, seconds: number): void;
   };
 }

@@ -1,4 +1,5 @@
-import type { Observation } from './observation';
+import { isChangelog, orderChangelog, recordedChangelog, type FieldRecord } from './changelog-order';
+import type { LabelChange, Observation } from './observation';
 
 /**
  * The observation ledger (SPEC 2.4): decides for each delivery whether it is a new fact (accepted), the same fact
@@ -11,6 +12,13 @@ export type LedgerDecision = 'accepted' | 'duplicate' | 'stale' | 'conflict';
 export interface LedgerVerdict {
   decision: LedgerDecision;
   reason: string;
+  /**
+   * For an accepted changelog: the label change still in force, without the operations a later accepted change of
+   * the same label superseded. Commands are read from this, not from the delivery's own label change.
+   */
+  label_change?: LabelChange;
+  /** What a later accepted change superseded (`+service:retry by the removal at revision 103`). */
+  superseded?: string[];
 }
 
 interface ResourceRecord {
@@ -31,13 +39,19 @@ export interface LedgerState {
   /** `<resource>#<claim>` -> the identity that made the claim (bounded like the identities). */
   claims?: Record<string, string>;
   claim_order?: string[];
+  /**
+   * Tracker changelogs are ordered per field, not per issue: `<issue>|label:<name>` or `<issue>|field:<name>` ->
+   * newest accepted revisions (see changelog-order.ts). Absent in states carried over from older builds.
+   */
+  fields?: Record<string, FieldRecord>;
+  field_order?: string[];
   counts: Record<LedgerDecision, number>;
 }
 
-export const LEDGER_LIMITS = { identities: 2_000, resources: 1_000 } as const;
+export const LEDGER_LIMITS = { identities: 2_000, resources: 1_000, fields: 2_000 } as const;
 
 export function emptyLedger(): LedgerState {
-  return { identities: {}, identity_order: [], resources: {}, resource_order: [], claims: {}, claim_order: [], counts: { accepted: 0, duplicate: 0, stale: 0, conflict: 0 } };
+  return { identities: {}, identity_order: [], resources: {}, resource_order: [], claims: {}, claim_order: [], fields: {}, field_order: [], counts: { accepted: 0, duplicate: 0, stale: 0, conflict: 0 } };
 }
 
 /**
@@ -56,6 +70,34 @@ function resourceKey(observation: Observation): string {
   return `${observation.source_system}:${observation.resource.kind}:${observation.resource.id}`;
 }
 
+/**
+ * A comment's creation happens once and is a different fact from its edits: a creation that arrives after an edit
+ * is still new (and may command, once), so it is not ordered against the comment's update times. A comment whose
+ * update time equals its creation time was never edited; without both times, the provider's action says which.
+ */
+export function isCommentCreation(observation: Observation): boolean {
+  const { comment, action } = observation.facts;
+  if (!comment || action === 'edited') return false;
+  if (comment.created !== undefined && comment.updated !== undefined) return comment.updated === comment.created;
+  return action === 'created' || (comment.created !== undefined && comment.updated === undefined);
+}
+
+function classifyChangelog(ledger: LedgerState, observation: Observation): LedgerVerdict {
+  const revision = observation.revision ?? '';
+  const ordering = orderChangelog(ledger.fields ?? {}, observation, compareRevisions);
+  const superseded = ordering.superseded.map((entry) => entry.by);
+  if (ordering.operations.length > 0 && ordering.superseded.length === ordering.operations.length) {
+    return { decision: 'stale', reason: `every change of changelog ${revision} on issue ${observation.resource.id} was superseded: ${superseded.join('; ')}`, superseded };
+  }
+  const partly = superseded.length > 0 ? `; superseded and not acted on: ${superseded.join('; ')}` : '';
+  return {
+    decision: 'accepted',
+    reason: `new change at changelog ${revision} (ordered per field)${partly}`,
+    ...(ordering.labelChange ? { label_change: ordering.labelChange } : {}),
+    ...(superseded.length > 0 ? { superseded } : {}),
+  };
+}
+
 /** Decides without changing the ledger. */
 export function classifyObservation(ledger: LedgerState, observation: Observation): LedgerVerdict {
   const seen = ledger.identities[observation.delivery_identity];
@@ -70,6 +112,8 @@ export function classifyObservation(ledger: LedgerState, observation: Observatio
       return { decision: 'conflict', reason: `${observation.resource.kind} ${observation.resource.id} was already ${observation.claim} as ${claimedBy}; ${observation.delivery_identity} contradicts it` };
     }
   }
+  if (isChangelog(observation) && observation.revision !== null) return classifyChangelog(ledger, observation);
+  if (isCommentCreation(observation)) return { decision: 'accepted', reason: `new comment ${observation.resource.id} (a creation is not ordered against the comment's edits)` };
   const revision = observation.revision;
   const known = ledger.resources[resourceKey(observation)];
   // Equal revisions are not ordered: provider clocks tick in seconds, and two real facts (opened, then merged by a
@@ -89,18 +133,33 @@ function remember<T>(map: Record<string, T>, order: string[], key: string, value
   }
 }
 
-/** Classifies and records the decision. Only accepted facts move a resource's revision. */
+function recordRevision(ledger: LedgerState, observation: Observation): void {
+  if (observation.revision === null) return;
+  if (isChangelog(observation)) {
+    ledger.fields ??= {};
+    ledger.field_order ??= [];
+    const operations = orderChangelog(ledger.fields, observation, compareRevisions).operations;
+    for (const [key, record] of recordedChangelog(ledger.fields, operations, observation.revision, compareRevisions)) {
+      remember(ledger.fields, ledger.field_order, key, record, LEDGER_LIMITS.fields);
+    }
+    return;
+  }
+  if (isCommentCreation(observation)) return;
+  const known = ledger.resources[resourceKey(observation)];
+  if (!known || compareRevisions(observation.revision, known.revision) > 0) {
+    remember(ledger.resources, ledger.resource_order, resourceKey(observation), {
+      revision: observation.revision, identity: observation.delivery_identity, fingerprint: observation.fingerprint,
+    }, LEDGER_LIMITS.resources);
+  }
+}
+
+/** Classifies and records the decision. Only accepted facts move a resource's (or a field's) revision. */
 export function applyObservation(ledger: LedgerState, observation: Observation): LedgerVerdict {
   const verdict = classifyObservation(ledger, observation);
   ledger.counts[verdict.decision] += 1;
   if (verdict.decision === 'accepted') {
     remember(ledger.identities, ledger.identity_order, observation.delivery_identity, observation.fingerprint, LEDGER_LIMITS.identities);
-    const known = ledger.resources[resourceKey(observation)];
-    if (observation.revision !== null && (!known || compareRevisions(observation.revision, known.revision) > 0)) {
-      remember(ledger.resources, ledger.resource_order, resourceKey(observation), {
-        revision: observation.revision, identity: observation.delivery_identity, fingerprint: observation.fingerprint,
-      }, LEDGER_LIMITS.resources);
-    }
+    recordRevision(ledger, observation);
     if (observation.claim !== undefined) {
       ledger.claims ??= {};
       ledger.claim_order ??= [];

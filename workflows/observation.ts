@@ -1,3 +1,5 @@
+import type { PinnedDefinition } from './definitions/definition-types';
+
 /**
  * Types shared by the gateway, the poller and the ticket workflow. Type-only: workflow code must not pull runtime
  * validation in, and src/ validates before anything reaches a workflow.
@@ -50,6 +52,8 @@ export interface ObservationFacts {
   status?: string;
   labels?: string[];
   label_change?: LabelChange;
+  /** The fields a tracker changelog changed (lower case, labels included): the ledger orders each on its own. */
+  changed_fields?: string[];
   /** A ticket comment (tracker) or a pull-request conversation comment (scmhost issue_comment, GitLab note). */
   comment?: CommentFact;
   // Source hosts (GitHub, GitLab)
@@ -100,6 +104,12 @@ export interface TicketWorkflowSettings {
   /** Continue-as-new once the history has this many events (Temporal's own suggestion also triggers it). */
   history_event_limit: number;
   retention: { timeline_entries: number; terminal_effects: number };
+  /** How long one station attempt may run, unless its node says otherwise. */
+  station_timeout_seconds?: number;
+  /** A station activity that stops heartbeating for this long is retried (on another worker if this one died). */
+  station_heartbeat_seconds?: number;
+  /** Continue-as-new once the carried state would exceed this many bytes (Temporal refuses payloads over 2 MB). */
+  state_byte_limit?: number;
 }
 
 export interface TicketWorkflowInput {
@@ -108,4 +118,10 @@ export interface TicketWorkflowInput {
   issue_type: string | null;
   workflow_kind: WorkflowKind;
   settings?: Partial<TicketWorkflowSettings>;
+  /**
+   * The definition the run pins, chosen by issue type where the workflow is started (gateway, poller); null with
+   * `route_error` when no definition serves the issue type (the run blocks with missing_workflow_route).
+   */
+  definition?: PinnedDefinition | null;
+  route_error?: string;
 }

@@ -19,9 +19,14 @@ function eventStatus(verdict: LedgerVerdict): QueuedEvent['status'] {
 /**
  * Runs one delivery through the ledger and records the decision: a timeline entry with the reason, the queued
  * event's completion (SPEC 2.7) and, for accepted or conflicting facts, the ticket's latest evidence.
+ *
+ * An accepted changelog leaves here carrying only the label operations still in force: the observation's
+ * `label_change` is narrowed in place, so whatever reads commands from it never acts on an addition that a later
+ * accepted removal already withdrew (or the reverse).
  */
 export function recordObservation(state: TicketState, observation: Observation, processedAt: string): LedgerVerdict {
   const verdict = applyObservation(state.ledger, observation);
+  if (verdict.decision === 'accepted' && verdict.label_change) observation.facts.label_change = verdict.label_change;
   state.observations_received += 1;
   if (verdict.decision === 'accepted' || verdict.decision === 'conflict') {
     state.last_observation = {
@@ -52,6 +57,7 @@ export function recordObservation(state: TicketState, observation: Observation, 
     summary: `${verdict.decision}: ${describe(observation)}`,
     details: {
       reason: verdict.reason,
+      ...(verdict.superseded ? { superseded: verdict.superseded } : {}),
       delivery_identity: observation.delivery_identity,
       source: observation.source,
       source_system: observation.source_system,

@@ -1,4 +1,5 @@
-import { trimJournal } from './effect-journal';
+import { jsonBytes } from './bounded-json';
+import { isTerminal, trimJournal } from './effect-journal';
 import type { TicketWorkflowSettings } from './observation';
 import type { TicketState } from './ticket-state';
 
@@ -6,11 +7,25 @@ import type { TicketState } from './ticket-state';
  * Retention on continue-as-new (SPEC 2.3): old timeline entries and finished effects go; pending, running, retryable
  * and indeterminate effects never do. Cursors stay offsets into the whole history and keys are never reused.
  */
-export function applyRetention(state: TicketState, retention: TicketWorkflowSettings['retention']): { timeline: number; effects: number } {
-  const excess = Math.max(0, state.timeline.entries.length - retention.timeline_entries);
-  if (excess > 0) {
-    state.timeline.entries.splice(0, excess);
-    state.timeline.trimmed += excess;
+export function applyRetention(state: TicketState, retention: TicketWorkflowSettings['retention'], byteLimit = Number.POSITIVE_INFINITY): { timeline: number; effects: number } {
+  const trimTimeline = (count: number) => {
+    state.timeline.entries.splice(0, count);
+    state.timeline.trimmed += count;
+  };
+  let timeline = Math.max(0, state.timeline.entries.length - retention.timeline_entries);
+  if (timeline > 0) trimTimeline(timeline);
+  let effects = trimJournal(state.effects, retention.terminal_effects);
+  // By bytes too: halve what is kept of the timeline and finished effects until the state fits its budget (DESIGN 5).
+  // Pending, running and unresolved effects and the inbox stay whole.
+  for (let round = 0; round < 12 && jsonBytes(state) > byteLimit; round += 1) {
+    const drop = Math.ceil(state.timeline.entries.length / 2);
+    if (drop > 0) {
+      trimTimeline(drop);
+      timeline += drop;
+    }
+    const terminal = state.effects.order.filter((key) => isTerminal(state.effects.records[key]!.status)).length;
+    effects += trimJournal(state.effects, Math.floor(terminal / 2));
+    if (state.recent_events.length > 20) state.recent_events.splice(0, state.recent_events.length - 20);
   }
-  return { timeline: excess, effects: trimJournal(state.effects, retention.terminal_effects) };
+  return { timeline, effects };
 }

@@ -19,7 +19,9 @@ export interface EffectIntent {
 
 /** What a person said that the station should take into account (a `!` revision, a `?` question, a retry). */
 export interface StationRequest {
-  kind: 'feedback' | 'question' | 'regenerate' | 'draft_item_feedback';
+  kind: 'feedback' | 'question' | 'regenerate' | 'draft_item_feedback' | 'option_selected';
+  /** `>option N`: the option chosen. */
+  option?: number;
   text: string;
   item_id?: number;
   author?: string;
@@ -56,6 +58,8 @@ export interface StationInput {
   outputs: Record<string, unknown>;
   /** What a person asked for at the gate that sent the ticket here, if anything. */
   request?: StationRequest;
+  /** The ticket's pull requests (`owner/repo#12` on GitHub, `group/project!12` on GitLab), for reports that go there too. */
+  pull_requests?: string[];
   /** Tokens this station may still spend; null when no budget applies. */
   token_budget: number | null;
 }
@@ -88,6 +92,9 @@ export interface StationFailureDetails {
   /** Writes to make even though the station failed (e.g. the fail-closed model policy report of SPEC 2.10). */
   effects?: EffectIntent[];
 }
+
+/** The error type of a result that does not match the station contract (validated in the activity). */
+export const INVALID_STATION_RESULT_TYPE = 'InvalidStationResult';
 
 /** An activity that runs one station. The worker registers each under the station's name. */
 export type StationActivity = (input: StationInput) => Promise<StationResult>;

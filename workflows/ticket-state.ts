@@ -1,4 +1,6 @@
-import type { Observation, TicketWorkflowInput } from './observation';
+import type { PinnedDefinition } from './definitions/definition-types';
+import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from './observation';
+import type { ArtifactRecord, StationRequest } from './station-types';
 import { emptyJournal, type EffectJournal } from './effect-journal';
 import { emptyLedger, type LedgerDecision, type LedgerState } from './observation-ledger';
 import { emptyTimeline, type TimelineState } from './timeline';
@@ -48,6 +50,50 @@ export interface QueuedEvent {
   decision: LedgerDecision;
 }
 
+/** One run of a station activity, for the execution view and the timeline (REFERENCE "Read models"). */
+export interface StationAttempt {
+  node: string;
+  station: string;
+  visit: number;
+  started_at: string;
+  finished_at: string | null;
+  status: 'running' | 'succeeded' | 'failed' | 'invalid' | 'not_available';
+  outcome: string | null;
+  summary: string | null;
+  error: string | null;
+  effects: number;
+  usage: { input_tokens: number; output_tokens: number } | null;
+}
+
+/** Where the interpreter stands in the pinned definition beyond the SPEC 2.6 checkpoint. */
+export interface Runtime {
+  /** Entries into each node so far (never reset): the `<visit>` of effect keys. */
+  visits: Record<string, number>;
+  /** Entries counted against a node's retry bound; service:retry after escalation resets the node's count. */
+  bound_counts: Record<string, number>;
+  /** Where `$return` leads (answer_question goes back to the gate that asked). */
+  return_to: string | null;
+  /** The node an escalation came from: service:retry at escalate_blocked resumes there. */
+  resume_at: string | null;
+  /** What a person asked at the gate, handed to the station the gate leads to (feedback, question, regenerate). */
+  request: StationRequest | null;
+  /** When the current node was entered (service_phase_duration_seconds). */
+  entered_at: string;
+  /** The run reached an end node. */
+  ended: 'completed' | 'blocked' | null;
+  /** service:yolo: planning gates that allow it approve themselves. */
+  yolo: boolean;
+  tokens_spent: number;
+  /** Draft edits per gate visit (`<node>:<visit>` → count): each edit's comments get names of their own. */
+  draft_edits?: Record<string, number>;
+}
+
+export const DEFAULT_SETTINGS: TicketWorkflowSettings = {
+  effect_timeout_seconds: 60,
+  retention: { timeline_entries: 2_000, terminal_effects: 500 },
+  history_event_limit: 10_000,
+};
+
 /** Everything the ticket workflow carries across continue-as-new. Plain JSON. */
 export interface TicketState {
   input: TicketWorkflowInput;
@@ -69,6 +115,15 @@ export interface TicketState {
   /** The most recent queued events, newest last (bounded). */
   recent_events: QueuedEvent[];
   timeline: TimelineState;
+  /** The definition this run walks, pinned at start; absent in state carried from the v0.1 build. */
+  definition?: PinnedDefinition | null;
+  runtime?: Runtime;
+  /** The latest text of each artifact, by name, with what a gate approved. */
+  artifacts?: Record<string, ArtifactRecord>;
+  /** The latest `data` of each station, by station name (bounded in size). */
+  outputs?: Record<string, unknown>;
+  /** The most recent station attempts, newest last (bounded). */
+  station_attempts?: StationAttempt[];
 }
 
 /** Where a ticket sits until the stage runtime (definitions and stations) is built: recorded, waiting. */

@@ -1,48 +1,61 @@
 import {
-  allHandlersFinished, ApplicationFailure, condition, continueAsNew, proxyActivities, proxySinks, setHandler,
+  allHandlersFinished, ApplicationFailure, condition, continueAsNew, patched, proxyActivities, proxySinks, setCurrentDetails, setHandler,
   upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
-import type { ProjectConfigActivities } from '../activities/project-config-activities';
-import {
-  BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, setupInstructionsComment,
-  type BlockingCode,
-} from './blocking';
-import { isReplayable, listEffects } from './effect-journal';
-import { applyRetention } from './retention';
-import { replayEffect, runEffect, type EffectContext } from './effect-runner';
+import { BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, type BlockingCode } from './blocking';
+import { jsonBytes, truncateStrings } from './bounded-json';
+import { parseCommand, type Command } from './command-parser';
+import type { GateNode, PinnedDefinition, StationNode } from './definitions/definition-types';
+import { acceptTable } from './definitions/definition-types';
+import { effectKey, isReplayable, listEffects } from './effect-journal';
+import { replayEffect, runKeyedEffect, type EffectContext } from './effect-runner';
 import type { EffectOperation } from './effect-types';
-import { parseCommand } from './command-parser';
-import { buildExecutionView } from './execution-view';
+import { buildExecutionView, currentDetails } from './execution-view';
+import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, stageLabels, targetOf } from './interpreter';
+import { legacyTicketRun } from './legacy-ticket';
 import {
   effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, timelineQuery,
 } from './messages';
 import type { ServiceMetricsSinks } from './metrics-sink';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from './observation';
 import { recordObservation } from './record-observation';
-import { INTAKE_NODE, initialTicketState, type TicketState } from './ticket-state';
+import { applyRetention } from './retention';
+import { callStation } from './station-call';
+import { statusReply } from './status-reply';
+import { draftIdsAtGate } from './draft-gate';
+import type { DraftCommand } from './drafts';
+import type { DraftEditActivities } from '../activities/draft-edit-activities';
+import type { EffectIntent, StationInput, StationResult } from './station-types';
+import { DEFAULT_SETTINGS, initialTicketState, type Runtime, type StationAttempt, type TicketState } from './ticket-state';
 import { appendTimeline, pageTimeline } from './timeline';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
+const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
 
-const { checkProjectRepositories } = proxyActivities<ProjectConfigActivities>({
-  // Two reads: a short timeout lets a retry on another worker happen soon when a worker dies mid-call.
-  startToCloseTimeout: '20 seconds',
-  retry: { maximumAttempts: 5, initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+/** The marker that tells a ticket run by the station runtime from one started by the v0.1 build (replayed as such). */
+export const STATION_RUNTIME_PATCH = 'station-runtime';
 
-export const DEFAULT_SETTINGS: TicketWorkflowSettings = {
-  effect_timeout_seconds: 60,
-  retention: { timeline_entries: 2_000, terminal_effects: 500 },
-  history_event_limit: 10_000,
-};
+const STATION_ATTEMPTS_KEPT = 50;
+const OUTPUT_STRING_LIMIT = 2_000;
+const ARTIFACT_CHARACTER_LIMIT = 200_000;
+/** Comment text kept for a queued command: commands need their beginning, feedback rarely runs longer. */
+const INBOX_TEXT_LIMIT = 16_000;
 
 function nowIso(): string {
   // Workflow time: deterministic on replay.
   return new Date().toISOString();
 }
 
-function searchAttributeSnapshot(state: TicketState): string {
-  return JSON.stringify([state.status, state.checkpoint.current_node, state.checkpoint.is_blocked, state.pull_requests]);
+function settingsOf(input: TicketWorkflowInput): Required<TicketWorkflowSettings> {
+  const given = input.settings ?? {};
+  return {
+    effect_timeout_seconds: given.effect_timeout_seconds ?? DEFAULT_SETTINGS.effect_timeout_seconds,
+    history_event_limit: given.history_event_limit ?? DEFAULT_SETTINGS.history_event_limit,
+    retention: { ...DEFAULT_SETTINGS.retention, ...given.retention },
+    station_timeout_seconds: given.station_timeout_seconds ?? 900,
+    station_heartbeat_seconds: given.station_heartbeat_seconds ?? 30,
+    state_byte_limit: given.state_byte_limit ?? 1_500_000,
+  };
 }
 
 function publishSearchAttributes(state: TicketState): void {
@@ -66,147 +79,436 @@ function rememberPullRequest(state: TicketState, observation: Observation): void
   if (!state.pull_requests.includes(ref)) state.pull_requests.push(ref);
 }
 
-function settingsOf(input: TicketWorkflowInput): TicketWorkflowSettings {
+/** A queued observation keeps the beginning of long comment text, so that the inbox (state) stays small. */
+function forInbox(observation: Observation): Observation {
+  const comment = observation.facts.comment;
+  const review = observation.facts.review;
+  if ((!comment || comment.body.length <= INBOX_TEXT_LIMIT) && (!review || review.body.length <= INBOX_TEXT_LIMIT)) return observation;
   return {
-    effect_timeout_seconds: input.settings?.effect_timeout_seconds ?? DEFAULT_SETTINGS.effect_timeout_seconds,
-    history_event_limit: input.settings?.history_event_limit ?? DEFAULT_SETTINGS.history_event_limit,
-    retention: { ...DEFAULT_SETTINGS.retention, ...input.settings?.retention },
+    ...observation,
+    facts: {
+      ...observation.facts,
+      ...(comment ? { comment: { ...comment, body: comment.body.slice(0, INBOX_TEXT_LIMIT) } } : {}),
+      ...(review ? { review: { ...review, body: review.body.slice(0, INBOX_TEXT_LIMIT) } } : {}),
+    },
   };
 }
 
+/** A ticket comment asking a question (`?` or `@service ask`, REFERENCE "Commands"). */
+function isQuestion(observation: Observation): boolean {
+  return observation.event === 'issue_commented' && /^\s*(\?|@service\s+ask\b)/i.test(observation.facts.comment?.body ?? '');
+}
+
 /**
- * One long-lived workflow per managed ticket (workflow id `ticket-<KEY>`). Every delivery arrives as an `observe`
- * signal and is queued; the main loop runs each through the observation ledger and acts on accepted facts, with every
- * external write a durable effect. `carried` is the state handed over by continue-as-new.
+ * One long-lived workflow per managed ticket (workflow id `ticket-<KEY>`). Tickets started by the v0.1 build (no
+ * `station-runtime` marker in their history, or carried state without a pinned definition) keep running the v0.1
+ * code, so their histories replay unchanged; every other ticket walks its pinned definition.
  */
 export async function ticketWorkflow(input: TicketWorkflowInput, carried?: TicketState): Promise<void> {
+  if (!patched(STATION_RUNTIME_PATCH) || (carried !== undefined && carried.definition === undefined)) return legacyTicketRun(input, carried);
+  return stationRuntimeRun(input, carried);
+}
+
+/**
+ * The station interpreter (DESIGN 5, 6): every delivery arrives as an `observe` signal and is decided by the ledger
+ * at once; accepted ones become commands only where the pinned definition's node accepts them; stations are
+ * activities that return an outcome and the writes they want, which run here as journaled, idempotent effects.
+ */
+async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketState): Promise<void> {
   const info = workflowInfo();
   const settings = settingsOf(input);
-  const state = carried ?? initialTicketState(input, info.firstExecutionRunId, nowIso());
-  const effects: EffectContext = { journal: state.effects, timeline: state.timeline, ticketKey: input.ticket_key, runId: state.run_id, now: nowIso };
+  const state: TicketState = carried ?? {
+    ...initialTicketState(input, info.firstExecutionRunId, nowIso()),
+    definition: input.definition ?? null,
+    runtime: initialRuntime(nowIso()),
+    artifacts: {},
+    outputs: {},
+    station_attempts: [],
+  };
+  const runtime: Runtime = (state.runtime ??= initialRuntime(nowIso()));
+  const artifacts = (state.artifacts ??= {});
+  const outputs = (state.outputs ??= {});
+  const attempts = (state.station_attempts ??= []);
+  const pinned: PinnedDefinition | null = state.definition ?? null;
+  const definition = pinned?.body ?? null;
+  const accepts = definition ? acceptTable(definition) : {};
+  const ticketKey = input.ticket_key;
+  const effects: EffectContext = { journal: state.effects, timeline: state.timeline, ticketKey, runId: state.run_id, now: nowIso };
+
   let published = '';
   const publish = () => {
-    const snapshot = searchAttributeSnapshot(state);
+    const snapshot = JSON.stringify([state.status, state.checkpoint.current_node, state.checkpoint.is_blocked, state.pull_requests]);
     if (snapshot !== published) {
       publishSearchAttributes(state);
       published = snapshot;
     }
+    setCurrentDetails(currentDetails(state));
   };
+  const timeline = (entry: Parameters<typeof appendTimeline>[1]) => appendTimeline(state.timeline, entry);
+  const visit = () => runtime.visits[state.checkpoint.current_node] ?? 1;
 
-  // Temporal suggests continue-as-new for large histories; a deployment may ask for it sooner.
-  const historyIsLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= settings.history_event_limit;
-
-  const effect = async (operation: EffectOperation, required = false) => {
-    const record = await runEffect(effects, { node: state.checkpoint.current_node, operation, required, timeoutSeconds: settings.effect_timeout_seconds });
-    // Fail closed: a required write that did not happen stops the ticket instead of letting it run on without it.
+  /** Runs one named write of the current node's visit through the journal; returns whether it succeeded. */
+  const effect = async (name: string, operation: EffectOperation, required = false): Promise<boolean> => {
+    const node = state.checkpoint.current_node;
+    const key = effectKey({ ticket_key: ticketKey, run_id: state.run_id, node, visit: visit(), name });
+    const record = await runKeyedEffect(effects, {
+      key, node, operation, required, timeoutSeconds: settings.effect_timeout_seconds, summary: `${name} (${operation.kind}) for ${ticketKey} at ${node}`,
+    });
     if (required && record.status !== 'succeeded') {
-      await block('effect_unresolved', `required effect ${record.operation.kind} (${record.idempotency_key}) ended ${record.status}: ${record.attempts.at(-1)?.error ?? 'no detail'}`);
+      await block('effect_unresolved', `required effect ${name} (${record.idempotency_key}) ended ${record.status}: ${record.attempts.at(-1)?.error ?? 'no detail'}`);
     }
-    return record;
+    return record.status === 'succeeded';
+  };
+  const runIntents = async (intents: EffectIntent[]): Promise<boolean> => {
+    for (const intent of intents) {
+      const ok = await effect(intent.name, intent.operation, intent.required ?? false);
+      if (!ok && intent.required) return false;
+    }
+    return true;
   };
 
-  const block = async (code: BlockingCode, message: string, comment?: string) => {
-    if (!enterBlocked(state, code, message, nowIso())) return;
-    appendTimeline(state.timeline, {
+  const block = async (code: BlockingCode | string, message: string, comment?: string | null) => {
+    if (!enterBlocked(state, code as BlockingCode, message, nowIso())) return;
+    timeline({
       kind: 'transition', occurred_at: nowIso(), status: 'blocked',
       summary: `Blocked at ${state.checkpoint.current_node}: ${message}`, details: { code, node: state.checkpoint.current_node },
     });
     publish();
-    // These effects report the block; they are not required, or a failure to report would block a blocked ticket.
-    await effect({ kind: 'tracker.labels', issue_key: input.ticket_key, add: [BLOCKED_LABEL], remove: [] });
-    await effect({
-      kind: 'tracker.comment', issue_key: input.ticket_key,
-      body: comment ?? blockedComment({ node: state.checkpoint.current_node, code, message, ticketKey: input.ticket_key }),
-    });
-  };
-
-  const intake = async () => {
-    let check;
-    try {
-      check = await checkProjectRepositories({ project_key: input.project_key });
-    } catch (error) {
-      return block('missing_project_config', `the project configuration of ${input.project_key} could not be read: ${(error as Error).message}`);
-    }
-    if (check.status === 'missing') {
-      const what = [...check.missing, ...check.problems].join('; ');
-      return block('missing_project_config', `project ${input.project_key} has no usable repository configuration (${what})`,
-        setupInstructionsComment({ projectKey: input.project_key, missing: check.missing.length ? check.missing : check.problems, requireProjectConfig: check.require_project_config }));
-    }
-    appendTimeline(state.timeline, {
-      kind: 'station_attempt', occurred_at: nowIso(), status: check.status,
-      summary: check.status === 'configured'
-        ? `Project configuration found (${check.source}): ${check.repositories.join(', ')}`
-        : `Project configuration not checked: ${check.reason}`,
-      details: { station: 'project_configuration', ...check },
-    });
-  };
-
-  const removeRetryLabel = () => effect({ kind: 'tracker.labels', issue_key: input.ticket_key, add: [], remove: [RETRY_LABEL] });
-
-  const retry = async (mode: 'resume' | 'review_response' | 'regenerate', observation: Observation) => {
-    const now = nowIso();
-    if (mode === 'resume') {
-      const since = state.waiting?.since;
-      if (since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(now) - Date.parse(since)) / 1000));
-      const { resumedAt, code } = leaveBlocked(state, now);
-      appendTimeline(state.timeline, {
-        kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: resumed at ${resumedAt}`,
-        details: { from_code: code, delivery_identity: observation.delivery_identity, retry_count: state.retry_count },
+    // These writes report the block; they are not required, or a failure to report would block a blocked ticket.
+    // The block count keeps them apart from an earlier block of the same visit (same node, resumed, blocked again).
+    const episode = `blocked_${state.retry_count}`;
+    await effect(`${episode}_label`, { kind: 'tracker.labels', issue_key: ticketKey, add: [BLOCKED_LABEL], remove: [] });
+    if (comment !== null) {
+      await effect(`${episode}_comment`, {
+        kind: 'tracker.comment', issue_key: ticketKey,
+        body: comment ?? blockedComment({ node: state.checkpoint.current_node, code: code as BlockingCode, message, ticketKey }),
       });
-      publish();
-      await effect({ kind: 'tracker.labels', issue_key: input.ticket_key, add: [], remove: [RETRY_LABEL, BLOCKED_LABEL] });
-      if (resumedAt === INTAKE_NODE) await intake();
-      return;
     }
+  };
+
+  /** Leaves the current node for `target`: phase metric, visit, retry bound, timeline. */
+  const transition = async (outcome: string, target: string, reason: string) => {
+    const from = state.checkpoint.current_node;
+    const now = nowIso();
+    serviceMetrics.phaseEnded(from, Math.max(0, (Date.parse(now) - Date.parse(runtime.entered_at)) / 1000));
+    const entry = enterNode(definition!, state.checkpoint, runtime, target, now);
+    state.status = 'running';
+    state.waiting = null;
+    timeline({
+      kind: 'transition', occurred_at: now, status: outcome,
+      summary: `${from} → ${entry.node} (${outcome})${entry.exhausted ? `: ${entry.exhausted.node} reached its retry bound of ${entry.exhausted.bound}` : ''}`,
+      details: { from, to: entry.node, outcome, visit: entry.visit, reason, ...(entry.exhausted ? { exhausted: entry.exhausted } : {}) },
+    });
+    publish();
+  };
+
+  const moveOn = async (outcome: string, reason: string) => {
+    const from = state.checkpoint.current_node;
+    const resolved = targetOf(definition!, runtime, from, outcome);
+    if (!resolved.ok) return block('invalid_station_result', resolved.reason);
+    return transition(outcome, resolved.target, reason);
+  };
+
+  const recordAttempt = (attempt: StationAttempt) => {
+    attempts.push(attempt);
+    if (attempts.length > STATION_ATTEMPTS_KEPT) attempts.splice(0, attempts.length - STATION_ATTEMPTS_KEPT);
+    timeline({
+      kind: 'station_attempt', occurred_at: attempt.finished_at ?? attempt.started_at, status: attempt.status,
+      summary: `${attempt.station} at ${attempt.node} (visit ${attempt.visit}): ${attempt.status}${attempt.outcome ? ` → ${attempt.outcome}` : ''}${attempt.summary ? `: ${attempt.summary}` : ''}${attempt.error ? `: ${attempt.error}` : ''}`,
+      details: { ...attempt },
+    });
+  };
+
+  const keepResult = (spec: StationNode, result: StationResult) => {
+    if (result.data !== undefined) {
+      const data = truncateStrings(result.data, OUTPUT_STRING_LIMIT);
+      outputs[spec.station] = jsonBytes(data) <= 64_000 ? data : { truncated: true, bytes: jsonBytes(result.data) };
+    }
+    for (const [name, artifact] of Object.entries(result.artifacts ?? {})) {
+      const previous = artifacts[name];
+      artifacts[name] = {
+        text: artifact.text.slice(0, ARTIFACT_CHARACTER_LIMIT), digest: artifact.digest, version: (previous?.version ?? 0) + 1, updated_at: nowIso(),
+      };
+    }
+    if (result.usage) runtime.tokens_spent += result.usage.input_tokens + result.usage.output_tokens;
+  };
+
+  /** A question is about the artifact of the gate it was asked at; the station is told which. */
+  const paramsFor = (spec: StationNode): StationNode['params'] => {
+    const gate = runtime.return_to ? definition?.nodes[runtime.return_to] : undefined;
+    if (runtime.request?.kind !== 'question' || gate?.kind !== 'gate' || !gate.artifact) return spec.params;
+    return { ...spec.params, artifact: gate.artifact };
+  };
+
+  const runStation = async (node: string, spec: StationNode) => {
+    const started = nowIso();
+    const stationInput: StationInput = {
+      ticket_key: ticketKey, project_key: input.project_key, issue_type: input.issue_type, workflow_kind: input.workflow_kind,
+      run_id: state.run_id, node, station: spec.station, visit: visit(), model_key: spec.model_key, params: paramsFor(spec),
+      artifacts, outputs, request: runtime.request ?? undefined, token_budget: null, pull_requests: [...state.pull_requests],
+    };
+    const outcome = await callStation(spec, stationInput, {
+      timeoutSeconds: settings.station_timeout_seconds, heartbeatSeconds: settings.station_heartbeat_seconds,
+      summary: `${spec.station} for ${ticketKey} (${node}, visit ${visit()})`,
+    });
+    const base: StationAttempt = {
+      node, station: spec.station, visit: visit(), started_at: started, finished_at: nowIso(), status: 'succeeded',
+      outcome: null, summary: null, error: null, effects: 0, usage: null,
+    };
+    if (outcome.type === 'failure') {
+      const { failure } = outcome;
+      recordAttempt({ ...base, status: failure.code === 'station_not_available' ? 'not_available' : 'failed', error: `${failure.code}: ${failure.message}`, effects: failure.effects?.length ?? 0 });
+      const reported = failure.effects && failure.effects.length > 0;
+      if (reported) await runIntents(failure.effects!);
+      return block(failure.code, failure.message, reported ? null : undefined);
+    }
+    if (outcome.type === 'invalid') {
+      recordAttempt({ ...base, status: 'invalid', error: outcome.message });
+      return block('invalid_station_result', `${spec.station} returned an invalid result: ${outcome.message}`);
+    }
+    if (outcome.type === 'error') {
+      recordAttempt({ ...base, status: 'failed', error: outcome.message });
+      return block('station_failed', `${spec.station} failed after its retries: ${outcome.message}`);
+    }
+    const { result } = outcome;
+    const mapped = targetOf(definition!, runtime, node, result.outcome);
+    recordAttempt({
+      ...base, status: mapped.ok ? 'succeeded' : 'invalid', outcome: result.outcome, summary: result.summary ?? null,
+      error: mapped.ok ? null : mapped.reason, effects: result.effects?.length ?? 0,
+      usage: result.usage ? { input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens } : null,
+    });
+    if (!mapped.ok) return block('invalid_station_result', `${spec.station} returned outcome "${result.outcome}": ${mapped.reason}`);
+    keepResult(spec, result);
+    if (!(await runIntents(result.effects ?? []))) return;
+    runtime.request = null;
+    return moveOn(result.outcome, `${spec.station} returned ${result.outcome}`);
+  };
+
+  const gateWaiting = (node: string, spec: GateNode) => {
+    state.status = 'waiting';
+    state.waiting = {
+      code: 'gate', message: spec.waiting_for ?? `waiting at ${node}`, since: nowIso(),
+      recovery: `commands accepted here: ${spec.accepts.join(', ')}`,
+    };
+  };
+
+  /** Entering a gate: its stage label replaces the others, then the ticket pauses (or yolo approves at once). */
+  const openGate = async (node: string, spec: GateNode) => {
+    if (spec.pending_label) {
+      const others = stageLabels(definition!).filter((label) => label !== spec.pending_label);
+      await effect('stage_label', { kind: 'tracker.labels', issue_key: ticketKey, add: [spec.pending_label], remove: others });
+    }
+    if (state.checkpoint.is_blocked) return;
+    if (runtime.yolo && spec.auto_approve_in_yolo) {
+      timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } });
+      return passGate(node, spec, 'approved', null, 'service:yolo');
+    }
+    state.checkpoint.is_paused = true;
+    gateWaiting(node, spec);
+    publish();
+  };
+
+  /** A gate's outcome: approval snapshots the artifact, the pending label goes, and the ticket moves on. */
+  const passGate = async (node: string, spec: GateNode, outcome: string, request: StationInput['request'] | null, by: string) => {
+    const now = nowIso();
+    if (state.waiting?.since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(now) - Date.parse(state.waiting.since)) / 1000));
+    if (outcome === 'approved' && spec.artifact && artifacts[spec.artifact]) {
+      const artifact = artifacts[spec.artifact]!;
+      artifact.approved = { digest: artifact.digest, at: now, by };
+    }
+    if (outcome === 'approved' && spec.pending_label) {
+      await effect('clear_stage_label', { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [spec.pending_label] });
+    }
+    runtime.request = request ?? null;
+    if (outcome === 'question') runtime.return_to = node;
+    state.checkpoint.is_paused = false;
+    return moveOn(outcome, `${node}: ${outcome} by ${by}`);
+  };
+
+  const finish = async (node: string, result: 'completed' | 'blocked', code?: string, message?: string) => {
+    if (result === 'blocked') {
+      const resume = runtime.resume_at ? `; service:retry resumes at ${runtime.resume_at}` : '';
+      return block(code ?? 'escalated', `${message ?? `reached ${node}`}${resume}`);
+    }
+    runtime.ended = 'completed';
+    state.status = 'completed';
+    state.waiting = null;
+    serviceMetrics.workflowCompleted(input.workflow_kind);
+    timeline({ kind: 'transition', occurred_at: nowIso(), status: 'completed', summary: `Completed at ${node}`, details: { node } });
+    publish();
+  };
+
+  /** One step at the current node. */
+  const act = async () => {
+    if (!definition) return block('missing_workflow_route', input.route_error ?? `no workflow definition is pinned for issue type "${input.issue_type ?? ''}"`);
+    const action = actionAt(definition, state.checkpoint.current_node);
+    switch (action.type) {
+      case 'station': return runStation(action.node, action.spec);
+      case 'gate': return openGate(action.node, action.spec);
+      case 'router': {
+        const decision = decideRouter(action.spec.router, outputs, visit());
+        if (!decision.ok) return block('invalid_station_result', decision.reason);
+        return moveOn(decision.outcome, `router ${action.spec.router} decided ${decision.outcome}`);
+      }
+      case 'end': return finish(action.node, action.spec.result, action.spec.code, action.spec.message);
+      case 'missing': return block('invalid_station_result', `${action.node} is not a node of ${definition.name} r${definition.revision}`);
+    }
+  };
+
+  const reply = (name: string, observation: Observation, body: string) => {
+    const pr = observation.facts.pull_request;
+    if (observation.source_system === 'scmhost' && pr && observation.facts.repository) {
+      return effect(name, { kind: 'scmhost.pr_comment', repository: observation.facts.repository, number: pr.number, body });
+    }
+    return effect(name, { kind: 'tracker.comment', issue_key: ticketKey, body });
+  };
+
+  const retry = async (mode: 'resume' | 'review_response' | 'regenerate', observation: Observation, command: Command) => {
+    const now = nowIso();
+    if (mode === 'regenerate') {
+      await effect(`reply_${state.observations_received}_retry_label`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [RETRY_LABEL] });
+      return gateCommand(command, observation);
+    }
+    const removeLabels = (episode: number) => effect(`retry_${episode}_labels`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: mode === 'resume' ? [RETRY_LABEL, BLOCKED_LABEL] : [RETRY_LABEL] });
     if (mode === 'review_response') {
       leaveReviewResponseGate(state);
-      appendTimeline(state.timeline, {
+      runtime.visits.human_review_gate = (runtime.visits.human_review_gate ?? 0) + 1;
+      timeline({
         kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: review state cleared, back to human_review_gate`,
         details: { delivery_identity: observation.delivery_identity, force_fresh_invoke: true },
       });
+      await removeLabels(state.retry_count);
+      return;
     }
-    await removeRetryLabel();
+    const since = state.waiting?.since;
+    if (since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(now) - Date.parse(since)) / 1000));
+    const episode = state.retry_count;
+    const { resumedAt, code } = leaveBlocked(state, now);
+    const here = definition?.nodes[resumedAt];
+    if (state.checkpoint.is_paused && here?.kind === 'gate') gateWaiting(resumedAt, here);
+    else state.status = 'running';
+    timeline({
+      kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: resumed at ${resumedAt}`,
+      details: { from_code: code, delivery_identity: observation.delivery_identity, retry_count: state.retry_count },
+    });
+    publish();
+    await removeLabels(episode);
+    // Escalated (a retry bound ran out): start the bounded node's count again. Otherwise the same visit resumes, so
+    // a station that is run again asks for its writes under the same keys and nothing is written twice.
+    const node = definition?.nodes[state.checkpoint.current_node];
+    if (node?.kind === 'end' && runtime.resume_at) {
+      const target = runtime.resume_at;
+      runtime.bound_counts[target] = 0;
+      runtime.resume_at = null;
+      await transition('retry', target, `${RETRY_LABEL} after escalation`);
+    }
   };
 
-  /** Where a reply to a command goes: the pull request it was written on (GitHub), else the ticket. */
-  const reply = (observation: Observation, body: string) => {
-    const pr = observation.facts.pull_request;
-    if (observation.source_system === 'scmhost' && pr && observation.facts.repository) {
-      return effect({ kind: 'scmhost.pr_comment', repository: observation.facts.repository, number: pr.number, body });
+  /** `/service remove|exclude|update|add` at a draft gate: edit the draft in place, answer, re-post it. */
+  const draftEdit = async (command: DraftCommand, observation: Observation) => {
+    const node = state.checkpoint.current_node;
+    const spec = definition?.nodes[node];
+    if (spec?.kind !== 'gate' || !spec.artifact) return;
+    const slot = `${node}:${visit()}`;
+    const edits = (runtime.draft_edits ??= {});
+    const edition = (edits[slot] ?? 0) + 1;
+    edits[slot] = edition;
+    const result = await editDraft({ ticketKey, artifact: spec.artifact, outputs, command, written: observation.facts.comment?.body, edition });
+    if (result.ok) {
+      outputs[result.station] = result.output;
+      const previous = artifacts[spec.artifact];
+      artifacts[spec.artifact] = { text: result.text, digest: result.digest ?? '', version: (previous?.version ?? 0) + 1, updated_at: nowIso() };
     }
-    return effect({ kind: 'tracker.comment', issue_key: input.ticket_key, body });
+    timeline({
+      kind: 'command_decision', occurred_at: nowIso(), status: result.ok ? 'applied' : 'rejected',
+      summary: result.ok ? `draft edited at ${node} (${command.type})` : `draft edit refused at ${node}: ${result.reason}`,
+      details: { node, command: command.type, edition },
+    });
+    await runIntents(result.intents);
+  };
+
+  /** A command at a gate: move by the outcome the gate maps, or act in place. */
+  const gateCommand = async (command: Command, observation: Observation) => {
+    const node = state.checkpoint.current_node;
+    const spec = definition?.nodes[node];
+    const meaning = gateCommandEffect(command);
+    if (meaning.type === 'in_place') return;
+    if (spec?.kind !== 'gate') {
+      timeline({
+        kind: 'command_decision', occurred_at: nowIso(), status: 'deferred',
+        summary: `${command.type} at ${node}: the station here decides from the provider's current state when it runs`,
+        details: { node, command: command.type, delivery_identity: observation.delivery_identity },
+      });
+      return;
+    }
+    const by = observation.facts.comment?.author ?? observation.facts.review?.author ?? observation.facts.sender ?? observation.source_system;
+    return passGate(node, spec, meaning.outcome, meaning.request, by);
   };
 
   const handleAccepted = async (observation: Observation) => {
     rememberPullRequest(state, observation);
+    if (observation.ticket_key !== ticketKey) {
+      // An event of a provisioned child (an epic or task routed to its feature): recorded; the delivery stations read
+      // the children's state from the tracker when they run. A child's comment is never a command of the feature.
+      timeline({
+        kind: 'command_decision', occurred_at: nowIso(), status: 'ignored',
+        summary: `event of child ticket ${observation.ticket_key}: not a command of ${ticketKey}`,
+        details: { child: observation.ticket_key, event: observation.event, delivery_identity: observation.delivery_identity },
+      });
+      return;
+    }
+    // A ticket that starts with service:yolo already on it runs autonomously from the first gate.
+    const starting = observation.event === 'issue_created' || observation.facts.label_change?.added.includes('service:managed');
+    if (starting && !runtime.yolo && observation.facts.labels?.includes('service:yolo')) {
+      runtime.yolo = true;
+      timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'accepted', summary: 'service:yolo was on the ticket when it started: planning gates approve themselves', details: { delivery_identity: observation.delivery_identity } });
+    }
+    const here = definition?.nodes[state.checkpoint.current_node];
     const decision = parseCommand(observation, {
       workflow_kind: input.workflow_kind,
       current_node: state.checkpoint.current_node,
+      accepts,
       is_blocked: state.checkpoint.is_blocked,
       is_paused: state.checkpoint.is_paused,
       has_pull_request: state.pull_requests.length > 0,
+      yolo: runtime.yolo,
+      draft_item_ids: here?.kind === 'gate' && here.artifact ? draftIdsAtGate(here.artifact, outputs) : undefined,
     });
-    appendTimeline(state.timeline, {
+    timeline({
       kind: 'command_decision',
       occurred_at: nowIso(),
       status: decision.kind === 'command' ? 'accepted' : decision.kind === 'ignore' ? 'ignored' : 'invalid',
       summary: decision.kind === 'command' ? `command ${decision.command.type} at ${state.checkpoint.current_node}` : decision.reason,
       details: { delivery_identity: observation.delivery_identity, node: state.checkpoint.current_node, ...(decision.kind === 'command' ? { command: decision.command } : { reason: decision.reason }) },
     });
+    const replyName = `reply_${state.observations_received}`;
     if (decision.kind === 'ignore') {
+      const retryAsked = observation.facts.label_change?.added.includes(RETRY_LABEL) ?? false;
+      // A person who asked something where it means nothing gets told where the ticket stands, once per request.
+      if (retryAsked || isQuestion(observation)) {
+        await effect(`${replyName}_status`, { kind: 'tracker.comment', issue_key: ticketKey, body: statusReply(state, retryAsked ? RETRY_LABEL : 'Your question', decision.reason) });
+      }
       // The label is a request; once answered (even with "nothing to retry") it should not linger on the ticket.
-      if (observation.facts.label_change?.added.includes(RETRY_LABEL)) await removeRetryLabel();
+      if (retryAsked) await effect(`${replyName}_retry_label`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [RETRY_LABEL] });
       return;
     }
     if (decision.kind === 'invalid') {
-      await reply(observation, decision.reply);
+      await reply(replyName, observation, decision.reply);
       if (decision.blocks) await block('unrecognized_command', decision.reason);
       return;
     }
     const command = decision.command;
     switch (command.type) {
       case 'retry':
-        return retry(command.mode, observation);
+        return retry(command.mode, observation, command);
+      case 'yolo': {
+        runtime.yolo = command.enabled;
+        const spec = definition?.nodes[state.checkpoint.current_node];
+        if (command.enabled && spec?.kind === 'gate' && spec.auto_approve_in_yolo && state.checkpoint.is_paused && !state.checkpoint.is_blocked) {
+          return passGate(state.checkpoint.current_node, spec, 'approved', null, 'service:yolo');
+        }
+        return;
+      }
       case 'skip_gate':
       case 'unskip_gate': {
         const skipped = new Set(state.checkpoint.ci_skipped_checks);
@@ -214,37 +516,47 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
         else skipped.delete(command.match);
         state.checkpoint.ci_skipped_checks = [...skipped].sort();
         const verb = command.type === 'skip_gate' ? 'Skipping' : 'No longer skipping';
-        await reply(observation, `✅ ${verb} CI checks whose name contains \`${command.check}\` (skipped now: ${state.checkpoint.ci_skipped_checks.map((c) => `\`${c}\``).join(', ') || 'none'}).`);
+        await reply(replyName, observation, `✅ ${verb} CI checks whose name contains \`${command.check}\` (skipped now: ${state.checkpoint.ci_skipped_checks.map((c) => `\`${c}\``).join(', ') || 'none'}).`);
         if (observation.source_system !== 'tracker') {
-          await effect({ kind: 'tracker.comment', issue_key: input.ticket_key, body: `ℹ️ ${verb} CI checks matching \`${command.match}\`, as asked on the pull request.` });
+          await effect(`${replyName}_note`, { kind: 'tracker.comment', issue_key: ticketKey, body: `ℹ️ ${verb} CI checks matching \`${command.match}\`, as asked on the pull request.` });
         }
         return;
       }
+      case 'draft_remove':
+      case 'draft_exclude':
+      case 'draft_update':
+      case 'draft_add':
+        return draftEdit(command, observation);
       default:
-        // Accepted at a position where it is meaningful; the stations that act on it are not part of this version.
-        return;
+        return gateCommand(command, observation);
     }
   };
 
   if (carried) {
-    appendTimeline(state.timeline, {
+    timeline({
       kind: 'workflow_continued', occurred_at: nowIso(), status: state.status,
       summary: 'History compacted with continue-as-new; state carried over', details: { run_id: info.runId },
     });
   } else {
     serviceMetrics.workflowStarted(input.workflow_kind);
-    appendTimeline(state.timeline, {
+    timeline({
       kind: 'workflow_started', occurred_at: state.started_at, status: state.status,
-      summary: `Ticket workflow started for ${input.ticket_key} (${input.workflow_kind})`,
-      details: { issue_type: input.issue_type, project_key: input.project_key, run_id: state.run_id },
+      summary: `Ticket workflow started for ${ticketKey} (${input.workflow_kind})${pinned ? ` on ${pinned.name} r${pinned.revision}` : ''}`,
+      details: {
+        issue_type: input.issue_type, project_key: input.project_key, run_id: state.run_id,
+        definition: pinned ? { name: pinned.name, revision: pinned.revision, digest: pinned.digest } : null,
+      },
     });
+    if (definition) {
+      enterNode(definition, state.checkpoint, runtime, definition.entry, nowIso());
+      state.status = 'running';
+      state.waiting = null;
+    }
   }
 
-  // The ledger decides at once, even while the main loop awaits an activity: the timeline and the execution view
-  // never lag behind deliveries. Accepted and conflicting facts queue for the main loop, which may await effects.
   setHandler(observeSignal, (observation) => {
     const verdict = recordObservation(state, observation, nowIso());
-    if (verdict.decision === 'accepted' || verdict.decision === 'conflict') state.inbox.push({ observation, decision: verdict.decision, reason: verdict.reason });
+    if (verdict.decision === 'accepted' || verdict.decision === 'conflict') state.inbox.push({ observation: forInbox(observation), decision: verdict.decision, reason: verdict.reason });
   });
   setHandler(executionQuery, () => buildExecutionView(state, info.workflowId));
   setHandler(timelineQuery, ({ cursor, limit }) => pageTimeline(state.timeline, cursor, limit));
@@ -252,7 +564,7 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
   setHandler(effectQuery, (key) => state.effects.records[key] ?? null);
   setHandler(replayEffectUpdate, async ({ idempotency_key, requested_by }) => {
     const record = state.effects.records[idempotency_key]!;
-    appendTimeline(state.timeline, {
+    timeline({
       kind: 'operator_action', occurred_at: nowIso(), status: 'replay_requested',
       summary: `Operator replay of ${record.operation.kind} (${idempotency_key})`, details: { idempotency_key, requested_by, previous_status: record.status },
     });
@@ -267,28 +579,37 @@ export async function ticketWorkflow(input: TicketWorkflowInput, carried?: Ticke
     },
   });
 
-  publish();
-  if (!carried) await intake();
-  publish();
+  // Temporal suggests continue-as-new for large histories; a deployment may ask sooner; the state must stay a payload.
+  const historyIsLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= settings.history_event_limit;
+  const canAct = () => !state.checkpoint.is_blocked && !state.checkpoint.is_paused && runtime.ended === null;
 
+  publish();
   for (;;) {
-    await condition(() => state.inbox.length > 0 || historyIsLong());
     for (let next = state.inbox.shift(); next !== undefined; next = state.inbox.shift()) {
       if (next.decision === 'accepted') await handleAccepted(next.observation);
       else await block('conflicting_evidence', `conflicting provider evidence: ${next.reason}`);
       publish();
     }
-    if (historyIsLong()) {
+    if (runtime.ended === 'completed' && state.inbox.length === 0) {
       await condition(allHandlersFinished);
-      if (state.inbox.length === 0) {
-        const trimmed = applyRetention(state, settings.retention);
-        appendTimeline(state.timeline, {
-          kind: 'workflow_continued', occurred_at: nowIso(), status: state.status,
-          summary: `Continuing as new after ${workflowInfo().historyLength} history events; retention trimmed ${trimmed.timeline} timeline entries and ${trimmed.effects} finished effects`,
-          details: { ...trimmed, history_length: workflowInfo().historyLength },
-        });
-        await continueAsNew<typeof ticketWorkflow>(input, state);
-      }
+      return;
     }
+    if (historyIsLong() || jsonBytes(state) > settings.state_byte_limit) {
+      await condition(allHandlersFinished);
+      const trimmed = applyRetention(state, settings.retention, settings.state_byte_limit);
+      timeline({
+        kind: 'workflow_continued', occurred_at: nowIso(), status: state.status,
+        summary: `Continuing as new after ${workflowInfo().historyLength} history events; retention trimmed ${trimmed.timeline} timeline entries and ${trimmed.effects} finished effects`,
+        details: { ...trimmed, history_length: workflowInfo().historyLength, queued_commands: state.inbox.length },
+      });
+      // The inbox is state: commands that arrived meanwhile travel along and are handled by the next run.
+      await continueAsNew<typeof ticketWorkflow>(input, state);
+    }
+    if (canAct()) {
+      await act();
+      publish();
+      continue;
+    }
+    await condition(() => state.inbox.length > 0 || canAct() || historyIsLong());
   }
 }

@@ -1,3 +1,5 @@
+import { preview, truncateStrings } from './bounded-json';
+
 /**
  * The execution timeline: an append-only list of what happened to a ticket, explained for operators. Pure functions
  * over plain data so the workflow stays deterministic and the paging rules are unit-testable.
@@ -45,11 +47,19 @@ export function emptyTimeline(): TimelineState {
   return { entries: [], next_event_id: 1, trimmed: 0 };
 }
 
+/** Longest string kept in a timeline entry's details: comment bodies and artifacts are previewed, never stored whole. */
+export const TIMELINE_STRING_LIMIT = 500;
+
 export function appendTimeline(
   timeline: TimelineState,
   entry: Omit<TimelineEntry, 'event_id'>,
 ): TimelineEntry {
-  const full: TimelineEntry = { event_id: timeline.next_event_id, ...entry };
+  const full: TimelineEntry = {
+    event_id: timeline.next_event_id,
+    ...entry,
+    summary: preview(entry.summary, TIMELINE_STRING_LIMIT),
+    details: truncateStrings(entry.details, TIMELINE_STRING_LIMIT),
+  };
   timeline.entries.push(full);
   timeline.next_event_id += 1;
   return full;

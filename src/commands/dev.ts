@@ -58,13 +58,13 @@ export default class DevCommand extends Command {
       const env = { ...process.env, ...sandbox?.env, TEMPORAL_ADDRESS: plan.address, TEMPORAL_NAMESPACE: plan.namespace };
       // The worker and gateway read a few settings straight from the process environment (the registry file path).
       Object.assign(process.env, sandbox?.env ?? {});
-      const { config, logger } = startupConfig(env);
+      const { config, logger, models } = startupConfig(env);
 
       const cli = await ensureTemporalCli({ report: (line) => this.log(line) });
       this.log(`starting Temporal dev server (${cli}) with ${plan.dbPath}...`);
       process.once('exit', killServerOnExit);
       server = await startDevServer(cli, plan, { detached: true });
-      worker = await startWorker(config, logger);
+      worker = await startWorker(config, logger, { models });
       gateway = await startGateway(config, logger);
       sandbox?.connect(gateway.url);
 

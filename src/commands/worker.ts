@@ -9,8 +9,8 @@ export default class WorkerCommand extends Command {
   async run(): Promise<void> {
     await this.parse(WorkerCommand);
     try {
-      const { config, logger } = startupConfig();
-      const worker = await startWorker(config, logger);
+      const { config, logger, models } = startupConfig();
+      const worker = await startWorker(config, logger, { models });
       this.log(`worker polling task queue ${config.temporal.taskQueue} on ${config.temporal.address} (namespace ${config.temporal.namespace}); metrics at ${worker.metricsUrl}`);
       await Promise.race([runUntilSignal(() => worker.stop(), (l) => this.log(l)), worker.done]);
     } catch (error) {

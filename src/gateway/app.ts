@@ -10,7 +10,8 @@ import { effectApiRouter } from './routes/effect-api';
 import { gitlabWebhookRouter } from './routes/gitlab-webhook';
 import { scmhostWebhookRouter } from './routes/scmhost-webhook';
 import { trackerWebhookRouter } from './routes/tracker-webhook';
-import type { TicketWorkflowsPort } from './ticket-workflows';
+import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
+import type { IssueKeyResolver } from '../ingress/tracker/comment-issue';
 
 export interface GatewayDeps {
   config: ServiceConfig;
@@ -19,6 +20,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** The repository registry file, loaded once per process (GitLab webhooks are served only for its entries). */
   registry?: RepositoryRegistry;
+  /** Issue id -> key through the tracker, for comment events without an issue (Jira Server/DC). */
+  issueKeys?: IssueKeyResolver;
 }
 
 /** The Express gateway: validates, normalises and signals. It makes no workflow decisions. */
@@ -41,6 +44,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     logger: deps.logger.child({ route: 'webhooks/tracker' }),
     webhookSecret: deps.config.tracker.webhookSecret,
     guard,
+    issueKeys: deps.issueKeys,
   }));
   app.use(scmhostWebhookRouter({
     workflows: deps.workflows,

@@ -5,7 +5,9 @@ import { listen, type ListeningServer } from '../http/listen';
 import type { Logger } from '../logging/logger';
 import { createServiceMetrics } from '../metrics/service-metrics';
 import { createGatewayApp } from './app';
-import { TemporalTicketWorkflows } from './ticket-workflows';
+import { TemporalTicketWorkflows } from '../temporal/ticket-workflows';
+import { cachedIssueKeys } from '../ingress/tracker/comment-issue';
+import { createTrackerClient } from '../providers/tracker/tracker-client';
 
 export interface RunningGateway extends ListeningServer {
   stop(): Promise<void>;
@@ -15,7 +17,14 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const workflows = TemporalTicketWorkflows.lazy(config);
   const metrics = createServiceMetrics({ defaultMetrics: true });
   const registry = loadRepositoryRegistry(process.env);
-  const app = createGatewayApp({ config, workflows, metrics, logger, registry });
+  const { baseUrl, userEmail, apiToken } = config.tracker;
+  const onLatency = (service: string, seconds: number) => metrics.externalApiLatency.observe({ service }, seconds);
+  // A webhook waits on this lookup: keep it short, and let Jira redeliver (503) rather than hold the request.
+  const tracker = baseUrl && userEmail && apiToken
+    ? createTrackerClient({ baseUrl, email: userEmail, apiToken, onLatency, timeoutMs: 5_000, retry: { maxAttempts: 2, initialDelayMs: 200, maxDelayMs: 1_000 } })
+    : undefined;
+  const issueKeys = tracker && cachedIssueKeys(async (id) => (await tracker.getIssue(id)).key);
+  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys });
   const listening = await listen(createServer(app), config.gateway.host, config.gateway.port, 'gateway');
   logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace });
   return {

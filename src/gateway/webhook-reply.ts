@@ -2,7 +2,8 @@ import type { Response } from 'express';
 import type { Logger } from '../logging/logger';
 import type { ServiceMetrics } from '../metrics/service-metrics';
 import type { DeliveryOutcome } from '../ingress/deliver-observation';
-import { errorBody, TemporalUnavailableError } from './http-errors';
+import { TemporalUnavailableError } from '../temporal/temporal-unavailable-error';
+import { errorBody } from './http-errors';
 
 export type WebhookSource = 'tracker' | 'scmhost' | 'gitlab';
 
@@ -39,9 +40,13 @@ export class WebhookReply {
     this.res.status(this.acceptedStatus).json({ ignored: reason, ...extra });
   }
 
-  accepted(body: Record<string, unknown>): void {
+  /**
+   * The delivery is in the ticket workflow's queue. Only the ledger decides later whether it is a new fact, a
+   * duplicate or stale, and that decision is on the ticket's timeline: the HTTP answer promises no more than queued.
+   */
+  queued(body: Record<string, unknown>): void {
     this.metrics.webhooksProcessed.inc({ source: this.source, event: this.event });
-    this.res.status(this.acceptedStatus).json({ status: 'accepted', ...body });
+    this.res.status(this.acceptedStatus).json({ status: 'queued', ...body });
   }
 
   /** Runs the hand-over to Temporal; unavailability becomes 503 so the provider redelivers. */
@@ -58,6 +63,17 @@ export class WebhookReply {
       this.fail(500, 'internal_error', `the delivery could not be handed over: ${(error as Error).message}`);
     }
   }
+}
+
+/**
+ * GitHub lets a webhook be sent as JSON or as `application/x-www-form-urlencoded` with the JSON in a `payload`
+ * field. The signature covers the raw body as sent either way, so it is checked before this runs.
+ */
+export function parseWebhookBody(raw: Buffer, contentType: string | undefined): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(contentType ?? '')) return parseJsonBody(raw);
+  const payload = new URLSearchParams(raw.toString('utf8')).get('payload');
+  if (payload === null) return { ok: false, message: 'a form-encoded webhook needs a payload field holding the JSON' };
+  return parseJsonBody(Buffer.from(payload, 'utf8'));
 }
 
 export function parseJsonBody(raw: Buffer): { ok: true; value: unknown } | { ok: false; message: string } {
@@ -77,8 +93,8 @@ export function answerDelivery(reply: WebhookReply, result: DeliveryOutcome, del
   if (result.outcome === 'ignored') {
     reply.ignored(result.reason_code, result.reason, result.ticket_key ? { ticket_key: result.ticket_key } : {});
   } else if (result.outcome === 'started') {
-    reply.accepted({ ticket_key: result.ticket_key, workflow_id: result.workflow_id, delivery_identity: deliveryIdentity });
+    reply.queued({ ticket_key: result.ticket_key, workflow_id: result.workflow_id, delivery_identity: deliveryIdentity });
   } else {
-    reply.accepted({ ticket_key: result.ticket_key, ...(result.routed_by ? { routed_by: result.routed_by } : {}), delivery_identity: deliveryIdentity });
+    reply.queued({ ticket_key: result.ticket_key, ...(result.routed_by ? { routed_by: result.routed_by } : {}), delivery_identity: deliveryIdentity });
   }
 }

@@ -1,14 +1,15 @@
 import type { Observation } from '../../workflows/observation';
-import { planTrackerDelivery } from '../gateway/tracker/plan-tracker-delivery';
-import type { TicketWorkflowsPort } from '../gateway/ticket-workflows';
-import { routeDelivery } from '../gateway/route-delivery';
+import { planTrackerDelivery } from './tracker/plan-tracker-delivery';
+import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
+import { routeDelivery } from './route-delivery';
 import { redactValue } from '../redaction/redact-secrets';
+import { boundFacts } from './bound-facts';
 import { ownCommentReason, type LoopGuardOptions } from './loop-guard';
 import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
 
 export type DeliveryOutcome =
   | { outcome: 'started'; ticket_key: string; workflow_id: string }
-  | { outcome: 'signalled'; ticket_key: string; routed_by?: 'title' | 'branch' | 'index' }
+  | { outcome: 'signalled'; ticket_key: string; routed_by?: 'title' | 'branch' | 'index'; child_key?: string }
   | { outcome: 'ignored'; reason_code: 'not_managed' | 'own_comment' | 'no_workflow' | 'unroutable'; reason: string; ticket_key?: string };
 
 /**
@@ -16,7 +17,7 @@ export type DeliveryOutcome =
  * Identities and fingerprints were computed from the provider's text before, so webhook and poller still converge.
  */
 function withoutSecrets<T extends { facts: Observation['facts'] }>(observation: T): T {
-  return { ...observation, facts: redactValue(observation.facts) };
+  return boundFacts({ ...observation, facts: redactValue(observation.facts) });
 }
 
 /**
@@ -39,10 +40,13 @@ export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, 
     }, observation);
     return { outcome: 'started', ticket_key: observation.ticket_key, workflow_id: workflowId };
   }
-  const result = await workflows.signal(observation.ticket_key, observation);
+  // A provisioned child's event goes to its feature's workflow, keeping the child's key: the workflow tells them
+  // apart by `observation.ticket_key`.
+  const target = plan.action === 'signal_parent' ? plan.parent_key : observation.ticket_key;
+  const result = await workflows.signal(target, observation);
   return result === 'not_found'
-    ? { outcome: 'ignored', reason_code: 'no_workflow', reason: `no running workflow for ${observation.ticket_key}`, ticket_key: observation.ticket_key }
-    : { outcome: 'signalled', ticket_key: observation.ticket_key };
+    ? { outcome: 'ignored', reason_code: 'no_workflow', reason: `no running workflow for ${target}`, ticket_key: target }
+    : { outcome: 'signalled', ticket_key: target, ...(plan.action === 'signal_parent' ? { child_key: observation.ticket_key } : {}) };
 }
 
 /** Routes a source-host observation (GitHub or GitLab) to its ticket and signals it; never starts a workflow. */

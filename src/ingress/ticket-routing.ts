@@ -1,4 +1,4 @@
-import { TICKET_KEY } from '../gateway/tracker/tracker-webhook-schema';
+import { TICKET_KEY } from './tracker/tracker-webhook-schema';
 
 /** The branch prefix of the service's pull requests: `service/<ticket-key-lowercase>`. */
 export const SERVICE_BRANCH_PREFIX = 'service/';

@@ -1,4 +1,4 @@
-import { APICallError, generateText as sdkGenerateText, type LanguageModel, type ModelMessage } from 'ai';
+import { APICallError, generateText as sdkGenerateText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { z } from 'zod';
 import { formatTarget, type ModelConnection, type ModelTarget } from '../config/model-configuration';
 import type { Resolution, TargetSource } from '../config/model-target-resolver';
@@ -16,6 +16,9 @@ export interface ModelCallInput {
   /** One user message, or a conversation (e.g. the artifact, then the reviewer's feedback, for a revision). */
   prompt: string | ModelMessage[];
   abortSignal?: AbortSignal;
+  /** Tools the model may call before its structured answer, and the request limit (see StructuredInput). */
+  tools?: ToolSet;
+  maxSteps?: number;
 }
 
 export interface ModelCallInfo {
@@ -98,6 +101,8 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
         abortSignal: input.abortSignal,
         metrics: options.metrics,
         targetLabel: label,
+        tools: input.tools,
+        maxSteps: input.maxSteps,
       }).catch((error: unknown) => {
         throw wrap(error, label);
       });

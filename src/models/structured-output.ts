@@ -1,4 +1,4 @@
-import { APICallError, generateText, JSONParseError, NoObjectGeneratedError, Output, tool, TypeValidationError, UnsupportedFunctionalityError, type LanguageModel, type ModelMessage } from 'ai';
+import { APICallError, generateText, hasToolCall, JSONParseError, NoObjectGeneratedError, Output, stepCountIs, tool, TypeValidationError, UnsupportedFunctionalityError, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { z } from 'zod';
 import { redactSecrets } from '../redaction/redact-secrets';
 import type { ModelMetrics, TokenUsage } from './model-metrics';
@@ -41,6 +41,11 @@ function describe(error: unknown): string {
   return redactSecrets(error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 500);
 }
 
+/** With tools a call has several steps: `totalUsage` is what all of them spent. */
+function spent(result: { usage?: { inputTokens?: number; outputTokens?: number }; totalUsage?: { inputTokens?: number; outputTokens?: number } }): TokenUsage {
+  return usageOf(result.totalUsage ?? result.usage);
+}
+
 function usageOf(usage: { inputTokens?: number; outputTokens?: number } | undefined): TokenUsage {
   return { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
 }
@@ -75,7 +80,15 @@ export interface StructuredInput<T> {
   metrics?: ModelMetrics;
   /** Written as the usage observation's target (`connection:model`). */
   targetLabel?: string;
+  /**
+   * Tools the model may call before it answers (e.g. read-only repository tools). Each call is one more request:
+   * at most `maxSteps` requests in all (default 8), the answer included.
+   */
+  tools?: ToolSet;
+  maxSteps?: number;
 }
+
+export const DEFAULT_MAX_STEPS = 8;
 
 /**
  * Structured output (SPEC 7): first the provider's native strategy (JSON output constrained by the schema); when that
@@ -112,24 +125,32 @@ export async function generateStructured<T>(input: StructuredInput<T>): Promise<
     }
   };
   const common = { model: input.model, system: input.system, prompt: input.prompt, maxOutputTokens: input.maxOutputTokens, maxRetries: 0, abortSignal: input.abortSignal };
+  const extraTools = input.tools && Object.keys(input.tools).length ? input.tools : undefined;
+  const maxSteps = input.maxSteps ?? DEFAULT_MAX_STEPS;
 
   try {
     let object: T | undefined;
     if (input.nativeStructuredOutput !== false) {
       object = await attempt('native', async () => {
-        const result = await generateText({ ...common, output: Output.object({ schema: input.schema }) });
+        const result = await generateText({
+          ...common, output: Output.object({ schema: input.schema }),
+          ...(extraTools ? { tools: extraTools, stopWhen: stepCountIs(maxSteps) } : {}),
+        });
         // Reading `output` parses and validates; a mismatch throws here and counts as a native failure.
-        return { object: result.output as T, usage: usageOf(result.usage) };
+        return { object: result.output as T, usage: spent(result) };
       });
     }
     if (object === undefined) {
       object = await attempt('tool', async () => {
+        const respond = { [RESPOND_TOOL]: tool({ description: 'Return the answer in the required structure.', inputSchema: input.schema }) };
         const result = await generateText({
           ...common,
-          tools: { [RESPOND_TOOL]: tool({ description: 'Return the answer in the required structure.', inputSchema: input.schema }) },
-          toolChoice: { type: 'tool', toolName: RESPOND_TOOL },
+          // With other tools the model may use them first; `respond` has no execute, so calling it ends the loop.
+          ...(extraTools
+            ? { tools: { ...extraTools, ...respond }, toolChoice: 'required' as const, stopWhen: [stepCountIs(maxSteps), hasToolCall(RESPOND_TOOL)] }
+            : { tools: respond, toolChoice: { type: 'tool' as const, toolName: RESPOND_TOOL } }),
         });
-        const usage = usageOf(result.usage);
+        const usage = spent(result);
         const call = result.toolCalls.find((c) => c.toolName === RESPOND_TOOL);
         const fail = (message: string) => Object.assign(new Error(message), { usage });
         if (!call) throw fail(`the model did not call the ${RESPOND_TOOL} tool`);

@@ -1,7 +1,7 @@
 import type { NormalisedDelivery } from '../ingress/normalised-delivery';
 import { SERVICE_BRANCH_PREFIX } from '../ingress/ticket-routing';
-import { normaliseScmhostEvent } from '../gateway/scmhost/normalise-scmhost-event';
-import { SCMHOST_EVENT_SCHEMAS, type ScmhostEventName } from '../gateway/scmhost/scmhost-webhook-schema';
+import { normaliseScmhostEvent } from '../ingress/scmhost/normalise-scmhost-event';
+import { SCMHOST_EVENT_SCHEMAS, type ScmhostEventName } from '../ingress/scmhost/scmhost-webhook-schema';
 import type { ScmhostClient } from '../providers/scmhost/scmhost-client';
 import type { PullRequest, RepoRef } from '../providers/scmhost/scmhost-types';
 
@@ -75,7 +75,8 @@ export async function collectScmhostDeliveries(
       }
       for (const comment of await scmhost.listIssueComments(ref, pr.number)) {
         push(asWebhook('issue_comment', {
-          action: 'created',
+          // What GitHub's webhook said when the comment last changed: an edit is not a new comment.
+          action: comment.updatedAt && comment.updatedAt !== comment.createdAt ? 'edited' : 'created',
           issue: { number: pr.number, title: pr.title, pull_request: { url: pr.htmlUrl } },
           comment: { id: comment.id, body: comment.body, user: comment.author ? { login: comment.author } : null, created_at: comment.createdAt, updated_at: comment.updatedAt },
           repository,

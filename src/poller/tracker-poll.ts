@@ -1,5 +1,5 @@
 import type { Observation } from '../../workflows/observation';
-import { changelogObservation, commentObservation, issueCreatedObservation, type TrackerIssueFacts } from '../ingress/tracker-observations';
+import { changelogObservation, commentObservation, issueCreatedObservation, type TrackerIssueFacts } from '../ingress/tracker/tracker-observations';
 import type { TrackerClient } from '../providers/tracker/tracker-client';
 import type { TrackerIssue } from '../providers/tracker/tracker-types';
 

@@ -17,12 +17,15 @@ export interface ServiceProcess {
   exited: Promise<number | string>;
 }
 
-/** Runs the real `service` binary (built into dist/ by `npm test`) as a child process. */
-export function startService(args: string[], env: NodeJS.ProcessEnv): ServiceProcess {
+/**
+ * Runs the real `service` binary (built into dist/ by `npm test`) as a child process; `script` runs another Node
+ * program the same way (a test worker built from the compiled service).
+ */
+export function startService(args: string[], env: NodeJS.ProcessEnv, script = SERVICE_BIN): ServiceProcess {
   if (!existsSync(join(root, 'dist', 'src', 'commands'))) {
     throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the integration tests');
   }
-  const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
+  const child = spawn(process.execPath, [script, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,7 +13,7 @@ export interface ServiceStack {
 }
 
 /** The real `service worker` and `service gateway` processes against a Temporal server, on free loopback ports. */
-export async function startServiceStack(temporalAddress: string, env: NodeJS.ProcessEnv): Promise<ServiceStack> {
+export async function startServiceStack(temporalAddress: string, env: NodeJS.ProcessEnv, options: { workerScript?: string } = {}): Promise<ServiceStack> {
   const gatewayPort = await freePort();
   const metricsPort = await freePort();
   const fullEnv: NodeJS.ProcessEnv = {
@@ -25,7 +25,7 @@ export async function startServiceStack(temporalAddress: string, env: NodeJS.Pro
     ...env,
   };
   const startWorker = async () => {
-    const worker = startService(['worker'], fullEnv);
+    const worker = options.workerScript ? startService([], fullEnv, options.workerScript) : startService(['worker'], fullEnv);
     await worker.waitForOutput(/worker polling task queue/);
     return worker;
   };

@@ -116,7 +116,8 @@ describe('service dev', () => {
         const station = page.status === 200 ? (page.body.entries as Json[]).find((e) => e.kind === 'station_attempt') : undefined;
         return station ? page.body : undefined;
       }, 60_000, `${key} through the sandbox`);
-      expect(timeline.entries.find((e: Json) => e.kind === 'station_attempt')).toMatchObject({ status: 'configured', details: { repositories: ['sandbox/app'] } });
+      expect(timeline.entries.find((e: Json) => e.kind === 'station_attempt')).toMatchObject({ status: 'succeeded', details: { station: 'intake', outcome: 'configured' } });
+      expect(timeline.entries.find((e: Json) => e.kind === 'station_attempt').summary).toContain('sandbox/app');
       expect(timeline.entries.find((e: Json) => e.kind === 'observation_decision')).toMatchObject({ status: 'accepted', details: { source: 'webhook', event: 'issue_created' } });
     } finally {
       expect(await dev.stop('SIGINT')).toBe(0);

@@ -98,7 +98,7 @@ describe('ingress from every webhook source into the ledger', () => {
     await startTicket('ING-1');
     const payload = pullRequest('ING-1', { number: 41 });
     const first = await scmhost('pull_request', payload, { header: 'x-scmhost-event' });
-    expect(first).toMatchObject({ status: 200, body: { status: 'accepted', ticket_key: 'ING-1', routed_by: 'title' } });
+    expect(first).toMatchObject({ status: 200, body: { status: 'queued', ticket_key: 'ING-1', routed_by: 'title' } });
     expect((await scmhost('pull_request', payload)).status).toBe(200);
     const found = await decisions('ING-1', 3);
     expect(found.map((e) => [e.details.source_system, e.status])).toEqual([['tracker', 'accepted'], ['scmhost', 'accepted'], ['scmhost', 'duplicate']]);
@@ -108,7 +108,7 @@ describe('ingress from every webhook source into the ledger', () => {
   it('routes by the service branch, then by the PR index the workflow keeps', async () => {
     await startTicket('ING-2');
     const byBranch = await scmhost('pull_request', pullRequest('ING-2', { title: 'No key in this title', branch: 'service/ing-2', number: 52 }));
-    expect(byBranch.body).toMatchObject({ status: 'accepted', ticket_key: 'ING-2', routed_by: 'branch' });
+    expect(byBranch.body).toMatchObject({ status: 'queued', ticket_key: 'ING-2', routed_by: 'branch' });
 
     const comment = fixture<Json>('scmhost/issue-comment-created.json');
     comment.issue.number = 52;
@@ -120,7 +120,7 @@ describe('ingress from every webhook source into the ledger', () => {
       const response = await scmhost('issue_comment', comment);
       return response.body.routed_by === 'index' ? response : undefined;
     }, 30_000, 'routing through the PR index');
-    expect(byIndex.body).toMatchObject({ status: 'accepted', ticket_key: 'ING-2' });
+    expect(byIndex.body).toMatchObject({ status: 'queued', ticket_key: 'ING-2' });
   });
 
   it('answers an unroutable delivery with 200, counts it and signals nothing', async () => {
@@ -145,14 +145,16 @@ describe('ingress from every webhook source into the ledger', () => {
 
   it('calls an older tracker revision stale and a conflicting redelivery a conflict', async () => {
     await startTicket('ING-3');
-    const change = (id: string) => {
+    const change = (id: string, from: string, to: string) => {
       const payload = fixture<Json>('tracker/jira-issue-updated-labels.json');
       payload.issue.key = 'ING-3';
       payload.changelog.id = id;
+      Object.assign(payload.changelog.items[0], { fromString: from, toString: to });
       return payload;
     };
-    expect((await tracker(change('300'))).status).toBe(200);
-    expect((await tracker(change('299'))).status).toBe(200);
+    // Changelog 300 removed the approval that the late changelog 299 added: 299 is superseded on every field it touched.
+    expect((await tracker(change('300', 'service:managed service:prd-approved', 'service:managed'))).status).toBe(200);
+    expect((await tracker(change('299', 'service:managed', 'service:managed service:prd-approved'))).status).toBe(200);
 
     const review = fixture<Json>('scmhost/pull-request-review-submitted.json');
     review.pull_request.title = '[ING-3] x';
@@ -163,7 +165,7 @@ describe('ingress from every webhook source into the ledger', () => {
 
     const found = await decisions('ING-3', 5);
     expect(found.map((e) => e.status)).toEqual(['accepted', 'accepted', 'stale', 'accepted', 'conflict']);
-    expect(found[2]!.details.reason).toBe('revision 299 of issue_changelog 10042 is older than accepted revision 300');
+    expect(found[2]!.details.reason).toBe('every change of changelog 299 on issue 10042 was superseded: +service:prd-approved by the removal at revision 300');
     expect(found[4]!.details).toMatchObject({ event_status: 'failed' });
     const view = await getJson(`${stack.api}/api/v1/workflows/ING-3/execution`, TOKEN);
     expect(view.body).toMatchObject({ last_observation: { conflicting: true }, observation_decisions: { accepted: 3, stale: 1, conflict: 1, duplicate: 0 } });
@@ -173,7 +175,7 @@ describe('ingress from every webhook source into the ledger', () => {
   it('takes GitLab hooks only for registered repositories with the right token, answering 202', async () => {
     await startTicket('GLB-1');
     const note = fixture<Json>('gitlab/note-on-merge-request.json');
-    expect(await gitlab(note)).toMatchObject({ status: 202, body: { status: 'accepted', ticket_key: 'GLB-1', routed_by: 'title' } });
+    expect(await gitlab(note)).toMatchObject({ status: 202, body: { status: 'queued', ticket_key: 'GLB-1', routed_by: 'title' } });
     expect((await gitlab(note, 'wrong-token')).status).toBe(401);
     expect((await gitlab(note, null)).status).toBe(401);
     const elsewhere = { ...note, project: { ...note.project, path_with_namespace: 'someone/else' } };

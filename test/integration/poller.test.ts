@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pollerScheduleId } from '../../src/poller/poller-schedule';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import { pollNow } from '../helpers/poller';
 import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
@@ -52,26 +53,24 @@ describe('the poller delivers the same facts as the webhooks', () => {
     await scmhost.close();
   });
 
+  /**
+   * The service's own label writes (these tickets block at the first station this build does not implement) come
+   * back as changelog facts too; these tests are about the facts people and the source host made.
+   */
+  const servicesOwnLabels = (entry: Json) => {
+    const change = entry.details.facts?.label_change as { added: string[]; removed: string[] } | undefined;
+    return change !== undefined && [...change.added, ...change.removed].every((label) => label === 'service:blocked' || label.endsWith('-pending'));
+  };
+
   async function decisions(key: string, count: number): Promise<Json[]> {
     return eventually(async () => {
       const page = await getJson(`${stack.api}/api/v1/workflows/${key}/execution/timeline?limit=200`, TOKEN);
-      const found = page.status === 200 ? (page.body.entries as Json[]).filter((e) => e.kind === 'observation_decision') : [];
+      const found = page.status === 200 ? (page.body.entries as Json[]).filter((e) => e.kind === 'observation_decision' && !servicesOwnLabels(e)) : [];
       return found.length >= count ? found : undefined;
     }, 60_000, `${count} decisions on ${key}`);
   }
 
-  async function completedPolls(): Promise<number> {
-    let n = 0;
-    const query = `WorkflowType = "pollWorkflow" AND TaskQueue = "${TASK_QUEUE}" AND ExecutionStatus = "Completed"`;
-    for await (const _ of client.workflow.list({ query })) n += 1;
-    return n;
-  }
-
-  async function poll(): Promise<void> {
-    const before = await completedPolls();
-    await client.schedule.getHandle(pollerScheduleId(TASK_QUEUE)).trigger();
-    await eventually(async () => ((await completedPolls()) > before ? true : undefined), 60_000, 'a completed poll');
-  }
+  const poll = () => pollNow(client, TASK_QUEUE);
 
   it('creates the poller schedule at worker start, with overlap skip', async () => {
     const description = await client.schedule.getHandle(pollerScheduleId(TASK_QUEUE)).describe();
@@ -85,7 +84,7 @@ describe('the poller delivers the same facts as the webhooks', () => {
     tracker.state.addComment(issue.key, '? which format');
     tracker.state.updateLabels(issue.key, [{ add: 'service:prd-approved' }]);
     await tracker.webhooks.flush();
-    expect(tracker.webhooks.deliveries.filter((d) => d.payload && (d.payload as Json).issue?.key === issue.key).map((d) => d.status)).toEqual([200, 200, 200]);
+    expect(tracker.webhooks.deliveries.filter((d) => d.payload && (d.payload as Json).issue?.key === issue.key).slice(0, 3).map((d) => d.status)).toEqual([200, 200, 200]);
     await decisions(issue.key, 3);
 
     await poll();

@@ -1,8 +1,9 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from '../../logging/logger';
-import { errorBody, TemporalUnavailableError } from '../http-errors';
+import { TemporalUnavailableError } from '../../temporal/temporal-unavailable-error';
+import { errorBody } from '../http-errors';
 import { requireBearerToken } from '../operator-auth';
-import type { TicketWorkflowsPort } from '../ticket-workflows';
+import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 
 export interface EffectApiDeps {
   workflows: TicketWorkflowsPort;

@@ -4,9 +4,9 @@ import { deliverSourceHostObservation } from '../../ingress/deliver-observation'
 import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
-import { gitlabHookSchema } from '../gitlab/gitlab-webhook-schema';
-import { normaliseGitLabEvent } from '../gitlab/normalise-gitlab-event';
-import type { TicketWorkflowsPort } from '../ticket-workflows';
+import { gitlabHookSchema } from '../../ingress/gitlab/gitlab-webhook-schema';
+import { normaliseGitLabEvent } from '../../ingress/gitlab/normalise-gitlab-event';
+import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { tokensEqual } from '../webhook-signature';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
 

@@ -1,11 +1,12 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
-import { errorBody, TemporalUnavailableError } from '../http-errors';
+import { TemporalUnavailableError } from '../../temporal/temporal-unavailable-error';
+import { errorBody } from '../http-errors';
 import { requireBearerToken } from '../operator-auth';
 import { compactProjection, isObservationStale, servedExecutionView } from '../read-models/compact-projection';
-import type { TicketWorkflowsPort } from '../ticket-workflows';
-import { TICKET_KEY } from '../tracker/tracker-webhook-schema';
+import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
+import { TICKET_KEY } from '../../ingress/tracker/tracker-webhook-schema';
 import { MAX_TIMELINE_PAGE } from '../../../workflows/timeline';
 import type { ExecutionView } from '../../../workflows/execution-view';
 

@@ -3,11 +3,11 @@ import { deliverSourceHostObservation } from '../../ingress/deliver-observation'
 import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
-import { normaliseScmhostEvent } from '../scmhost/normalise-scmhost-event';
-import { isScmhostEventName, SCMHOST_EVENT_SCHEMAS, type ScmhostEventName, type ScmhostPayload } from '../scmhost/scmhost-webhook-schema';
-import type { TicketWorkflowsPort } from '../ticket-workflows';
+import { normaliseScmhostEvent } from '../../ingress/scmhost/normalise-scmhost-event';
+import { isScmhostEventName, SCMHOST_EVENT_SCHEMAS, type ScmhostEventName, type ScmhostPayload } from '../../ingress/scmhost/scmhost-webhook-schema';
+import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { verifyHmacSha256 } from '../webhook-signature';
-import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
+import { answerDelivery, describeIssues, parseWebhookBody, WebhookReply } from '../webhook-reply';
 
 export interface ScmhostWebhookDeps {
   workflows: TicketWorkflowsPort;
@@ -38,7 +38,7 @@ export function scmhostWebhookRouter(deps: ScmhostWebhookDeps): Router {
       }
       const eventHeader = (req.get('x-scmhost-event') ?? req.get('x-github-event'))?.trim().toLowerCase();
       if (!eventHeader) return reply.fail(400, 'missing_event', 'the X-Scmhost-Event (or X-GitHub-Event) header is required');
-      const body = parseJsonBody(raw);
+      const body = parseWebhookBody(raw, req.get('content-type'));
       if (!body.ok) return reply.fail(400, 'invalid_json', body.message);
       if (!isScmhostEventName(eventHeader)) {
         reply.received('unsupported');

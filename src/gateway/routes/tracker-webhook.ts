@@ -1,9 +1,12 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
-import type { TicketWorkflowsPort } from '../ticket-workflows';
-import { normaliseTrackerEvent, trackerEventName } from '../tracker/normalise-tracker-event';
-import { trackerWebhookSchema } from '../tracker/tracker-webhook-schema';
+import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
+import { issueIdOfComment, type IssueKeyResolver } from '../../ingress/tracker/comment-issue';
+import { normaliseIssuelessComment, normaliseTrackerEvent, trackerEventName } from '../../ingress/tracker/normalise-tracker-event';
+import { issuelessCommentWebhookSchema, trackerEnvelopeSchema, trackerWebhookSchema, type IssuelessCommentWebhook } from '../../ingress/tracker/tracker-webhook-schema';
+import { NotFoundProviderError, RetryableProviderError } from '../../providers/provider-errors';
+import type { Observation } from '../../../workflows/observation';
 import { verifyHmacSha256 } from '../webhook-signature';
 import { deliverTrackerObservation } from '../../ingress/deliver-observation';
 import type { LoopGuardOptions } from '../../ingress/loop-guard';
@@ -18,6 +21,8 @@ export interface TrackerWebhookDeps {
   guard: LoopGuardOptions;
   /** Webhook bodies can be megabytes (ADF documents, long changelogs). */
   bodyLimit?: string;
+  /** Looks up an issue's key by its id, for comment events that carry no issue (Jira Server/DC); needs tracker credentials. */
+  issueKeys?: IssueKeyResolver;
 }
 
 /**
@@ -38,19 +43,68 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
       }
       const body = parseJsonBody(raw);
       if (!body.ok) return reply.fail(400, 'invalid_json', body.message);
+      // The event first, then what that event needs: an event the service does not use is answered, never refused.
+      const envelope = trackerEnvelopeSchema.safeParse(body.value);
+      if (!envelope.success) return reply.fail(400, 'invalid_payload', `not a tracker webhook: ${describeIssues(envelope.error.issues)}`);
+      const event = trackerEventName(envelope.data);
+      reply.received(event ?? 'unsupported');
+      if (!event) return reply.ignored('unsupported_event', `unsupported tracker event "${envelope.data.webhookEvent}"`);
+
+      // Issue events always carry their issue (without one the body is not Jira's: 400 below); comment events from
+      // Jira Server/DC carry only the comment.
+      if (envelope.data.issue === undefined && event === 'issue_commented') {
+        const parsed = issuelessCommentWebhookSchema.safeParse(body.value);
+        if (!parsed.success) return reply.fail(400, 'invalid_payload', `the tracker comment webhook is missing fields it needs: ${describeIssues(parsed.error.issues)}`);
+        return reply.handOver(async () => {
+          const observation = await resolveComment(deps, reply, parsed.data);
+          if (observation) answerDelivery(reply, await deliverTrackerObservation(deps.workflows, observation, deps.guard), observation.delivery_identity);
+        });
+      }
+
       const parsed = trackerWebhookSchema.safeParse(body.value);
       if (!parsed.success) return reply.fail(400, 'invalid_payload', `the tracker webhook is missing fields it needs: ${describeIssues(parsed.error.issues)}`);
-      reply.received(trackerEventName(parsed.data) ?? 'unsupported');
-
       const normalised = normaliseTrackerEvent(parsed.data);
       if (normalised.kind === 'invalid') return reply.fail(400, 'invalid_payload', normalised.reason);
       if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
-      const { observation } = normalised;
+      const { observation, observations } = normalised;
       await reply.handOver(async () => {
-        const result = await deliverTrackerObservation(deps.workflows, observation, deps.guard);
-        answerDelivery(reply, result, observation.delivery_identity);
+        // Every fact the delivery carries is handed over before answering; the answer names the event's own fact.
+        const outcomes = [];
+        for (const each of observations) outcomes.push(await deliverTrackerObservation(deps.workflows, each, deps.guard));
+        answerDelivery(reply, outcomes[observations.indexOf(observation)]!, observation.delivery_identity);
       });
     },
   );
   return router;
+}
+
+/**
+ * Finds the ticket of a comment event that names its issue only in the comment's `self` URL. A tracker that cannot
+ * be reached answers 503 so Jira redelivers; an issue that no longer exists, or no tracker credentials to ask with,
+ * is answered 200 and counted, since redelivering would not help.
+ */
+async function resolveComment(deps: TrackerWebhookDeps, reply: WebhookReply, payload: IssuelessCommentWebhook): Promise<Observation | undefined> {
+  const issueId = issueIdOfComment(payload.comment.self);
+  if (!issueId) {
+    reply.fail(400, 'invalid_payload', `comment.self does not name an issue: ${payload.comment.self}`);
+    return undefined;
+  }
+  if (!deps.issueKeys) {
+    reply.ignored('unresolved_issue', `comment on issue ${issueId} without an issue object; set TRACKER_BASE_URL, TRACKER_USER_EMAIL and TRACKER_API_TOKEN so the gateway can look the issue up`);
+    return undefined;
+  }
+  try {
+    const key = await deps.issueKeys.keyOf(issueId);
+    return normaliseIssuelessComment(payload, { id: issueId, key });
+  } catch (error) {
+    if (error instanceof NotFoundProviderError) {
+      reply.ignored('unresolved_issue', `comment on issue ${issueId}, which the tracker does not know`);
+      return undefined;
+    }
+    if (error instanceof RetryableProviderError) {
+      reply.fail(503, 'tracker_unavailable', `the tracker could not be asked for issue ${issueId}; retry later`);
+      return undefined;
+    }
+    throw error;
+  }
 }

@@ -157,9 +157,7 @@ export class ScmhostClient {
     }
     const { status, headers, data } = requestError.response;
     const message = typeof (data as { message?: unknown } | undefined)?.message === 'string' ? (data as { message: string }).message : undefined;
-    const details = Array.isArray((data as { errors?: unknown } | undefined)?.errors)
-      ? (data as { errors: Array<{ message?: string; code?: string; field?: string }> }).errors.map((e) => e.message ?? [e.field, e.code].filter(Boolean).join(' ')).join('; ')
-      : undefined;
+    const details = validationDetails((data as { errors?: unknown } | undefined)?.errors);
     const rateLimited = status === 429 || (status === 403 && (headers['x-ratelimit-remaining'] === '0' || /rate limit/i.test(message ?? '')));
     let retryAfterMs = parseRetryAfterMs(headers['retry-after']);
     if (retryAfterMs === undefined && headers['x-ratelimit-remaining'] === '0' && headers['x-ratelimit-reset']) {
@@ -205,6 +203,34 @@ export class ScmhostClient {
       throw error;
     }
   }
+
+  // --- planning: read-only repository files (the model's tree and file tools) ---
+  /**
+   * The paths of a branch's files (`ref` defaults to the default branch), from the recursive git tree. GitHub cuts
+   * very large trees (`truncated`); the caller says so rather than pretending the list is complete.
+   */
+  async listFiles(ref: RepoRef, options: { ref?: string } = {}): Promise<{ paths: string[]; truncated: boolean }> {
+    const { data } = await this.call<{ tree: Array<{ path: string; type: string }>; truncated?: boolean }>('listFiles', 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}', {
+      ...ref, tree_sha: options.ref ?? 'HEAD', recursive: '1',
+    });
+    return { paths: data.tree.filter((entry) => entry.type === 'blob').map((entry) => entry.path), truncated: data.truncated ?? false };
+  }
+
+  /** A file's text, or undefined when there is no such file (a directory is not a file either). */
+  async readFile(ref: RepoRef, path: string, options: { ref?: string } = {}): Promise<{ text: string; size: number } | undefined> {
+    try {
+      const { data } = await this.call<{ type?: string; encoding?: string; content?: string; size?: number } | unknown[]>('readFile', 'GET /repos/{owner}/{repo}/contents/{path}', {
+        ...ref, path, ...(options.ref ? { ref: options.ref } : {}),
+      });
+      if (Array.isArray(data) || data.type !== 'file' || typeof data.content !== 'string') return undefined;
+      const text = data.encoding === 'base64' ? Buffer.from(data.content.replace(/\n/g, ''), 'base64').toString('utf8') : data.content;
+      return { text, size: data.size ?? Buffer.byteLength(text) };
+    } catch (error) {
+      if (error instanceof ProviderError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+  // --- end planning ---
 
   /** Creates a branch at a commit. An existing branch is a precondition failure (422 "Reference already exists"). */
   async createBranch(ref: RepoRef, branch: string, sha: string): Promise<Branch> {
@@ -383,6 +409,21 @@ export function groupReviewThreads(comments: ReviewComment[]): ReviewThread[] {
     threads.set(root.id, thread);
   }
   return [...threads.values()];
+}
+
+/**
+ * The reasons of a GitHub 422. `errors` holds objects ({resource, field, code, message}) on most endpoints and plain
+ * strings on some ("Can not approve your own pull request"); both are read, so the reason reaches the operator.
+ */
+export function validationDetails(errors: unknown): string | undefined {
+  if (!Array.isArray(errors)) return undefined;
+  const reasons = errors.map((entry: unknown) => {
+    if (typeof entry === 'string') return entry;
+    if (!entry || typeof entry !== 'object') return '';
+    const { message, field, code } = entry as { message?: unknown; field?: unknown; code?: unknown };
+    return typeof message === 'string' ? message : [field, code].filter((part) => typeof part === 'string' && part).join(' ');
+  }).filter(Boolean);
+  return reasons.length > 0 ? reasons.join('; ') : undefined;
 }
 
 function causeChainHas(error: unknown, test: (e: Error & { code?: unknown }) => boolean): boolean {

@@ -1,13 +1,15 @@
 /**
  * A GitLab look-alike (REST v4) for the GitLab client's tests and the sandbox: projects with branches, merge
  * requests, notes and pipelines, in memory, under an optional self-managed path prefix, with GitLab's error
- * bodies, PRIVATE-TOKEN checks and the shared fault injector. Webhooks are not simulated yet.
+ * bodies, PRIVATE-TOKEN checks and the shared fault injector. Webhooks are not simulated yet. Response shapes are in
+ * gitlab-json.ts.
  */
 import express, { NextFunction, Request, Response } from 'express';
 import { createHash, randomUUID } from 'node:crypto';
 import { FaultInjector, createFaultInjector } from '../fault-injector';
 import { closeServer, listen } from '../listen';
 import { createGitSmartHttp, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
+import { GitLabJson } from './gitlab-json';
 
 export interface GitLabSimulatorOptions {
   port?: number;
@@ -93,6 +95,7 @@ function sha(seed: string): string {
 export async function startGitLabSimulator(options: GitLabSimulatorOptions = {}): Promise<GitLabSimulator> {
   let url = '';
   const state = new GitLabState();
+  const json = new GitLabJson(() => url);
   for (const path of options.projects ?? []) state.createProject(path);
   const faults = createFaultInjector((status, message) => ({ message: `${status} ${message}` }));
   const app = express();
@@ -123,18 +126,6 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     if (!mr) throw new GitLabSimError(404, { message: '404 Not found' });
     return mr;
   };
-  const mrJson = (project: SimProject, mr: SimMergeRequest) => ({
-    id: mr.id, iid: mr.iid, project_id: project.id, title: mr.title, description: mr.description, state: mr.state,
-    draft: /^(draft:|\[draft\]|\(draft\))/i.test(mr.title), work_in_progress: /^(draft:|\[draft\]|\(draft\))/i.test(mr.title),
-    source_branch: mr.sourceBranch, target_branch: mr.targetBranch, sha: project.branches.get(mr.sourceBranch) ?? '',
-    web_url: `${url}/${project.path}/-/merge_requests/${mr.iid}`, merge_status: 'can_be_merged', detailed_merge_status: 'mergeable',
-    author: { username: mr.author }, created_at: mr.createdAt, updated_at: mr.updatedAt,
-  });
-  const pipelineJson = (project: SimProject, p: SimPipeline) => ({
-    id: p.id, iid: p.iid, project_id: project.id, sha: p.sha, ref: p.ref, status: p.status, source: 'merge_request_event',
-    web_url: `${url}/${project.path}/-/pipelines/${p.id}`, created_at: p.createdAt, updated_at: p.updatedAt,
-  });
-
   api.get('/projects/:id', (req, res) => {
     const project = projectOf(req);
     res.json({ id: project.id, path_with_namespace: project.path, default_branch: project.defaultBranch, web_url: `${url}/${project.path}` });
@@ -143,7 +134,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     const project = projectOf(req);
     const commit = project.branches.get(String(req.params.branch));
     if (!commit) throw new GitLabSimError(404, { message: '404 Branch Not Found' });
-    res.json({ name: req.params.branch, commit: { id: commit }, merged: false, protected: false, default: req.params.branch === project.defaultBranch });
+    res.json(json.branch(project, String(req.params.branch), commit));
   });
   api.post('/projects/:id/repository/branches', (req, res) => {
     const project = projectOf(req);
@@ -154,7 +145,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     const commit = project.branches.get(ref) ?? (/^[0-9a-f]{40}$/.test(ref) ? ref : undefined);
     if (!commit) throw new GitLabSimError(400, { message: 'Invalid reference name' });
     project.branches.set(branch, commit);
-    res.status(201).json({ name: branch, commit: { id: commit }, merged: false, protected: false, default: false });
+    res.status(201).json(json.branch(project, branch, commit));
   });
   api.get('/projects/:id/merge_requests', (req, res) => {
     const project = projectOf(req);
@@ -163,7 +154,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
       .filter((mr) => wanted === 'all' || mr.state === wanted)
       .filter((mr) => typeof req.query.source_branch !== 'string' || mr.sourceBranch === req.query.source_branch)
       .sort((a, b) => b.iid - a.iid);
-    res.json(paged(req, res, list).map((mr) => mrJson(project, mr)));
+    res.json(paged(req, res, list).map((mr) => json.mergeRequestBasic(project, mr)));
   });
   api.post('/projects/:id/merge_requests', (req, res) => {
     const project = projectOf(req);
@@ -179,9 +170,9 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
       sourceBranch: body.source_branch ?? '', targetBranch: body.target_branch ?? '', author: String(res.locals.username), createdAt: time, updatedAt: time, notes: [],
     };
     project.mergeRequests.push(mr);
-    res.status(201).json(mrJson(project, mr));
+    res.status(201).json(json.mergeRequest(project, mr));
   });
-  api.get('/projects/:id/merge_requests/:iid', (req, res) => { res.json(mrJson(projectOf(req), mrOf(req))); });
+  api.get('/projects/:id/merge_requests/:iid', (req, res) => { res.json(json.mergeRequest(projectOf(req), mrOf(req))); });
   api.put('/projects/:id/merge_requests/:iid', (req, res) => {
     const mr = mrOf(req);
     const body = (req.body ?? {}) as { title?: string; description?: string; state_event?: string };
@@ -190,26 +181,27 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     if (body.state_event === 'close' && mr.state === 'opened') mr.state = 'closed';
     if (body.state_event === 'reopen' && mr.state === 'closed') mr.state = 'opened';
     mr.updatedAt = new Date().toISOString();
-    res.json(mrJson(projectOf(req), mr));
+    res.json(json.mergeRequest(projectOf(req), mr));
   });
   api.get('/projects/:id/merge_requests/:iid/notes', (req, res) => {
-    const notes = paged(req, res, mrOf(req).notes);
-    res.json(notes.map((n) => ({ id: n.id, body: n.body, author: { username: n.author }, system: n.system, created_at: n.createdAt, updated_at: n.updatedAt, noteable_type: 'MergeRequest' })));
+    const mr = mrOf(req);
+    res.json(paged(req, res, mr.notes).map((note) => json.note(projectOf(req), mr, note)));
   });
   api.post('/projects/:id/merge_requests/:iid/notes', (req, res) => {
-    const note = state.addNote(mrOf(req), String((req.body as { body?: string } | undefined)?.body ?? ''), String(res.locals.username));
-    res.status(201).json({ id: note.id, body: note.body, author: { username: note.author }, system: false, created_at: note.createdAt, updated_at: note.updatedAt, noteable_type: 'MergeRequest' });
+    const mr = mrOf(req);
+    const note = state.addNote(mr, String((req.body as { body?: string } | undefined)?.body ?? ''), String(res.locals.username));
+    res.status(201).json(json.note(projectOf(req), mr, note));
   });
   api.get('/projects/:id/merge_requests/:iid/pipelines', (req, res) => {
     const project = projectOf(req);
     const mr = mrOf(req);
     const list = project.pipelines.filter((p) => p.ref === mr.sourceBranch).sort((a, b) => b.id - a.id);
-    res.json(paged(req, res, list).map((p) => pipelineJson(project, p)));
+    res.json(paged(req, res, list).map((p) => json.pipeline(project, p)));
   });
   api.get('/projects/:id/pipelines', (req, res) => {
     const project = projectOf(req);
     const list = project.pipelines.filter((p) => typeof req.query.sha !== 'string' || p.sha === req.query.sha).sort((a, b) => b.id - a.id);
-    res.json(paged(req, res, list).map((p) => pipelineJson(project, p)));
+    res.json(paged(req, res, list).map((p) => json.pipeline(project, p)));
   });
 
   app.use((_req: Request, res: Response) => { res.status(404).json({ error: '404 Not Found' }); });

@@ -1,7 +1,8 @@
 /**
  * GitHub REST/webhook object shapes (users, repositories, pull requests, comments, reviews, check runs) built from
- * the simulator's state, with the URL fields GitHub fills in. The contract tests compare these against the
- * published examples in @octokit/webhooks-examples.
+ * the simulator's state, with the URL fields GitHub fills in. The contract test
+ * (test/unit/sandbox/github-openapi-contract.test.ts) holds them to GitHub's OpenAPI description: every field it
+ * requires is here, and nothing it does not declare.
  */
 
 export interface SimUser { login: string; id: number; type: 'User' | 'Bot' }
@@ -57,7 +58,9 @@ export class GitHubJson {
   constructor(private readonly apiUrl: () => string, private readonly webUrl: () => string) {}
 
   user(user: SimUser) {
-    const api = `${this.apiUrl()}/users/${user.login}`;
+    // Bot logins (`ci-bot[bot]`) are percent-encoded in URLs, as GitHub does.
+    const login = encodeURIComponent(user.login);
+    const api = `${this.apiUrl()}/users/${login}`;
     return {
       login: user.login,
       id: user.id,
@@ -65,7 +68,7 @@ export class GitHubJson {
       avatar_url: `${this.webUrl()}/avatars/${user.id}`,
       gravatar_id: '',
       url: api,
-      html_url: `${this.webUrl()}/${user.login}`,
+      html_url: `${this.webUrl()}/${login}`,
       followers_url: `${api}/followers`,
       following_url: `${api}/following{/other_user}`,
       gists_url: `${api}/gists{/gist_id}`,
@@ -77,6 +80,34 @@ export class GitHubJson {
       received_events_url: `${api}/received_events`,
       type: user.type,
       site_admin: false,
+    };
+  }
+
+  /** The token owner as `GET /user` shows it (GitHub's private-user): profile and account counters. */
+  authenticatedUser(user: SimUser) {
+    return {
+      ...this.user(user),
+      name: null,
+      company: null,
+      blog: '',
+      location: null,
+      email: null,
+      hireable: null,
+      bio: null,
+      twitter_username: null,
+      public_repos: 0,
+      public_gists: 0,
+      followers: 0,
+      following: 0,
+      // The simulator does not track account age; a fixed date is as good as any.
+      created_at: ACCOUNT_CREATED_AT,
+      updated_at: ACCOUNT_CREATED_AT,
+      private_gists: 0,
+      total_private_repos: 0,
+      owned_private_repos: 0,
+      disk_usage: 0,
+      collaborators: 0,
+      two_factor_authentication: true,
     };
   }
 
@@ -148,16 +179,72 @@ export class GitHubJson {
       has_downloads: true,
       has_wiki: true,
       has_pages: false,
+      has_discussions: false,
       forks_count: 0,
       mirror_url: null,
       archived: false,
       disabled: false,
       open_issues_count: 0,
       license: null,
+      allow_forking: true,
+      is_template: false,
+      web_commit_signoff_required: false,
+      topics: [] as string[],
+      visibility: repo.private ? 'private' : 'public',
       forks: 0,
       open_issues: 0,
       watchers: 0,
       default_branch: repo.defaultBranch,
+    };
+  }
+
+  /** A repository as `GET /repos/{owner}/{repo}` and forks show it (GitHub's full-repository). */
+  fullRepository(repo: SimRepo, parent?: SimRepo) {
+    return {
+      ...this.repository(repo),
+      network_count: 0,
+      subscribers_count: 0,
+      // A fork names the repository it came from (parent) and the root of the fork network (source).
+      ...(parent ? { parent: this.repository(parent), source: this.repository(parent) } : {}),
+    };
+  }
+
+  /** `GET /repos/{owner}/{repo}/branches/{branch}` (GitHub's branch-with-protection); no branch is protected. */
+  branch(repo: SimRepo, name: string, sha: string) {
+    const api = `${this.apiUrl()}/repos/${repo.owner.login}/${repo.name}`;
+    const branchApi = `${api}/branches/${encodeURIComponent(name)}`;
+    return {
+      name,
+      commit: this.commit(repo, sha),
+      _links: { html: `${this.webUrl()}/${repo.owner.login}/${repo.name}/tree/${name}`, self: branchApi },
+      protected: false,
+      protection: { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [] as string[], checks: [] as Array<{ context: string; app_id: number | null }> } },
+      protection_url: `${branchApi}/protection`,
+    };
+  }
+
+  /** A commit the simulator only knows by its sha: author and message are placeholders. */
+  commit(repo: SimRepo, sha: string) {
+    const api = `${this.apiUrl()}/repos/${repo.owner.login}/${repo.name}`;
+    const person = { name: repo.owner.login, email: `${repo.owner.id}+${repo.owner.login}@users.noreply.simulator`, date: repo.createdAt };
+    return {
+      sha,
+      node_id: nodeId('C', Number.parseInt(sha.slice(0, 8), 16) || 0),
+      commit: {
+        author: person,
+        committer: person,
+        message: 'Simulated commit',
+        tree: { sha, url: `${api}/git/trees/${sha}` },
+        url: `${api}/git/commits/${sha}`,
+        comment_count: 0,
+        verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+      },
+      url: `${api}/commits/${sha}`,
+      html_url: `${this.webUrl()}/${repo.owner.login}/${repo.name}/commit/${sha}`,
+      comments_url: `${api}/commits/${sha}/comments`,
+      author: this.user(repo.owner),
+      committer: this.user(repo.owner),
+      parents: [] as Array<{ sha: string; url: string; html_url: string }>,
     };
   }
 
@@ -220,6 +307,8 @@ export class GitHubJson {
         statuses: { href: `${api}/statuses/${pull.headSha}` },
       },
       author_association: 'OWNER',
+      auto_merge: null,
+      active_lock_reason: null,
       draft: pull.draft,
       merged: pull.merged,
       mergeable: pull.state === 'open' ? pull.mergeable : null,
@@ -236,6 +325,12 @@ export class GitHubJson {
     };
   }
 
+  /** GitHub's pull-request-simple, as lists and review events carry it: no merge, size or counter fields. */
+  pullRequestSimple(repo: SimRepo, pull: SimPull) {
+    const full: Record<string, unknown> = this.pullRequest(repo, pull, { comments: 0, reviewComments: 0 });
+    return Object.fromEntries(Object.entries(full).filter(([key]) => !FULL_ONLY_FIELDS.includes(key)));
+  }
+
   issueComment(repo: SimRepo, comment: SimIssueComment) {
     const fullName = `${repo.owner.login}/${repo.name}`;
     return {
@@ -249,7 +344,14 @@ export class GitHubJson {
       updated_at: comment.updatedAt,
       author_association: 'OWNER',
       body: comment.body,
+      performed_via_github_app: null,
+      reactions: this.reactions(`${this.apiUrl()}/repos/${fullName}/issues/comments/${comment.id}`),
     };
+  }
+
+  /** No one reacts in the simulator: every count is zero. */
+  reactions(subjectUrl: string) {
+    return { url: `${subjectUrl}/reactions`, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
   }
 
   review(repo: SimRepo, review: SimReview) {
@@ -324,6 +426,9 @@ export class GitHubJson {
       completed_at: run.completedAt,
       output: { ...run.output, annotations_count: 0, annotations_url: `${api}/check-runs/${run.id}/annotations` },
       name: run.name,
+      // One check suite per app and commit, as on GitHub; its id only needs to be stable for the commit.
+      check_suite: { id: Number.parseInt(run.headSha.slice(0, 8), 16) || run.id },
+      app: this.ciApp(),
       pull_requests: pulls.map((pull) => ({
         url: `${api}/pulls/${pull.number}`,
         id: pull.id,
@@ -333,7 +438,31 @@ export class GitHubJson {
       })),
     };
   }
+
+  /** The GitHub App that reports the simulator's check runs (its bot user is `ci-bot[bot]`). */
+  ciApp() {
+    return {
+      id: CI_APP_ID,
+      slug: 'ci-bot',
+      node_id: nodeId('A', CI_APP_ID),
+      owner: this.user(CI_APP_OWNER),
+      name: 'CI Bot',
+      description: null,
+      external_url: `${this.webUrl()}/apps/ci-bot`,
+      html_url: `${this.webUrl()}/apps/ci-bot`,
+      created_at: ACCOUNT_CREATED_AT,
+      updated_at: ACCOUNT_CREATED_AT,
+      permissions: { checks: 'write', metadata: 'read', pull_requests: 'read' },
+      events: ['check_run', 'check_suite', 'pull_request'],
+    };
+  }
 }
+
+const ACCOUNT_CREATED_AT = '2020-01-01T00:00:00Z';
+const CI_APP_ID = 15368;
+const CI_APP_OWNER: SimUser = { login: 'ci-org', id: 9919, type: 'User' };
+
+const FULL_ONLY_FIELDS = ['merged', 'mergeable', 'rebaseable', 'mergeable_state', 'merged_by', 'comments', 'review_comments', 'maintainer_can_modify', 'commits', 'additions', 'deletions', 'changed_files'];
 
 function nodeId(prefix: string, id: number): string {
   return `${prefix}_${Buffer.from(`sim:${id}`).toString('base64url')}`;

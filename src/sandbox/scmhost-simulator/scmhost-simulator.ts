@@ -9,7 +9,7 @@ import { FaultInjector, createFaultInjector } from '../fault-injector';
 import { serveSimulator } from '../listen';
 import { WebhookSender, WebhookTarget, createWebhookSender, hmacSha256Hex } from '../webhook-sender';
 import { GitHubJson, SimUser } from './github-json';
-import { ScmhostSimError, ScmhostState } from './scmhost-state';
+import { ScmhostSimError, ScmhostState, fakeSha } from './scmhost-state';
 import { githubWebhookPayload, pullStats } from './scmhost-webhook-payloads';
 import { createGitSmartHttp, type GitSmartHttp } from './git-smart-http';
 
@@ -110,30 +110,26 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
   const me = (res: Response): SimUser => res.locals.user as SimUser;
   const repoOf = (req: Request) => state.repo(p(req, 'owner'), p(req, 'repo'));
 
-  api.get('/user', (_req, res) => { res.json(json.user(me(res))); });
+  api.get('/user', (_req, res) => { res.json(json.authenticatedUser(me(res))); });
 
   api.get('/repos/:owner/:repo', (req, res) => {
     const repo = repoOf(req);
-    const body: Record<string, unknown> = json.repository(repo);
-    if (repo.parentFullName) {
-      const [owner = '', name = ''] = repo.parentFullName.split('/');
-      body.parent = json.repository(state.repo(owner, name));
-    }
-    res.json(body);
+    const [owner = '', name = ''] = repo.parentFullName?.split('/') ?? [];
+    res.json(json.fullRepository(repo, repo.parentFullName ? state.repo(owner, name) : undefined));
   });
 
   api.post('/repos/:owner/:repo/forks', (req, res) => {
     const repo = repoOf(req);
     const organization = (req.body as { organization?: string } | undefined)?.organization;
     const fork = state.fork(repo, organization ? state.user(organization) : me(res));
-    res.status(202).json({ ...json.repository(fork), parent: json.repository(repo) });
+    res.status(202).json(json.fullRepository(fork, repo));
   });
 
   api.get('/repos/:owner/:repo/branches/:branch', (req, res) => {
     const repo = repoOf(req);
     const sha = repo.branches.get(p(req, 'branch'));
     if (!sha) throw new ScmhostSimError(404, 'Branch not found');
-    res.json({ name: p(req, 'branch'), commit: { sha, url: `${url}/repos/${state.fullName(repo)}/commits/${sha}` }, protected: false });
+    res.json(json.branch(repo, p(req, 'branch'), sha));
   });
 
   api.post('/repos/:owner/:repo/git/refs', (req, res) => {
@@ -157,7 +153,8 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
     if (typeof req.query.base === 'string') pulls = pulls.filter((pull) => pull.baseRef === req.query.base);
     pulls = [...pulls].sort((a, b) => b.number - a.number);
     if (req.query.direction === 'asc') pulls.reverse();
-    res.json(page(req, res, pulls).map((pull) => json.pullRequest(repo, pull, pullStats(state, repo, pull))));
+    // Lists carry GitHub's pull-request-simple: no merged, mergeable or counters (read those from a single PR).
+    res.json(page(req, res, pulls).map((pull) => json.pullRequestSimple(repo, pull)));
   });
 
   api.post('/repos/:owner/:repo/pulls', (req, res) => {
@@ -204,10 +201,11 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
     const body = (req.body ?? {}) as { event?: string; body?: string; commit_id?: string; comments?: Array<{ path: string; line: number; body: string }> };
     const states: Record<string, 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED'> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
     const reviewState = states[String(body.event ?? '')];
-    if (!reviewState) throw new ScmhostSimError(422, 'Unprocessable Entity', [{ resource: 'PullRequestReview', field: 'event', code: 'invalid' }]);
+    if (!reviewState) throw new ScmhostSimError(422, 'Unprocessable Entity', [`Invalid event: ${String(body.event)}`]);
     const pull = state.pull(repo, n(req));
     if (pull.user.login === me(res).login && reviewState !== 'COMMENTED') {
-      throw new ScmhostSimError(422, 'Unprocessable Entity', [{ resource: 'PullRequestReview', code: 'custom', message: 'Can not approve your own pull request' }]);
+      // This endpoint's 422 lists its reasons as plain strings (GitHub's validation-error-simple).
+      throw new ScmhostSimError(422, 'Unprocessable Entity', ['Can not approve your own pull request']);
     }
     const review = state.submitReview(repo, n(req), { state: reviewState, body: body.body, commitId: body.commit_id, comments: body.comments }, me(res));
     res.json(json.review(repo, review));
@@ -227,6 +225,37 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
     const reply = state.replyToReviewComment(repo, n(req), Number(p(req, 'commentId')), body, me(res));
     res.status(201).json(json.reviewComment(repo, reply));
   });
+
+  // --- planning: repository files (git trees and contents, default branch only) ---
+  api.get('/repos/:owner/:repo/git/trees/:ref', (req, res) => {
+    const repo = repoOf(req);
+    const files = [...state.filesOf(repo)].sort(([a], [b]) => a.localeCompare(b));
+    const directories = new Set(files.flatMap(([path]) => path.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+    const recursive = req.query.recursive !== undefined && req.query.recursive !== '0' && req.query.recursive !== 'false';
+    const entries = [
+      ...[...directories].map((path) => ({ path, mode: '040000', type: 'tree', sha: fakeSha(`tree:${path}`) })),
+      ...files.map(([path, content]) => ({ path, mode: '100644', type: 'blob', sha: fakeSha(`blob:${content}`), size: Buffer.byteLength(content) })),
+    ].filter((entry) => recursive || !entry.path.includes('/')).sort((a, b) => a.path.localeCompare(b.path));
+    res.json({ sha: repo.branches.get(repo.defaultBranch) ?? fakeSha(p(req, 'ref')), url: `${url}${req.originalUrl}`, tree: entries, truncated: false });
+  });
+
+  api.get('/repos/:owner/:repo/contents/*path', (req, res) => {
+    const repo = repoOf(req);
+    const path = p(req, 'path');
+    const content = state.filesOf(repo).get(path);
+    if (content === undefined) throw new ScmhostSimError(404, 'Not Found');
+    const sha = fakeSha(`blob:${content}`);
+    const self = `${url}/repos/${repo.owner.login}/${repo.name}/contents/${path}`;
+    const html = `${url.replace(/\/api\/v3$/, '')}/${repo.owner.login}/${repo.name}/blob/${repo.defaultBranch}/${path}`;
+    const git = `${url}/repos/${repo.owner.login}/${repo.name}/git/blobs/${sha}`;
+    res.json({
+      type: 'file', encoding: 'base64', size: Buffer.byteLength(content), name: path.split('/').pop(), path,
+      content: Buffer.from(content).toString('base64').replace(/(.{60})/g, '$1\n'), sha,
+      url: self, html_url: html, git_url: git, download_url: `${url.replace(/\/api\/v3$/, '')}/raw/${repo.owner.login}/${repo.name}/${repo.defaultBranch}/${path}`,
+      _links: { self, git, html },
+    });
+  });
+  // --- end planning ---
 
   api.get('/repos/:owner/:repo/commits/:ref/check-runs', (req, res) => {
     const repo = repoOf(req);

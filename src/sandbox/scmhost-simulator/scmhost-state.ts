@@ -8,13 +8,21 @@ import type { SimCheckRun, SimIssueComment, SimPull, SimRepo, SimReview, SimRevi
 
 /** A failure answered with GitHub's error body. */
 export class ScmhostSimError extends Error {
-  constructor(readonly status: number, message: string, readonly errors?: Array<Record<string, string>>) {
+  /** `errors` entries are objects (validation-error) or, on some endpoints, plain strings (validation-error-simple). */
+  constructor(readonly status: number, message: string, readonly errors?: Array<Record<string, string> | string>) {
     super(message);
   }
 }
 
 export type ScmhostSimEvent =
-  | { event: 'pull_request'; action: 'opened' | 'closed' | 'synchronize' | 'edited' | 'reopened'; repo: SimRepo; pull: SimPull; sender: SimUser }
+  | {
+    event: 'pull_request'; action: 'opened' | 'closed' | 'synchronize' | 'edited' | 'reopened'; repo: SimRepo; pull: SimPull; sender: SimUser;
+    /** `edited`: the previous title and body. */
+    changes?: { title?: { from: string }; body?: { from: string } };
+    /** `synchronize`: the head before and after the push. */
+    before?: string;
+    after?: string;
+  }
   | { event: 'pull_request_review'; action: 'submitted'; repo: SimRepo; pull: SimPull; review: SimReview; sender: SimUser }
   | { event: 'issue_comment'; action: 'created'; repo: SimRepo; pull: SimPull; comment: SimIssueComment; sender: SimUser }
   | { event: 'check_run'; action: 'created' | 'completed'; repo: SimRepo; run: SimCheckRun; sender: SimUser };
@@ -38,6 +46,10 @@ export class ScmhostState {
   readonly reviews: Array<SimReview & { repo: string }> = [];
   readonly reviewComments: Array<SimReviewComment & { repo: string }> = [];
   readonly checkRuns: Array<SimCheckRun & { repo: string }> = [];
+  // --- planning: repository files (read by the model's read-only tools) ---
+  /** Files of each repository's default branch, by lower-case full name, then path. */
+  readonly files = new Map<string, Map<string, string>>();
+  // --- end planning ---
   private nextId = 1_000;
   private readonly listeners: Array<(event: ScmhostSimEvent) => void> = [];
 
@@ -88,6 +100,20 @@ export class ScmhostState {
     return repo;
   }
 
+  // --- planning: repository files ---
+  /** Puts a file on the repository's default branch (what a test sets up as the code the model may read). */
+  putFile(repo: SimRepo, path: string, content: string): void {
+    const key = this.fullName(repo).toLowerCase();
+    const files = this.files.get(key) ?? new Map<string, string>();
+    files.set(path.replace(/^\/+/, ''), content);
+    this.files.set(key, files);
+  }
+
+  filesOf(repo: SimRepo): Map<string, string> {
+    return this.files.get(this.fullName(repo).toLowerCase()) ?? new Map();
+  }
+  // --- end planning ---
+
   fullName(repo: SimRepo): string {
     return `${repo.owner.login}/${repo.name}`;
   }
@@ -114,10 +140,11 @@ export class ScmhostState {
     for (const [key, pulls] of this.pulls) {
       for (const pull of pulls) {
         if (pull.state === 'open' && pull.headRepo === repo && pull.headRef === branch && pull.headSha !== sha) {
+          const before = pull.headSha;
           pull.headSha = sha;
           pull.updatedAt = now();
           const base = this.repos.get(key);
-          if (base) this.emit({ event: 'pull_request', action: 'synchronize', repo: base, pull, sender });
+          if (base) this.emit({ event: 'pull_request', action: 'synchronize', repo: base, pull, sender, before, after: sha });
         }
       }
     }
@@ -177,7 +204,11 @@ export class ScmhostState {
 
   updatePull(repo: SimRepo, pull: SimPull, changes: { title?: string; body?: string; state?: 'open' | 'closed' }, user: SimUser): SimPull {
     if (changes.title !== undefined && !changes.title.trim()) throw new ScmhostSimError(422, 'Validation Failed', [{ resource: 'PullRequest', field: 'title', code: 'missing_field' }]);
-    const edited = (changes.title !== undefined && changes.title !== pull.title) || (changes.body !== undefined && changes.body !== pull.body);
+    const previous = {
+      ...(changes.title !== undefined && changes.title !== pull.title ? { title: { from: pull.title } } : {}),
+      ...(changes.body !== undefined && changes.body !== pull.body ? { body: { from: pull.body } } : {}),
+    };
+    const edited = Object.keys(previous).length > 0;
     if (changes.title !== undefined) pull.title = changes.title;
     if (changes.body !== undefined) pull.body = changes.body;
     pull.updatedAt = now();
@@ -187,7 +218,7 @@ export class ScmhostState {
       pull.closedAt = changes.state === 'closed' ? pull.updatedAt : undefined;
       this.emit({ event: 'pull_request', action: changes.state === 'closed' ? 'closed' : 'reopened', repo, pull, sender: user });
     } else if (edited) {
-      this.emit({ event: 'pull_request', action: 'edited', repo, pull, sender: user });
+      this.emit({ event: 'pull_request', action: 'edited', repo, pull, sender: user, changes: previous });
     }
     return pull;
   }
@@ -225,7 +256,7 @@ export class ScmhostState {
   submitReview(repo: SimRepo, number: number, input: { state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED'; body?: string; commitId?: string; comments?: Array<{ path: string; line: number; body: string }> }, user: SimUser = DEFAULT_REVIEWER): SimReview {
     const pull = this.pull(repo, number);
     if (input.state !== 'APPROVED' && !input.body?.trim() && !input.comments?.length) {
-      throw new ScmhostSimError(422, 'Unprocessable Entity', [{ resource: 'PullRequestReview', code: 'custom', message: 'Review body is required for this event.' }]);
+      throw new ScmhostSimError(422, 'Unprocessable Entity', ['Review body is required for this event.']);
     }
     const time = now();
     const review: SimReview = { id: this.id(), number, state: input.state, body: input.body ?? '', commitId: input.commitId ?? pull.headSha, user, submittedAt: time };

@@ -1,4 +1,4 @@
-/** GitHub webhook bodies for the simulator's events, shaped like @octokit/webhooks-examples. */
+/** GitHub webhook bodies for the simulator's events, as GitHub's OpenAPI description (x-webhooks) defines them. */
 import type { GitHubJson, SimPull, SimRepo } from './github-json';
 import type { ScmhostSimEvent, ScmhostState } from './scmhost-state';
 
@@ -8,13 +8,21 @@ export function githubWebhookPayload(state: ScmhostState, json: GitHubJson, even
   const stats = (pull: SimPull) => pullStats(state, event.repo, pull);
   switch (event.event) {
     case 'pull_request':
-      return { action: event.action, number: event.pull.number, pull_request: json.pullRequest(event.repo, event.pull, stats(event.pull)), repository, sender };
+      return {
+        action: event.action,
+        number: event.pull.number,
+        ...(event.action === 'edited' ? { changes: event.changes ?? {} } : {}),
+        ...(event.action === 'synchronize' ? { before: event.before ?? event.pull.headSha, after: event.after ?? event.pull.headSha } : {}),
+        pull_request: json.pullRequest(event.repo, event.pull, stats(event.pull)),
+        repository,
+        sender,
+      };
     case 'pull_request_review':
       // Review events carry GitHub's "simple" pull request (no merge or size fields) and a lowercase review state.
       return {
         action: event.action,
         review: { ...json.review(event.repo, event.review), state: event.review.state.toLowerCase() },
-        pull_request: simplePullRequest(json.pullRequest(event.repo, event.pull, stats(event.pull))),
+        pull_request: json.pullRequestSimple(event.repo, event.pull),
         repository,
         sender,
       };
@@ -23,12 +31,6 @@ export function githubWebhookPayload(state: ScmhostState, json: GitHubJson, even
     case 'check_run':
       return { action: event.action, check_run: json.checkRun(event.repo, event.run, state.openPullsForSha(event.repo, event.run.headSha)), repository, sender };
   }
-}
-
-const FULL_ONLY_FIELDS = ['merged', 'mergeable', 'rebaseable', 'mergeable_state', 'merged_by', 'comments', 'review_comments', 'maintainer_can_modify', 'commits', 'additions', 'deletions', 'changed_files'];
-
-function simplePullRequest(full: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(full).filter(([key]) => !FULL_ONLY_FIELDS.includes(key)));
 }
 
 export function pullStats(state: ScmhostState, repo: SimRepo, pull: SimPull): { comments: number; reviewComments: number } {
@@ -66,7 +68,9 @@ function issueOfPull(json: GitHubJson, repo: SimRepo, pull: SimPull, comments: n
     updated_at: pull.updatedAt,
     closed_at: pull.closedAt ?? null,
     author_association: 'OWNER',
+    active_lock_reason: null,
     body: pull.body || null,
+    reactions: json.reactions(pr.issue_url),
     pull_request: { url: pr.url, html_url: pr.html_url, diff_url: pr.diff_url, patch_url: pr.patch_url },
   };
 }

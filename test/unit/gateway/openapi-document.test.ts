@@ -6,7 +6,7 @@ import { createGatewayApp } from '../../../src/gateway/app';
 import { loadServiceConfig } from '../../../src/config/service-config';
 import { createLogger } from '../../../src/logging/logger';
 import { createServiceMetrics } from '../../../src/metrics/service-metrics';
-import type { TicketWorkflowsPort } from '../../../src/gateway/ticket-workflows';
+import type { TicketWorkflowsPort } from '../../../src/temporal/ticket-workflows';
 
 /** Every route the gateway serves, read from Express's own router (so a new route without documentation fails). */
 function servedRoutes(): string[] {

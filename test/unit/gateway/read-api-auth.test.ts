@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGatewayApp } from '../../../src/gateway/app';
-import type { TicketWorkflowsPort } from '../../../src/gateway/ticket-workflows';
+import type { TicketWorkflowsPort } from '../../../src/temporal/ticket-workflows';
 import { loadServiceConfig } from '../../../src/config/service-config';
 import { createLogger } from '../../../src/logging/logger';
 import { createServiceMetrics } from '../../../src/metrics/service-metrics';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deliverSourceHostObservation, deliverTrackerObservation } from '../../../src/ingress/deliver-observation';
-import type { TicketWorkflowsPort } from '../../../src/gateway/ticket-workflows';
+import type { TicketWorkflowsPort } from '../../../src/temporal/ticket-workflows';
 import type { Observation } from '../../../workflows/observation';
 
 function recordingPort(signalled: Observation[]): TicketWorkflowsPort {

@@ -4,8 +4,8 @@
  * the simulator's payload of the same event, and both must normalise to the same kind of observation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normaliseTrackerEvent } from '../../../src/gateway/tracker/normalise-tracker-event';
-import { trackerWebhookSchema } from '../../../src/gateway/tracker/tracker-webhook-schema';
+import { normaliseTrackerEvent } from '../../../src/ingress/tracker/normalise-tracker-event';
+import { trackerWebhookSchema } from '../../../src/ingress/tracker/tracker-webhook-schema';
 import { startTrackerSimulator, type TrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
 import { verifyHmacSha256 } from '../../../src/gateway/webhook-signature';
 import { fixture } from '../../helpers/fixtures';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MEANING, parseCommand, type Command, type CommandDecision, type CommandPosition } from '../../../workflows/command-parser';
 import type { Observation, ObservationFacts, SourceSystem, WorkflowKind } from '../../../workflows/observation';
+import { BUILT_IN_DEFINITIONS } from '../../../workflows/definitions';
+import { acceptTable } from '../../../workflows/definitions/definition-types';
 
 // ---- builders -------------------------------------------------------------------------------------------------
 
@@ -14,9 +16,11 @@ function observation(event: Observation['event'], facts: ObservationFacts, sourc
 /** The workflow kind a node belongs to, so a position is one the graphs can reach. */
 const KIND_OF: Record<string, WorkflowKind> = { triage_gate: 'bug', rca_option_gate: 'bug', task_plan_approval_gate: 'task_takeover' };
 
+/** A position in the built-in definition of the node's kind: what it accepts comes from that definition. */
 function at(current_node: string, extra: Partial<CommandPosition> = {}): CommandPosition {
+  const workflow_kind = extra.workflow_kind ?? KIND_OF[current_node] ?? 'feature';
   return {
-    workflow_kind: KIND_OF[current_node] ?? 'feature', current_node, is_blocked: false, is_paused: true, has_pull_request: true,
+    workflow_kind, current_node, accepts: acceptTable(BUILT_IN_DEFINITIONS[workflow_kind]), is_blocked: false, is_paused: true, has_pull_request: true,
     draft_item_ids: [1, 2, 3, 4], rca_option_count: 3, proposal_review: true, ...extra,
   };
 }
@@ -61,10 +65,13 @@ const NODES = [
 
 const commandOf = (decision: CommandDecision): Command | undefined => (decision.kind === 'command' ? decision.command : undefined);
 
-describe('the positions table', () => {
-  it('names only nodes of the built-in graphs', () => {
-    const named = Object.values(MEANING).flatMap((meaning) => (meaning.at === 'anywhere' ? [] : [...meaning.at]));
-    expect(named.filter((node) => !NODES.includes(node))).toEqual([]);
+describe('the built-in definitions', () => {
+  it('name only nodes of the REFERENCE graphs and only triggers the parser knows', () => {
+    const definitions = Object.values(BUILT_IN_DEFINITIONS);
+    const nodes = definitions.flatMap((definition) => Object.keys(definition.nodes));
+    expect(nodes.filter((node) => !NODES.includes(node) && !['done', 'pull_request_closed'].includes(node))).toEqual([]);
+    const triggers = definitions.flatMap((definition) => Object.values(acceptTable(definition)).flat());
+    expect(triggers.filter((trigger) => !(trigger in MEANING))).toEqual([]);
   });
 });
 
@@ -156,7 +163,7 @@ describe('label changes', () => {
     ['the service\'s own stage labels are not commands', labels(['service:prd-pending'], ['service:blocked']), at('prd_approval_gate'),
       { kind: 'ignore', reason: 'label change +service:prd-pending -service:blocked is not a command' }],
     ['other labels are not commands', labels(['frontend']), at('prd_approval_gate'),
-      { kind: 'ignore', reason: 'label change +frontend: a ticket update is not meaningful at prd_approval_gate (only at triage_gate)' }],
+      { kind: 'ignore', reason: 'label change +frontend: a ticket update is not meaningful at prd_approval_gate (nowhere in the feature workflow)' }],
     ['retry wins over an approval label added with it', labels(['service:prd-approved', 'service:retry']), at('prd_approval_gate', { is_blocked: true }),
       { kind: 'command', command: { type: 'retry', mode: 'resume' } }],
     ['a meaningful approval wins over yolo', labels(['service:task-approved', 'service:yolo']), at('task_approval_gate'),
@@ -186,7 +193,7 @@ describe('ticket updates at triage_gate', () => {
   });
   it('not elsewhere', () => {
     expect(parseCommand(observation('issue_updated', {}), at('analyze_bug'))).toEqual({
-      kind: 'ignore', reason: 'ticket update without label changes: a ticket update is not meaningful at analyze_bug (only at triage_gate)',
+      kind: 'ignore', reason: 'ticket update without label changes: a ticket update is not meaningful at analyze_bug (nowhere in the feature workflow)',
     });
   });
 });
@@ -222,7 +229,7 @@ describe('questions and feedback', () => {
       reply: '❌ `?`: there is no question after it. Write the question in the same comment, e.g. `? why two epics`.' }],
     ['! 9: drop it', 'plan_approval_gate', {}, { kind: 'invalid', reason: 'invalid command: there is no draft item 9 (items: 1-4)', blocks: false,
       reply: '❌ `! 9: drop it`: there is no draft item 9 (items: 1-4). Use the numbers of the latest draft comment. Without a number, `!` revises the whole draft.' }],
-    ['? why', 'implement_task', {}, { kind: 'ignore', reason: 'a question (?) is not meaningful at implement_task (only at prd_approval_gate, spec_approval_gate, plan_approval_gate, task_approval_gate, task_plan_approval_gate, rca_option_gate, triage_gate)' }],
+    ['? why', 'implement_task', {}, { kind: 'ignore', reason: 'a question (?) is not meaningful at implement_task (only at prd_approval_gate, spec_approval_gate, plan_approval_gate, task_approval_gate)' }],
     ['! shorter', 'prd_approval_gate', { is_blocked: true }, { kind: 'ignore', reason: 'feedback (!) is not meaningful while the workflow is blocked at prd_approval_gate; add service:retry to resume first' }],
     ['![screenshot](https://x/y.png) it crashes', 'prd_approval_gate', {}, { kind: 'ignore', reason: 'conversation, not a command' }],
     ['@service asks nothing', 'prd_approval_gate', {}, { kind: 'ignore', reason: 'conversation, not a command' }],
@@ -254,7 +261,7 @@ describe('>option N at rca_option_gate', () => {
   });
   it('is ignored away from rca_option_gate', () => {
     expect(parseCommand(ticketComment('>option 1'), at('plan_approval_gate'))).toEqual({
-      kind: 'ignore', reason: '>option is not meaningful at plan_approval_gate (only at rca_option_gate)',
+      kind: 'ignore', reason: '>option is not meaningful at plan_approval_gate (nowhere in the feature workflow)',
     });
   });
 });
@@ -302,9 +309,9 @@ describe('/service draft commands on the ticket', () => {
   it.each<[string, CommandPosition, string]>([
     ['/service remove 9', at('human_review_gate'), '/service remove is not meaningful at human_review_gate (only at plan_approval_gate, task_approval_gate)'],
     ['/service remove abc', at('generate_prd'), '/service remove is not meaningful at generate_prd (only at plan_approval_gate, task_approval_gate)'],
-    ['/service approve', at('prd_approval_gate'), '/service approve is not meaningful at prd_approval_gate (only at plan_approval_gate, task_approval_gate, task_plan_approval_gate)'],
-    ['/service add summary=x', at('plan_approval_gate', { workflow_kind: 'bug' }), '/service add is not meaningful at plan_approval_gate in a bug workflow'],
-    ['/service exclude 1', at('task_plan_approval_gate'), '/service exclude is not meaningful at task_plan_approval_gate (only at plan_approval_gate, task_approval_gate)'],
+    ['/service approve', at('prd_approval_gate'), '/service approve is not meaningful at prd_approval_gate (only at plan_approval_gate, task_approval_gate)'],
+    ['/service add summary=x', at('plan_approval_gate', { workflow_kind: 'bug' }), '/service add is not meaningful at plan_approval_gate (nowhere in the bug workflow)'],
+    ['/service exclude 1', at('task_plan_approval_gate'), '/service exclude is not meaningful at task_plan_approval_gate (nowhere in the task_takeover workflow)'],
     ['/service approve', at('plan_approval_gate', { is_blocked: true }), '/service approve is not meaningful while the workflow is blocked at plan_approval_gate; add service:retry to resume first'],
     ['/service skip-gate lint', at('human_review_gate'), '/service skip-gate is a pull-request comment command; it means nothing on the ticket'],
   ])('%j is recorded and changes nothing', (body, position, reason) => {

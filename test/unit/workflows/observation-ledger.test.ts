@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { applyObservation, compareRevisions, emptyLedger, LEDGER_LIMITS } from '../../../workflows/observation-ledger';
+import { applyObservation, compareRevisions, emptyLedger, isCommentCreation, LEDGER_LIMITS } from '../../../workflows/observation-ledger';
 import type { Observation } from '../../../workflows/observation';
 
 function observation(identity: string, overrides: Partial<Observation> = {}): Observation {
   return {
     delivery_identity: identity, source: 'webhook', source_system: 'tracker', event: 'issue_updated',
-    resource: { kind: 'issue_changelog', id: '10042' }, revision: null, fingerprint: `fp-${identity}`,
+    resource: { kind: 'issue_fields', id: '10042' }, revision: null, fingerprint: `fp-${identity}`,
     ticket_key: 'PROJ-42', facts: {}, observed_at: null, received_at: '2026-11-23T08:00:00.000Z', ...overrides,
   };
 }
@@ -32,7 +32,7 @@ describe('observation ledger', () => {
     expect(applyObservation(ledger, observation('tracker:changelog:10', { revision: '10' })).decision).toBe('accepted');
     const late = applyObservation(ledger, observation('tracker:changelog:9', { revision: '9' }));
     expect(late.decision).toBe('stale');
-    expect(late.reason).toBe('revision 9 of issue_changelog 10042 is older than accepted revision 10');
+    expect(late.reason).toBe('revision 9 of issue_fields 10042 is older than accepted revision 10');
     expect(applyObservation(ledger, observation('tracker:changelog:11', { revision: '11' })).decision).toBe('accepted');
   });
 
@@ -84,6 +84,77 @@ describe('observation ledger', () => {
     applyObservation(ledger, observation('x', { revision: '1' }));
     const carried = JSON.parse(JSON.stringify(ledger));
     expect(applyObservation(carried, observation('x', { revision: '1' })).decision).toBe('duplicate');
+  });
+});
+
+describe('tracker changelogs are ordered per field, labels as set operations', () => {
+  const changelog = (id: string, facts: Observation['facts']) => observation(`tracker:changelog:${id}`, {
+    resource: { kind: 'issue_changelog', id: '10042' }, revision: id, facts,
+  });
+  const labels = (id: string, added: string[], removed: string[] = []) => changelog(id, { label_change: { added, removed }, changed_fields: ['labels'] });
+  const summary = (id: string) => changelog(id, { changed_fields: ['summary'] });
+
+  it('accepts a late labels change after a later edit of another field, and hands its label change on', () => {
+    const ledger = emptyLedger();
+    expect(applyObservation(ledger, summary('102')).decision).toBe('accepted');
+    const late = applyObservation(ledger, labels('101', ['service:prd-approved']));
+    expect(late).toMatchObject({ decision: 'accepted', label_change: { added: ['service:prd-approved'], removed: [] } });
+    expect(late.superseded).toBeUndefined();
+  });
+
+  it('calls a late change of a field stale once a later change of that field was accepted', () => {
+    const ledger = emptyLedger();
+    applyObservation(ledger, summary('102'));
+    expect(applyObservation(ledger, summary('101'))).toMatchObject({ decision: 'stale', reason: 'every change of changelog 101 on issue 10042 was superseded: summary by the change at revision 102' });
+  });
+
+  it('supersedes an addition only by a later accepted removal of the same label, and the reverse', () => {
+    const ledger = emptyLedger();
+    applyObservation(ledger, labels('103', [], ['service:retry']));
+    expect(applyObservation(ledger, labels('101', ['service:retry'])).decision).toBe('stale');
+    applyObservation(ledger, labels('110', ['service:blocked']));
+    expect(applyObservation(ledger, labels('105', [], ['service:blocked'])).decision).toBe('stale');
+    // A later addition of the same label does not withdraw an earlier one; another label's removal neither.
+    applyObservation(ledger, labels('120', ['service:yolo']));
+    expect(applyObservation(ledger, labels('115', ['service:yolo'])).decision).toBe('accepted');
+    expect(applyObservation(ledger, labels('111', ['service:prd-approved'])).decision).toBe('accepted');
+  });
+
+  it('keeps the operations still in force when only some of a changelog was superseded', () => {
+    const ledger = emptyLedger();
+    applyObservation(ledger, labels('103', [], ['service:retry']));
+    const mixed = applyObservation(ledger, labels('101', ['service:retry', 'service:prd-approved']));
+    expect(mixed).toMatchObject({ decision: 'accepted', label_change: { added: ['service:prd-approved'], removed: [] }, superseded: ['+service:retry by the removal at revision 103'] });
+  });
+
+  it('still calls a redelivered changelog a duplicate', () => {
+    const ledger = emptyLedger();
+    applyObservation(ledger, labels('101', ['service:retry']));
+    expect(applyObservation(ledger, { ...labels('101', ['service:retry']), source: 'poller' }).decision).toBe('duplicate');
+  });
+});
+
+describe('comment creations and edits are different facts', () => {
+  const comment = (updated: string, created = '2026-11-23T08:00:00.000Z') => observation(`tracker:comment:9@${updated}`, {
+    event: 'issue_commented', resource: { kind: 'comment', id: '9' }, revision: updated,
+    facts: { comment: { id: '9', body: '/service approve', created, updated } },
+  });
+
+  it('accepts a creation that arrives after its edit, once', () => {
+    const ledger = emptyLedger();
+    expect(applyObservation(ledger, comment('2026-11-23T08:05:00.000Z')).decision).toBe('accepted');
+    expect(applyObservation(ledger, comment('2026-11-23T08:00:00.000Z')).decision).toBe('accepted');
+    expect(applyObservation(ledger, comment('2026-11-23T08:00:00.000Z')).decision).toBe('duplicate');
+    // Edits are still ordered among themselves.
+    expect(applyObservation(ledger, comment('2026-11-23T08:03:00.000Z')).decision).toBe('stale');
+  });
+
+  it('reads a creation from the comment\'s times, and from the provider\'s action when a time is missing', () => {
+    expect(isCommentCreation(observation('x', { facts: { action: 'created', comment: { id: '1', body: '', created: 'a', updated: 'b' } } }))).toBe(false);
+    expect(isCommentCreation(observation('x', { facts: { action: 'created', comment: { id: '1', body: '' } } }))).toBe(true);
+    expect(isCommentCreation(observation('x', { facts: { action: 'edited', comment: { id: '1', body: '', created: 'a', updated: 'a' } } }))).toBe(false);
+    expect(isCommentCreation(observation('x', { facts: { comment: { id: '1', body: '', created: 'a' } } }))).toBe(true);
+    expect(isCommentCreation(observation('x', { facts: { comment: { id: '1', body: '', updated: 'a' } } }))).toBe(false);
   });
 });
 

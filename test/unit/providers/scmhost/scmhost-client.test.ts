@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createScmhostClient, ScmhostClient, scmhostOptionsFromEnv } from '../../../../src/providers/scmhost/scmhost-client';
+import { createScmhostClient, ScmhostClient, scmhostOptionsFromEnv, validationDetails } from '../../../../src/providers/scmhost/scmhost-client';
 import { idempotencyKeyOf, stripIdempotencyMarker } from '../../../../src/providers/scmhost/idempotency-marker';
 import { NotFoundProviderError, PreconditionProviderError, RetryableProviderError, TerminalProviderError } from '../../../../src/providers/provider-errors';
 import { startScmhostSimulator, ScmhostSimulator } from '../../../../src/sandbox/scmhost-simulator/scmhost-simulator';
@@ -249,5 +249,24 @@ describe('scmhostOptionsFromEnv', () => {
   it('requires SCMHOST_TOKEN', () => {
     expect(() => scmhostOptionsFromEnv({})).toThrow('SCMHOST_TOKEN');
     expect(scmhostOptionsFromEnv({ SCMHOST_TOKEN: ' t ' })).toEqual({ token: 't' });
+  });
+});
+
+describe('validationDetails (the reasons of a GitHub 422)', () => {
+  it('reads plain-string reasons, which GitHub sends on some endpoints', () => {
+    expect(validationDetails(['Can not approve your own pull request'])).toBe('Can not approve your own pull request');
+  });
+
+  it('reads object reasons by message, or by field and code when there is no message', () => {
+    expect(validationDetails([
+      { resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for acme:service/proj-1.' },
+      { resource: 'PullRequest', field: 'base', code: 'invalid' },
+    ])).toBe('A pull request already exists for acme:service/proj-1.; base invalid');
+  });
+
+  it('has nothing to say about a missing or empty list', () => {
+    expect(validationDetails(undefined)).toBeUndefined();
+    expect(validationDetails([])).toBeUndefined();
+    expect(validationDetails([null, 7])).toBeUndefined();
   });
 });

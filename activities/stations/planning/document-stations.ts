@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import type { ToolSet } from 'ai';
+import { z } from 'zod';
+import { repositoryTools, type RepositoryReader } from '../../../src/planning/repository-tools';
+import type { ModelPolicyKey } from '../../../src/config/model-policy-keys';
+import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning/planning-prompt';
+import { artifactPostIntents } from '../../../workflows/artifact-posting';
+import type { StageLabel } from '../../../workflows/stage-labels';
+import type { StationActivity, StationInput } from '../../../workflows/station-types';
+import { runModelStep, type ModelStepDeps } from './model-step';
+import { readTicketMaterial, type PlanningTracker } from './ticket-material';
+import { readableRepositories, type RepositoriesReader } from './repositories';
+import { parseStationInput } from '../station-input';
+
+export interface PlanningDeps extends ModelStepDeps {
+  tracker: PlanningTracker;
+  /** The project's repository configuration (activities/project-config-activities.ts). */
+  repositories: RepositoriesReader;
+  /** The source host, for the model's read-only repository tools; without it the model gets no tools. */
+  repositoryReader?: () => Promise<RepositoryReader>;
+  /** Tracker comment size per part; the default keeps under Jira's limit. */
+  partLimit?: number;
+}
+
+/** The model's read-only tools over these repositories (none without a source host). */
+export function toolsFor(deps: PlanningDeps, repositories: readonly string[]): ToolSet | undefined {
+  return deps.repositoryReader && repositories.length ? repositoryTools({ reader: deps.repositoryReader, repositories }) : undefined;
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The earlier artifacts a station builds on, as prompt sections: approved ones say so. */
+export function artifactSections(input: StationInput, names: Record<string, string>): PromptSection[] {
+  return Object.entries(names).flatMap(([name, title]) => {
+    const record = input.artifacts[name];
+    if (!record) return [];
+    const approved = record.approved?.digest === record.digest;
+    return [{ title: `${approved ? 'Approved ' : ''}${title}${approved ? '' : ' (not approved yet)'}`, body: record.text }];
+  });
+}
+
+/** A person's `!` feedback or `service:retry` at the gate, with what it applies to. */
+export function requestSections(input: StationInput, current: { title: string; text: string } | undefined): PromptSection[] {
+  const request = input.request;
+  if (!request || request.kind === 'question') return [];
+  if (request.kind === 'regenerate') return [{ title: 'Request', body: 'Write it again from the material above; the earlier version was not accepted.' }];
+  return [
+    ...(current ? [{ title: `Current ${current.title} (revise this)`, body: current.text }] : []),
+    { title: `Feedback from ${request.author ?? 'a reviewer'}${request.item_id ? ` on item ${request.item_id}` : ''}`, body: request.text },
+  ];
+}
+
+const documentSchema = z.object({
+  title: z.string().trim().min(1).max(200),
+  markdown: z.string().trim().min(20),
+});
+
+interface DocumentStation {
+  station: string;
+  key: ModelPolicyKey;
+  artifact: string;
+  /** What a person calls it, e.g. "PRD". */
+  title: string;
+  pendingLabel: StageLabel;
+  approvedLabel: string;
+  /** Earlier artifacts the model gets, by name. */
+  builds_on: Record<string, string>;
+}
+
+const PRD: DocumentStation = { station: 'generate_prd', key: 'generate_prd', artifact: 'prd', title: 'PRD', pendingLabel: 'service:prd-pending', approvedLabel: 'service:prd-approved', builds_on: {} };
+const SPEC: DocumentStation = { station: 'generate_spec', key: 'generate_spec', artifact: 'spec', title: 'technical specification', pendingLabel: 'service:spec-pending', approvedLabel: 'service:spec-approved', builds_on: { prd: 'PRD' } };
+
+export function gateHelp(approvedLabel: string): string {
+  return [
+    '---',
+    `Approve with the label \`${approvedLabel}\`. Reply \`! <feedback>\` to have it revised, \`? <question>\` to ask about it,`,
+    'or add `service:retry` to have it written again.',
+  ].join('\n');
+}
+
+/**
+ * generate_prd and generate_spec: a Markdown document from the ticket (and the approved PRD for the spec), posted in
+ * parts with the gate's pending label. With `!` feedback the current text is revised rather than started over.
+ */
+function documentStation(deps: PlanningDeps, config: DocumentStation): StationActivity {
+  return async (raw) => {
+    const input = parseStationInput(raw);
+    const { ticket, references } = await readTicketMaterial(deps.tracker, input.ticket_key, input.project_key);
+    const current = input.artifacts[config.artifact];
+    const revising = input.request?.kind === 'feedback' || input.request?.kind === 'draft_item_feedback';
+    const prompt = composePrompt([
+      ...ticketSections(ticket),
+      ...artifactSections(input, config.builds_on),
+      referencesSection(references),
+      ...requestSections(input, revising && current ? { title: config.title, text: current.text } : undefined),
+    ]);
+    const tools = toolsFor(deps, await readableRepositories(deps.repositories, input, ticket.labels));
+    const { object, usage, target } = await runModelStep(deps, input, { key: config.key, skill: config.station, schema: documentSchema, prompt, tools });
+
+    const text = `# ${object.title}\n\n${object.markdown}`;
+    const digest = sha256(text);
+    const revision = (current?.version ?? 0) + 1;
+    const posted = [
+      `## ${config.title[0]!.toUpperCase()}${config.title.slice(1)} for ${input.ticket_key}${revision > 1 ? ` (revision ${revision})` : ''}`,
+      '',
+      text,
+      '',
+      gateHelp(config.approvedLabel),
+    ].join('\n');
+    const effects = artifactPostIntents({ issueKey: input.ticket_key, artifact: config.artifact, markdown: posted, pendingLabel: config.pendingLabel, partLimit: deps.partLimit });
+    const parts = effects.filter((e) => e.operation.kind === 'tracker.comment').length;
+    return {
+      outcome: 'generated',
+      data: { artifact: config.artifact, digest, revision, parts, revised: revising },
+      artifacts: { [config.artifact]: { text, digest } },
+      effects,
+      summary: `${config.title} ${revising ? 'revised' : 'written'} (revision ${revision}, ${parts} part${parts === 1 ? '' : 's'}) by ${target}`,
+      usage,
+    };
+  };
+}
+
+export function createDocumentStations(deps: PlanningDeps) {
+  return { generate_prd: documentStation(deps, PRD), generate_spec: documentStation(deps, SPEC) };
+}

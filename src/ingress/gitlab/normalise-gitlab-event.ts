@@ -1,0 +1,125 @@
+import { factFingerprint } from '../fact-fingerprint';
+import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../normalised-delivery';
+import { pullRequestRef } from '../ticket-routing';
+import type { GitLabHook } from './gitlab-webhook-schema';
+
+const FINAL_PIPELINE_STATES = new Set(['success', 'failed', 'canceled', 'skipped']);
+
+/** GitLab sometimes writes times as `2026-11-23 08:00:00 UTC`; make them ISO 8601 before parsing. */
+export function gitlabTime(value: string | null | undefined): string | null {
+  if (!value) return null;
+  return isoOrNull(value.replace(/^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) UTC$/, '$1T$2Z'));
+}
+
+/**
+ * Turns a GitLab hook into an observation. GitLab has no revision for pushes and pipelines beyond their own ids and
+ * SHAs, so those facts are identified by event identity (pipeline id + status, push ref + after SHA).
+ */
+export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions = {}): NormalisedDelivery {
+  const repository = hook.project.path_with_namespace;
+  const base = { source: options.source ?? 'webhook' as const, source_system: 'gitlab' as const, received_at: (options.receivedAt ?? new Date()).toISOString() };
+
+  switch (hook.object_kind) {
+    case 'merge_request': {
+      const mr = hook.object_attributes;
+      const ref = pullRequestRef(repository, mr.iid, 'gitlab');
+      const merged = mr.state === 'merged' || mr.action === 'merge';
+      const head = mr.last_commit?.id ?? null;
+      const identity = merged
+        ? `gitlab:mr:${ref}:merged:${mr.merge_commit_sha ?? head ?? 'unknown'}`
+        : mr.state === 'closed'
+          ? `gitlab:mr:${ref}:closed@${gitlabTime(mr.updated_at) ?? 'unknown'}`
+          : `gitlab:mr:${ref}:head:${head ?? 'unknown'}`;
+      const updated = gitlabTime(mr.updated_at);
+      return {
+        kind: 'observation',
+        routing: { title: mr.title, branch: mr.source_branch, pull_request_ref: ref },
+        observation: {
+          ...base,
+          event: 'merge_request',
+          delivery_identity: identity,
+          resource: { kind: 'merge_request', id: ref },
+          claim: merged ? 'merged' : undefined,
+          revision: updated,
+          fingerprint: factFingerprint({ mr: ref, state: merged ? 'merged' : mr.state, head, merge_commit_sha: mr.merge_commit_sha ?? null }),
+          observed_at: updated,
+          facts: {
+            action: mr.action ?? mr.state,
+            repository,
+            pull_request: { number: mr.iid, title: mr.title, state: mr.state, merged, head_ref: mr.source_branch, head_sha: head ?? undefined, base_ref: mr.target_branch },
+            sender: hook.user?.username,
+          },
+        },
+      };
+    }
+    case 'note': {
+      const note = hook.object_attributes;
+      if (note.noteable_type !== 'MergeRequest' || !hook.merge_request) return { kind: 'unsupported', reason: `note on a ${note.noteable_type}, not on a merge request` };
+      const mr = hook.merge_request;
+      const created = gitlabTime(note.created_at);
+      const updated = gitlabTime(note.updated_at) ?? created;
+      // An edited note is a different fact from its creation, and only a creation commands.
+      const edited = note.action === 'update' || (created !== null && updated !== null && created !== updated);
+      return {
+        kind: 'observation',
+        routing: { title: mr.title, branch: mr.source_branch, pull_request_ref: pullRequestRef(repository, mr.iid, 'gitlab') },
+        observation: {
+          ...base,
+          event: 'note',
+          delivery_identity: `gitlab:note:${note.id}@${updated ?? 'unversioned'}`,
+          resource: { kind: 'note', id: note.id },
+          revision: updated,
+          fingerprint: factFingerprint({ note: note.id, updated, body: note.note }),
+          observed_at: updated,
+          facts: {
+            action: edited ? 'edited' : 'created',
+            repository,
+            pull_request: { number: mr.iid, title: mr.title, head_ref: mr.source_branch },
+            comment: { id: note.id, body: note.note, author: hook.user?.username, created: created ?? undefined, updated: updated ?? undefined },
+            sender: hook.user?.username,
+          },
+        },
+      };
+    }
+    case 'pipeline': {
+      const pipeline = hook.object_attributes;
+      if (!FINAL_PIPELINE_STATES.has(pipeline.status)) return { kind: 'unsupported', reason: `pipeline status "${pipeline.status}" is not final` };
+      const mr = hook.merge_request ?? undefined;
+      return {
+        kind: 'observation',
+        routing: { title: mr?.title, branch: mr?.source_branch ?? pipeline.ref, pull_request_ref: mr ? pullRequestRef(repository, mr.iid, 'gitlab') : undefined },
+        observation: {
+          ...base,
+          event: 'pipeline',
+          delivery_identity: `gitlab:pipeline:${pipeline.id}:${pipeline.status}`,
+          resource: { kind: 'pipeline', id: pipeline.id },
+          revision: null,
+          fingerprint: factFingerprint({ pipeline: pipeline.id, status: pipeline.status, sha: pipeline.sha }),
+          observed_at: gitlabTime(pipeline.finished_at) ?? gitlabTime(pipeline.created_at),
+          facts: {
+            action: 'completed',
+            repository,
+            pull_request: mr ? { number: mr.iid, title: mr.title, head_ref: mr.source_branch, head_sha: pipeline.sha } : undefined,
+            pipeline: { id: pipeline.id, status: pipeline.status, sha: pipeline.sha, ref: pipeline.ref },
+          },
+        },
+      };
+    }
+    case 'push': {
+      return {
+        kind: 'observation',
+        routing: { branch: hook.ref },
+        observation: {
+          ...base,
+          event: 'push',
+          delivery_identity: `gitlab:push:${repository}:${hook.ref}:${hook.after}`,
+          resource: { kind: 'branch', id: `${repository}:${hook.ref}` },
+          revision: null,
+          fingerprint: factFingerprint({ ref: hook.ref, before: hook.before ?? null, after: hook.after }),
+          observed_at: null,
+          facts: { action: 'push', repository, push: { ref: hook.ref, before: hook.before, after: hook.after }, sender: hook.user_username },
+        },
+      };
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import type { Observation, WorkflowKind } from '../../../workflows/observation';
+import { ownCommentReason, type LoopGuardOptions } from '../loop-guard';
+import { parentOf } from '../../planning/provisioning-labels';
+
+export const MANAGED_LABEL = 'service:managed';
+
+export type DeliveryPlan =
+  | { action: 'start'; workflow_kind: WorkflowKind }
+  | { action: 'signal' }
+  /** An epic or task the service provisioned for a feature: its events belong to the feature's workflow. */
+  | { action: 'signal_parent'; parent_key: string }
+  | { action: 'ignore'; reason: string };
+
+/** REFERENCE: Feature and Story run the feature graph, Bug the bug graph, a standalone Task or Epic is a takeover. */
+export function workflowKindFor(issueType: string | undefined): WorkflowKind {
+  const type = (issueType ?? '').trim().toLowerCase();
+  if (type === 'bug') return 'bug';
+  if (type === 'feature' || type === 'story') return 'feature';
+  return 'task_takeover';
+}
+
+/**
+ * Decides what the gateway does with a tracker observation: start the ticket workflow (signal-with-start), signal
+ * an existing one, or ignore. Starting happens on a managed issue_created, and when an update adds service:managed
+ * (the changelog says so); everything else only reaches a workflow that already exists.
+ */
+export function planTrackerDelivery(
+  observation: Observation,
+  guard: LoopGuardOptions = {},
+): DeliveryPlan {
+  const comment = observation.facts.comment;
+  const own = comment && ownCommentReason(comment, guard);
+  if (own) return { action: 'ignore', reason: own };
+  // A provisioned child (label service:parent:<F>) never starts a workflow of its own, even though it is managed.
+  const parent = parentOf(observation.facts.labels ?? []);
+  if (parent && parent !== observation.ticket_key) return { action: 'signal_parent', parent_key: parent };
+  const managed = (observation.facts.labels ?? []).includes(MANAGED_LABEL);
+  const kind = workflowKindFor(observation.facts.issue_type);
+  if (observation.event === 'issue_created') {
+    return managed ? { action: 'start', workflow_kind: kind } : { action: 'ignore', reason: `ticket is not labelled ${MANAGED_LABEL}` };
+  }
+  if (observation.event === 'issue_updated' && observation.facts.label_change?.added.includes(MANAGED_LABEL)) {
+    return { action: 'start', workflow_kind: kind };
+  }
+  return { action: 'signal' };
+}

@@ -1,0 +1,209 @@
+/**
+ * GitLab REST v4 object shapes (users, merge requests, notes, pipelines, branches) built from the GitLab simulator's
+ * state. GitLab publishes no machine-readable description of its REST API in a package registry, so the contract
+ * test (test/unit/sandbox/gitlab-docs-contract.test.ts) holds these to the example responses of GitLab's API
+ * documentation, kept under test/fixtures/gitlab/api/.
+ */
+import { createHash } from 'node:crypto';
+import type { SimMergeRequest, SimPipeline, SimProject } from './gitlab-simulator';
+
+type SimNote = SimMergeRequest['notes'][number];
+
+export class GitLabJson {
+  constructor(private readonly webUrl: () => string) {}
+
+  /** GitLab's UserBasic. The simulator knows users by username only; the id is derived from it. */
+  user(username: string) {
+    return {
+      id: userId(username),
+      username,
+      name: username,
+      state: 'active',
+      locked: false,
+      avatar_url: null,
+      web_url: `${this.webUrl()}/${username}`,
+    };
+  }
+
+  /** A merge request as lists show it (GitLab's MergeRequestBasic). */
+  mergeRequestBasic(project: SimProject, mr: SimMergeRequest) {
+    const draft = /^(draft:|\[draft\]|\(draft\))/i.test(mr.title);
+    const open = mr.state === 'opened';
+    return {
+      id: mr.id,
+      iid: mr.iid,
+      project_id: project.id,
+      title: mr.title,
+      description: mr.description,
+      state: mr.state,
+      imported: false,
+      imported_from: 'none',
+      merged_by: null,
+      merge_user: null,
+      merged_at: null,
+      merge_after: null,
+      prepared_at: mr.createdAt,
+      closed_by: null,
+      closed_at: null,
+      created_at: mr.createdAt,
+      updated_at: mr.updatedAt,
+      target_branch: mr.targetBranch,
+      source_branch: mr.sourceBranch,
+      upvotes: 0,
+      downvotes: 0,
+      author: this.user(mr.author),
+      assignee: null,
+      assignees: [] as unknown[],
+      reviewers: [] as unknown[],
+      source_project_id: project.id,
+      target_project_id: project.id,
+      labels: [] as string[],
+      draft,
+      work_in_progress: draft,
+      milestone: null,
+      merge_when_pipeline_succeeds: false,
+      merge_status: open ? 'can_be_merged' : 'unchecked',
+      detailed_merge_status: !open ? 'not_open' : draft ? 'draft_status' : 'mergeable',
+      sha: project.branches.get(mr.sourceBranch) ?? '',
+      merge_commit_sha: null,
+      squash_commit_sha: null,
+      user_notes_count: mr.notes.filter((note) => !note.system).length,
+      discussion_locked: null,
+      should_remove_source_branch: null,
+      force_remove_source_branch: false,
+      web_url: `${this.webUrl()}/${project.path}/-/merge_requests/${mr.iid}`,
+      reference: `!${mr.iid}`,
+      references: { short: `!${mr.iid}`, relative: `!${mr.iid}`, full: `${project.path}!${mr.iid}` },
+      time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
+      squash: false,
+      squash_on_merge: false,
+      task_completion_status: { count: 0, completed_count: 0 },
+      has_conflicts: false,
+      blocking_discussions_resolved: true,
+    };
+  }
+
+  /** A single merge request (GitLab's MergeRequest): the list shape plus pipeline, diff and permission fields. */
+  mergeRequest(project: SimProject, mr: SimMergeRequest) {
+    const basic = this.mergeRequestBasic(project, mr);
+    const head = [...project.pipelines].reverse().find((pipeline) => pipeline.sha === basic.sha);
+    const targetSha = project.branches.get(mr.targetBranch) ?? '';
+    return {
+      ...basic,
+      subscribed: true,
+      changes_count: '1',
+      latest_build_started_at: null,
+      latest_build_finished_at: null,
+      first_deployed_to_production_at: null,
+      // The merge request's pipelines are shown without a name, as GitLab's documentation of this answer has them.
+      pipeline: head ? withoutKey(this.pipeline(project, head), 'name') : null,
+      head_pipeline: head ? this.pipelineDetails(project, head, mr.author) : null,
+      diff_refs: { base_sha: targetSha, head_sha: basic.sha, start_sha: targetSha },
+      merge_error: null,
+      first_contribution: false,
+      user: { can_merge: true },
+    };
+  }
+
+  note(project: SimProject, mr: SimMergeRequest, note: SimNote) {
+    return {
+      id: note.id,
+      body: note.body,
+      author: this.user(note.author),
+      created_at: note.createdAt,
+      updated_at: note.updatedAt,
+      system: note.system,
+      noteable_id: mr.id,
+      noteable_type: 'MergeRequest',
+      project_id: project.id,
+      noteable_iid: mr.iid,
+      resolvable: false,
+      confidential: false,
+      internal: false,
+    };
+  }
+
+  /** A pipeline as lists show it (GitLab's PipelineBasic). */
+  pipeline(project: SimProject, pipeline: SimPipeline) {
+    return {
+      id: pipeline.id,
+      iid: pipeline.iid,
+      project_id: project.id,
+      status: pipeline.status,
+      source: 'merge_request_event',
+      ref: pipeline.ref,
+      sha: pipeline.sha,
+      name: null,
+      web_url: `${this.webUrl()}/${project.path}/-/pipelines/${pipeline.id}`,
+      created_at: pipeline.createdAt,
+      updated_at: pipeline.updatedAt,
+    };
+  }
+
+  /** The head pipeline of a merge request, with timing and status details. */
+  pipelineDetails(project: SimProject, pipeline: SimPipeline, username: string) {
+    const finished = ['success', 'failed', 'canceled', 'skipped'].includes(pipeline.status);
+    return {
+      ...withoutKey(this.pipeline(project, pipeline), 'name'),
+      before_sha: pipeline.sha,
+      tag: false,
+      yaml_errors: null,
+      user: withoutKey(this.user(username), 'locked'),
+      started_at: pipeline.createdAt,
+      finished_at: finished ? pipeline.updatedAt : null,
+      committed_at: null,
+      duration: finished ? Math.max(0, Math.round((Date.parse(pipeline.updatedAt) - Date.parse(pipeline.createdAt)) / 1000)) : null,
+      queued_duration: 0,
+      coverage: null,
+      detailed_status: {
+        icon: `status_${pipeline.status}`,
+        text: pipeline.status,
+        label: pipeline.status,
+        group: pipeline.status,
+        tooltip: pipeline.status,
+        has_details: true,
+        details_path: `/${project.path}/-/pipelines/${pipeline.id}`,
+        illustration: null,
+        favicon: `/assets/ci_favicons/favicon_status_${pipeline.status}.png`,
+      },
+    };
+  }
+
+  /** A branch; the simulator knows a commit by its sha only, so author and message are placeholders. */
+  branch(project: SimProject, name: string, sha: string) {
+    const time = '2020-01-01T00:00:00.000+00:00';
+    return {
+      name,
+      merged: false,
+      protected: false,
+      default: name === project.defaultBranch,
+      developers_can_push: false,
+      developers_can_merge: false,
+      can_push: true,
+      web_url: `${this.webUrl()}/${project.path}/-/tree/${name}`,
+      commit: {
+        author_email: 'simulator@example.invalid',
+        author_name: 'Simulator',
+        authored_date: time,
+        committed_date: time,
+        committer_email: 'simulator@example.invalid',
+        committer_name: 'Simulator',
+        id: sha,
+        short_id: sha.slice(0, 8),
+        title: 'Simulated commit',
+        message: 'Simulated commit',
+        parent_ids: [] as string[],
+      },
+    };
+  }
+}
+
+function withoutKey<T extends object, K extends keyof T>(value: T, key: K): Omit<T, K> {
+  const copy = { ...value };
+  delete copy[key];
+  return copy;
+}
+
+function userId(username: string): number {
+  return Number.parseInt(createHash('sha1').update(username).digest('hex').slice(0, 6), 16);
+}

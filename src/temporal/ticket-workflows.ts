@@ -1,0 +1,199 @@
+import { ApplicationFailure, Client, Connection, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
+import type { ExecutionView } from '../../workflows/execution-view';
+import { effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, ticketWorkflowId, timelineQuery, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
+import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../../workflows/observation';
+import type { ServiceConfig } from '../config/service-config';
+import type { TimelinePage } from '../../workflows/timeline';
+import type { EffectRecord } from '../../workflows/effect-types';
+import { selectDefinition } from '../definitions/select-definition';
+import { TemporalUnavailableError } from './temporal-unavailable-error';
+
+/**
+ * What the gateway asks of Temporal. Every call is bounded by a deadline so that a webhook never hangs: when
+ * Temporal cannot be reached the caller gets TemporalUnavailableError and answers 503, and the provider retries.
+ */
+export interface TicketWorkflowsPort {
+  startOrSignal(input: TicketWorkflowInput, observation: Observation): Promise<{ workflowId: string }>;
+  signal(ticketKey: string, observation: Observation): Promise<'signalled' | 'not_found'>;
+  execution(ticketKey: string): Promise<ExecutionView | undefined>;
+  timeline(ticketKey: string, cursor: number, limit: number): Promise<TimelinePage | undefined>;
+  /** The PR-to-ticket index: which ticket's workflow recorded this pull request (`owner/repo#12`). */
+  findTicketByPullRequest(pullRequestRef: string): Promise<string | undefined>;
+  /** The effects of a workflow chain, by its run id (the first run id, stable across continue-as-new). */
+  effectsOfRun(runId: string): Promise<{ ticket_key: string; effects: EffectRecord[] } | undefined>;
+  effect(idempotencyKey: string): Promise<EffectRecord | undefined>;
+  replayEffect(idempotencyKey: string, requestedBy: string): Promise<ReplayOutcome>;
+}
+
+export type ReplayOutcome =
+  | { outcome: 'replayed'; effect: EffectRecord }
+  | { outcome: 'not_found'; message: string }
+  | { outcome: 'not_replayable'; message: string };
+
+/** Effect keys start with the ticket key: `<TICKET>:<run_id>:<node>:<operation>:<n>`. */
+export function ticketKeyOfEffect(idempotencyKey: string): string | undefined {
+  const ticket = idempotencyKey.split(':')[0] ?? '';
+  return /^[A-Z][A-Z0-9_]*-[1-9][0-9]*$/.test(ticket) ? ticket : undefined;
+}
+
+const GRPC_NOT_FOUND = 5;
+
+/** The deployment settings a new ticket workflow starts with (workflow code cannot read the environment). */
+export function ticketSettings(config: ServiceConfig): TicketWorkflowSettings {
+  return {
+    effect_timeout_seconds: config.effects.timeoutSeconds,
+    history_event_limit: config.effects.historyEventLimit,
+    retention: { timeline_entries: config.effects.retainTimelineEntries, terminal_effects: config.effects.retainTerminalEffects },
+  };
+}
+
+function isNotFound(error: unknown): boolean {
+  if (error instanceof WorkflowNotFoundError) return true;
+  if (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND) return true;
+  const cause = (error as { cause?: unknown })?.cause;
+  return cause !== undefined && cause !== error && isNotFound(cause);
+}
+
+/** A new run pins the definition for its issue type here, where the digest can be computed (DESIGN 6). */
+function withPinnedDefinition(input: TicketWorkflowInput): TicketWorkflowInput {
+  if (input.definition !== undefined) return input;
+  const route = selectDefinition(input.issue_type);
+  return route.ok ? { ...input, definition: route.definition } : { ...input, definition: null, route_error: route.reason };
+}
+
+export class TemporalTicketWorkflows implements TicketWorkflowsPort {
+  private readonly client: Client;
+
+  constructor(
+    private readonly connection: Connection,
+    namespace: string,
+    private readonly taskQueue: string,
+    private readonly settings?: TicketWorkflowSettings,
+    private readonly deadlineMs = { write: 5_000, read: 10_000 },
+  ) {
+    this.client = new Client({ connection, namespace });
+  }
+
+  /** A lazy connection lets the gateway start (and answer health checks) while Temporal is still down. */
+  static lazy(config: ServiceConfig): TemporalTicketWorkflows {
+    return new TemporalTicketWorkflows(Connection.lazy({ address: config.temporal.address, connectTimeout: 3_000 }), config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config));
+  }
+
+  private async bounded<T>(what: string, ms: number, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.connection.withDeadline(Date.now() + ms, fn);
+    } catch (error) {
+      if (isNotFound(error)) throw error;
+      throw new TemporalUnavailableError(`Temporal did not accept ${what}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async startOrSignal(input: TicketWorkflowInput, observation: Observation): Promise<{ workflowId: string }> {
+    const workflowId = ticketWorkflowId(input.ticket_key);
+    await this.bounded(`signal-with-start of ${workflowId}`, this.deadlineMs.write, () => this.client.workflow.signalWithStart(TICKET_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue: this.taskQueue,
+      args: [withPinnedDefinition(this.settings ? { ...input, settings: this.settings } : input)],
+      signal: observeSignal,
+      signalArgs: [observation],
+      typedSearchAttributes: [
+        { key: searchAttributes.ticketKey, value: input.ticket_key },
+        { key: searchAttributes.workflowType, value: input.workflow_kind },
+      ],
+    }));
+    return { workflowId };
+  }
+
+  async signal(ticketKey: string, observation: Observation): Promise<'signalled' | 'not_found'> {
+    const workflowId = ticketWorkflowId(ticketKey);
+    try {
+      await this.bounded(`a signal to ${workflowId}`, this.deadlineMs.write, () => this.client.workflow.getHandle(workflowId).signal(observeSignal, observation));
+      return 'signalled';
+    } catch (error) {
+      if (isNotFound(error)) return 'not_found';
+      throw error;
+    }
+  }
+
+  async execution(ticketKey: string): Promise<ExecutionView | undefined> {
+    const workflowId = ticketWorkflowId(ticketKey);
+    try {
+      return await this.bounded(`the execution query of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).query(executionQuery));
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async timeline(ticketKey: string, cursor: number, limit: number): Promise<TimelinePage | undefined> {
+    const workflowId = ticketWorkflowId(ticketKey);
+    try {
+      return await this.bounded(`the timeline query of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).query(timelineQuery, { cursor, limit }));
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async findTicketByPullRequest(pullRequestRef: string): Promise<string | undefined> {
+    const query = `${searchAttributes.pullRequests.name} = ${JSON.stringify(pullRequestRef)}`;
+    return this.bounded(`the pull-request index lookup of ${pullRequestRef}`, this.deadlineMs.read, async () => {
+      for await (const execution of this.client.workflow.list({ query, pageSize: 1 })) {
+        const key = execution.typedSearchAttributes.get(searchAttributes.ticketKey);
+        if (key) return key;
+      }
+      return undefined;
+    });
+  }
+
+  async effectsOfRun(runId: string): Promise<{ ticket_key: string; effects: EffectRecord[] } | undefined> {
+    const query = `${searchAttributes.runId.name} = ${JSON.stringify(runId)}`;
+    const ticketKey = await this.bounded(`the run lookup of ${runId}`, this.deadlineMs.read, async () => {
+      for await (const execution of this.client.workflow.list({ query, pageSize: 1 })) return execution.typedSearchAttributes.get(searchAttributes.ticketKey);
+      return undefined;
+    });
+    if (!ticketKey) return undefined;
+    try {
+      const effects = await this.bounded(`the effects query of ${ticketKey}`, this.deadlineMs.read, () => this.client.workflow.getHandle(ticketWorkflowId(ticketKey)).query(effectsQuery));
+      return { ticket_key: ticketKey, effects };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async effect(idempotencyKey: string): Promise<EffectRecord | undefined> {
+    const ticketKey = ticketKeyOfEffect(idempotencyKey);
+    if (!ticketKey) return undefined;
+    try {
+      const record = await this.bounded(`the effect query of ${ticketKey}`, this.deadlineMs.read, () => this.client.workflow.getHandle(ticketWorkflowId(ticketKey)).query(effectQuery, idempotencyKey));
+      return record ?? undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async replayEffect(idempotencyKey: string, requestedBy: string): Promise<ReplayOutcome> {
+    const ticketKey = ticketKeyOfEffect(idempotencyKey);
+    if (!ticketKey) return { outcome: 'not_found', message: `"${idempotencyKey}" is not an effect key of this service` };
+    try {
+      // A replay waits for its one provider attempt; the effect timeout bounds it, plus a margin for Temporal.
+      const effect = await this.bounded(`the replay of ${idempotencyKey}`, (this.settings?.effect_timeout_seconds ?? 60) * 1000 + 15_000, () =>
+        this.client.workflow.getHandle(ticketWorkflowId(ticketKey)).executeUpdate(replayEffectUpdate, { args: [{ idempotency_key: idempotencyKey, requested_by: requestedBy }] }));
+      return { outcome: 'replayed', effect };
+    } catch (error) {
+      if (isNotFound(error)) return { outcome: 'not_found', message: `no workflow for ticket ${ticketKey}` };
+      const cause = error instanceof TemporalUnavailableError ? (error.cause as Error | undefined) : error;
+      if (cause instanceof WorkflowUpdateFailedError && cause.cause instanceof ApplicationFailure) {
+        if (cause.cause.type === 'EffectNotFound') return { outcome: 'not_found', message: cause.cause.message };
+        if (cause.cause.type === 'EffectNotReplayable') return { outcome: 'not_replayable', message: cause.cause.message };
+      }
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}

@@ -1,0 +1,57 @@
+// A real worker process (the compiled service's startWorker) with test stations whose behaviour the integration
+// test controls through files in STATION_CONTROL_DIR. Plain CommonJS so it runs without a TypeScript loader.
+const { appendFileSync, existsSync, mkdirSync } = require('node:fs');
+const { createHash } = require('node:crypto');
+const { join } = require('node:path');
+const { startupConfig } = require('../../dist/src/config/startup-config');
+const { startWorker } = require('../../dist/src/worker');
+const { runUntilSignal } = require('../../dist/src/process/run-until-signal');
+
+const dir = process.env.STATION_CONTROL_DIR;
+mkdirSync(dir, { recursive: true });
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
+const called = (station, input) => appendFileSync(join(dir, 'calls.log'), `${station} ${input.ticket_key} ${input.node} ${input.visit}\n`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const stations = {
+  // Writes a note; a `slow-<ticket>` file makes it wait for `release-<ticket>` (to kill the worker mid-station).
+  draft_note: async (input) => {
+    called('draft_note', input);
+    if (existsSync(join(dir, `slow-${input.ticket_key}`))) {
+      appendFileSync(join(dir, `started-${input.ticket_key}`), `${process.pid}\n`);
+      while (!existsSync(join(dir, `release-${input.ticket_key}`))) await sleep(100);
+    }
+    const text = `Note v${input.visit}${input.request ? `: ${input.request.text}` : ''}`;
+    return {
+      outcome: 'drafted',
+      artifacts: { note: { text, digest: sha256(text) } },
+      data: { visit: input.visit },
+      effects: [{ name: 'post_note', operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: text } }],
+      summary: `drafted note v${input.visit}`,
+    };
+  },
+  publish_note: async (input) => {
+    called('publish_note', input);
+    const approved = input.artifacts.note && input.artifacts.note.approved ? 'approved' : 'unapproved';
+    return {
+      outcome: 'published',
+      effects: [{ name: 'publish', operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: `Published (${approved}): ${input.artifacts.note ? input.artifacts.note.text : ''}` } }],
+    };
+  },
+  // Breaks the contract: the runtime must block with invalid_station_result, not run its writes.
+  broken_note: async (input) => {
+    called('broken_note', input);
+    return { outcome: 'drafted', effects: [{ name: 'Not A Name', operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: 'never' } }] };
+  },
+};
+
+(async () => {
+  const { config, logger } = startupConfig();
+  const worker = await startWorker(config, logger, { stations });
+  console.log(`worker polling task queue ${config.temporal.taskQueue} (test stations: ${Object.keys(stations).join(', ')})`);
+  await Promise.race([runUntilSignal(() => worker.stop(), (line) => console.log(line)), worker.done]);
+  process.exit(0);
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { gitlabHookSchema } from '../../../../src/ingress/gitlab/gitlab-webhook-schema';
+import { gitlabTime, normaliseGitLabEvent } from '../../../../src/ingress/gitlab/normalise-gitlab-event';
+import { fixture } from '../../../helpers/fixtures';
+
+function observed(name: string, mutate: (payload: any) => void = () => undefined) {
+  const payload = fixture<any>(`gitlab/${name}`);
+  mutate(payload);
+  const result = normaliseGitLabEvent(gitlabHookSchema.parse(payload), { receivedAt: new Date('2026-11-23T09:00:00Z') });
+  if (result.kind !== 'observation') throw new Error(JSON.stringify(result));
+  return result;
+}
+
+describe('normaliseGitLabEvent', () => {
+  it('reads GitLab time stamps in both of its formats', () => {
+    expect(gitlabTime('2026-11-23 08:00:00 UTC')).toBe('2026-11-23T08:00:00.000Z');
+    expect(gitlabTime('2026-11-23T08:00:00+01:00')).toBe('2026-11-23T07:00:00.000Z');
+  });
+
+  it('identifies a merged merge request by its merge commit and routes by title', () => {
+    const { observation, routing } = observed('merge-request-merged.json');
+    expect(observation.delivery_identity).toBe('gitlab:mr:acme/platform/api!7:merged:4b825dc642cb6eb9a060e54bf8d69288fbee4904');
+    expect(observation.facts.pull_request).toMatchObject({ number: 7, merged: true, head_ref: 'service/glb-1' });
+    expect(routing).toEqual({ title: '[GLB-1] Add CSV export', branch: 'service/glb-1', pull_request_ref: 'acme/platform/api!7' });
+  });
+
+  it('reads a note on a merge request as a comment', () => {
+    const { observation } = observed('note-on-merge-request.json');
+    expect(observation.delivery_identity).toBe('gitlab:note:1244@2026-11-23T07:30:00.000Z');
+    expect(observation.facts.comment).toMatchObject({ body: '/service skip-gate lint', author: 'reviewer' });
+  });
+
+  it('tells an edited note from its creation, by GitLab\'s action or by its update time', () => {
+    expect(observed('note-on-merge-request.json').observation.facts.action).toBe('created');
+    const later = observed('note-on-merge-request.json', (p) => { p.object_attributes.updated_at = '2026-11-23 07:35:00 UTC'; });
+    expect(later.observation.facts).toMatchObject({ action: 'edited', comment: { created: '2026-11-23T07:30:00.000Z', updated: '2026-11-23T07:35:00.000Z' } });
+    expect(observed('note-on-merge-request.json', (p) => { p.object_attributes.action = 'update'; }).observation.facts.action).toBe('edited');
+  });
+
+  it('takes final pipelines only, keyed by id and status', () => {
+    expect(observed('pipeline-failed.json').observation.delivery_identity).toBe('gitlab:pipeline:31:failed');
+    const running = normaliseGitLabEvent(gitlabHookSchema.parse({ ...fixture<any>('gitlab/pipeline-failed.json'), object_attributes: { ...fixture<any>('gitlab/pipeline-failed.json').object_attributes, status: 'running' } }));
+    expect(running).toEqual({ kind: 'unsupported', reason: 'pipeline status "running" is not final' });
+  });
+
+  it('identifies a push by ref and the SHA it moved to', () => {
+    const { observation, routing } = observed('push.json');
+    expect(observation.delivery_identity).toBe('gitlab:push:acme/platform/api:refs/heads/service/glb-1:da1560886d4f094c3e6c9ef40349f7d38b5d27d7');
+    expect(routing.branch).toBe('refs/heads/service/glb-1');
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { planTrackerDelivery, workflowKindFor } from '../../../../src/ingress/tracker/plan-tracker-delivery';
+import type { Observation } from '../../../../workflows/observation';
+
+function observation(overrides: Partial<Observation>): Observation {
+  return {
+    delivery_identity: 'tracker:x', source: 'webhook', source_system: 'tracker', event: 'issue_created',
+    resource: { kind: 'issue', id: '1' }, revision: null, fingerprint: 'f', ticket_key: 'PROJ-1', facts: {}, observed_at: null,
+    received_at: '2026-11-23T08:00:00.000Z', ...overrides,
+  };
+}
+
+describe('planTrackerDelivery', () => {
+  it('starts a workflow for a managed issue_created, by issue type', () => {
+    expect(planTrackerDelivery(observation({ facts: { labels: ['service:managed'], issue_type: 'Bug' } })))
+      .toEqual({ action: 'start', workflow_kind: 'bug' });
+  });
+
+  it('ignores an unmanaged issue_created', () => {
+    expect(planTrackerDelivery(observation({ facts: { labels: ['other'] } })).action).toBe('ignore');
+  });
+
+  it('starts a workflow when an update adds service:managed', () => {
+    const plan = planTrackerDelivery(observation({
+      event: 'issue_updated',
+      facts: { issue_type: 'Story', labels: ['service:managed'], label_change: { added: ['service:managed'], removed: [] } },
+    }));
+    expect(plan).toEqual({ action: 'start', workflow_kind: 'feature' });
+  });
+
+  it('only signals for other updates and comments', () => {
+    expect(planTrackerDelivery(observation({ event: 'issue_updated', facts: { label_change: { added: ['service:retry'], removed: [] } } })))
+      .toEqual({ action: 'signal' });
+    expect(planTrackerDelivery(observation({ event: 'issue_commented', facts: { comment: { id: '1', body: '?', author: 'a@b.c' } } })))
+      .toEqual({ action: 'signal' });
+  });
+
+  it('drops comments written by the service account or with the bot prefix', () => {
+    const own = observation({ event: 'issue_commented', facts: { comment: { id: '1', body: 'PRD attached', author: 'Bot@Example.com' } } });
+    expect(planTrackerDelivery(own, { botAccounts: ['bot@example.com'] }).action).toBe('ignore');
+    const prefixed = observation({ event: 'issue_commented', facts: { comment: { id: '2', body: '  [svc] done', author: 'x@y.z' } } });
+    expect(planTrackerDelivery(prefixed, { botCommentPrefix: '[svc]' }).action).toBe('ignore');
+  });
+});
+
+describe('workflowKindFor', () => {
+  it.each([['Feature', 'feature'], ['story', 'feature'], ['Bug', 'bug'], ['Task', 'task_takeover'], ['Epic', 'task_takeover'], [undefined, 'task_takeover']])(
+    '%s runs the %s graph', (type, kind) => expect(workflowKindFor(type)).toBe(kind),
+  );
+});

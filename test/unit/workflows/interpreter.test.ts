@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { acceptTable, type WorkflowDefinition } from '../../../workflows/definitions/definition-types';
+import { BUILT_IN_DEFINITIONS } from '../../../workflows/definitions';
+import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, stageLabels, targetOf } from '../../../workflows/interpreter';
+import { initialCheckpoint, initialTicketState } from '../../../workflows/ticket-state';
+import { statusReply } from '../../../workflows/status-reply';
+import { effectKey } from '../../../workflows/effect-journal';
+
+const NOW = '2026-11-23T10:00:00.000Z';
+const definition: WorkflowDefinition = {
+  apiVersion: 'service/v1', name: 'test', revision: 1, entry: 'draft',
+  nodes: {
+    draft: { kind: 'station', station: 'draft_note', retry_bound: 2, on: { drafted: 'review_gate' } },
+    review_gate: {
+      kind: 'gate', gate: 'artifact_approval', pending_label: 'service:note-pending', accepts: ['service:prd-approved', 'feedback (!)', 'a question (?)'],
+      on: { approved: 'publish', feedback: 'draft', question: 'answer' },
+    },
+    answer: { kind: 'station', station: 'answer_question', on: { answered: '$return' } },
+    publish: { kind: 'station', station: 'publish_note', on: { published: 'done' } },
+    escalate_blocked: { kind: 'end', result: 'blocked' },
+    done: { kind: 'end', result: 'completed' },
+  },
+};
+
+describe('the interpreter', () => {
+  it('says what to do at each kind of node', () => {
+    expect(actionAt(definition, 'draft')).toMatchObject({ type: 'station', spec: { station: 'draft_note' } });
+    expect(actionAt(definition, 'review_gate')).toMatchObject({ type: 'gate' });
+    expect(actionAt(definition, 'done')).toMatchObject({ type: 'end', spec: { result: 'completed' } });
+    expect(actionAt(definition, 'nowhere')).toEqual({ type: 'missing', node: 'nowhere' });
+  });
+
+  it('follows mapped outcomes and names the unmapped ones', () => {
+    const runtime = initialRuntime(NOW);
+    expect(targetOf(definition, runtime, 'draft', 'drafted')).toEqual({ ok: true, target: 'review_gate' });
+    expect(targetOf(definition, runtime, 'draft', 'exploded')).toEqual({ ok: false, reason: 'draft has no transition for outcome "exploded" in test r1 (it maps: drafted)' });
+    expect(targetOf(definition, runtime, 'answer', 'answered')).toMatchObject({ ok: false });
+    runtime.return_to = 'review_gate';
+    expect(targetOf(definition, runtime, 'answer', 'answered')).toEqual({ ok: true, target: 'review_gate' });
+  });
+
+  it('counts visits for effect keys and escalates when a retry bound is exhausted', () => {
+    const checkpoint = initialCheckpoint();
+    const runtime = initialRuntime(NOW);
+    expect(enterNode(definition, checkpoint, runtime, 'draft', NOW)).toEqual({ node: 'draft', visit: 1 });
+    expect(enterNode(definition, checkpoint, runtime, 'review_gate', NOW)).toEqual({ node: 'review_gate', visit: 1 });
+    expect(enterNode(definition, checkpoint, runtime, 'draft', NOW)).toEqual({ node: 'draft', visit: 2 });
+    // The third entry is past the bound of 2: escalate, remembering where service:retry resumes.
+    expect(enterNode(definition, checkpoint, runtime, 'draft', NOW)).toEqual({
+      node: 'escalate_blocked', visit: 1, exhausted: { node: 'draft', bound: 2, code: 'retry_bound_exhausted' },
+    });
+    expect(checkpoint.current_node).toBe('escalate_blocked');
+    expect(runtime.resume_at).toBe('draft');
+    // After a retry resets the bound, the node is entered again, with a visit number never used before.
+    runtime.bound_counts.draft = 0;
+    expect(enterNode(definition, checkpoint, runtime, 'draft', NOW)).toEqual({ node: 'draft', visit: 3 });
+  });
+
+  it('keys effects by node, visit and name, so a resumed visit asks for the same writes', () => {
+    expect(effectKey({ ticket_key: 'SBX-1', run_id: 'run-1', node: 'generate_prd', visit: 2, name: 'post_prd_part_1' })).toBe('SBX-1:run-1:generate_prd:2:post_prd_part_1');
+  });
+
+  it('maps commands to gate outcomes, with what the next station is told', () => {
+    expect(gateCommandEffect({ type: 'approve', gate: 'g', via: 'label' })).toEqual({ type: 'outcome', outcome: 'approved', request: null });
+    expect(gateCommandEffect({ type: 'feedback', text: 'shorter', via: 'comment' })).toEqual({ type: 'outcome', outcome: 'feedback', request: { kind: 'feedback', text: 'shorter' } });
+    expect(gateCommandEffect({ type: 'feedback', text: 'rename', item_id: 2, via: 'comment' })).toMatchObject({ request: { kind: 'draft_item_feedback', item_id: 2 } });
+    expect(gateCommandEffect({ type: 'question', text: 'why?' })).toMatchObject({ outcome: 'question', request: { kind: 'question', text: 'why?' } });
+    expect(gateCommandEffect({ type: 'retry', mode: 'regenerate' })).toMatchObject({ outcome: 'regenerate' });
+    expect(gateCommandEffect({ type: 'review_changes_requested', review_id: 'r', state: 'commented', body: 'fix' })).toMatchObject({ outcome: 'changes_requested' });
+    expect(gateCommandEffect({ type: 'skip_gate', check: 'lint', match: 'lint' })).toEqual({ type: 'in_place' });
+  });
+
+  it('lists the stage labels so that exactly one stands', () => {
+    expect(stageLabels(definition)).toEqual(['service:note-pending']);
+    expect(stageLabels(BUILT_IN_DEFINITIONS.feature)).toEqual(['service:plan-pending', 'service:prd-pending', 'service:spec-pending', 'service:task-pending']);
+  });
+
+  it('routes one repository per visit of the task router', () => {
+    const outputs = { provision_tasks: { repositories: ['acme/api', 'acme/web'] } };
+    expect([1, 2, 3].map((visit) => decideRouter('next_repository', outputs, visit))).toEqual([
+      { ok: true, outcome: 'next' }, { ok: true, outcome: 'next' }, { ok: true, outcome: 'done' },
+    ]);
+    expect(decideRouter('coin_flip', outputs, 1)).toEqual({ ok: false, reason: 'no router named "coin_flip"' });
+  });
+
+  it('builds the accept table the parser reads from the pinned definition', () => {
+    expect(acceptTable(definition)).toEqual({ review_gate: ['service:prd-approved', 'feedback (!)', 'a question (?)'] });
+  });
+});
+
+describe('the answer to a request that means nothing here', () => {
+  it('says where the ticket stands and what moves it', () => {
+    const state = initialTicketState({ ticket_key: 'SBX-1', project_key: 'SBX', issue_type: 'Story', workflow_kind: 'feature' }, 'run', NOW);
+    state.checkpoint.current_node = 'generate_prd';
+    state.status = 'blocked';
+    state.waiting = { code: 'station_not_available', message: 'the generate_prd station is not available', since: NOW, recovery: 'add the label service:retry to resume at generate_prd' };
+    expect(statusReply(state, 'Your question', 'a question (?) is not meaningful while the workflow is blocked at generate_prd')).toBe([
+      'ℹ️ Your question changed nothing: a question (?) is not meaningful while the workflow is blocked at generate_prd.',
+      '',
+      'The ticket is at `generate_prd` (blocked): the generate_prd station is not available.',
+      'What moves it: add the label service:retry to resume at generate_prd.',
+    ].join('\n'));
+  });
+});
