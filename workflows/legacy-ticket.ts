@@ -1,6 +1,6 @@
 import {
   allHandlersFinished, ApplicationFailure, condition, continueAsNew, proxyActivities, proxySinks, setHandler,
-  upsertSearchAttributes, workflowInfo,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { ProjectConfigActivities } from '../activities/project-config-activities';
 import {
@@ -14,12 +14,13 @@ import type { EffectOperation } from './effect-types';
 import { parseCommand } from './command-parser';
 import { buildExecutionView } from './execution-view';
 import {
-  effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, timelineQuery,
+  effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, timelineQuery,
 } from './messages';
 import type { ServiceMetricsSinks } from './metrics-sink';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from './observation';
 import { recordObservation } from './record-observation';
 import { DEFAULT_SETTINGS, INTAKE_NODE, initialTicketState, type TicketState } from './ticket-state';
+import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot } from './ticket-search-attributes';
 import { appendTimeline, pageTimeline } from './timeline';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
@@ -34,31 +35,6 @@ const { checkProjectRepositories } = proxyActivities<ProjectConfigActivities>({
 function nowIso(): string {
   // Workflow time: deterministic on replay.
   return new Date().toISOString();
-}
-
-function searchAttributeSnapshot(state: TicketState): string {
-  return JSON.stringify([state.status, state.checkpoint.current_node, state.checkpoint.is_blocked, state.pull_requests]);
-}
-
-function publishSearchAttributes(state: TicketState): void {
-  upsertSearchAttributes([
-    { key: searchAttributes.status, value: state.status },
-    { key: searchAttributes.node, value: state.checkpoint.current_node },
-    { key: searchAttributes.blocked, value: state.checkpoint.is_blocked },
-    { key: searchAttributes.runId, value: state.run_id },
-    { key: searchAttributes.ticketKey, value: state.input.ticket_key },
-    { key: searchAttributes.workflowType, value: state.input.workflow_kind },
-    { key: searchAttributes.pullRequests, value: state.pull_requests },
-  ]);
-}
-
-/** Keeps the PR-to-ticket index: a delivery routed here by title or branch teaches the workflow its PR. */
-function rememberPullRequest(state: TicketState, observation: Observation): void {
-  const pr = observation.facts.pull_request;
-  const repository = observation.facts.repository;
-  if (!pr || !repository || observation.source_system === 'tracker') return;
-  const ref = `${repository}${observation.source_system === 'gitlab' ? '!' : '#'}${pr.number}`;
-  if (!state.pull_requests.includes(ref)) state.pull_requests.push(ref);
 }
 
 function settingsOf(input: TicketWorkflowInput): TicketWorkflowSettings {

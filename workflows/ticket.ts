@@ -1,6 +1,6 @@
 import {
   allHandlersFinished, ApplicationFailure, condition, continueAsNew, patched, proxyActivities, proxySinks, setCurrentDetails, setHandler,
-  upsertSearchAttributes, workflowInfo,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, type BlockingCode } from './blocking';
 import { jsonBytes, truncateStrings } from './bounded-json';
@@ -14,7 +14,7 @@ import { buildExecutionView, currentDetails } from './execution-view';
 import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, stageLabels, targetOf } from './interpreter';
 import { legacyTicketRun } from './legacy-ticket';
 import {
-  effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, timelineQuery,
+  effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, timelineQuery,
 } from './messages';
 import type { ServiceMetricsSinks } from './metrics-sink';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from './observation';
@@ -27,6 +27,7 @@ import type { DraftCommand } from './drafts';
 import type { DraftEditActivities } from '../activities/draft-edit-activities';
 import type { EffectIntent, StationInput, StationResult } from './station-types';
 import { DEFAULT_SETTINGS, initialTicketState, type Runtime, type StationAttempt, type TicketState } from './ticket-state';
+import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot } from './ticket-search-attributes';
 import { appendTimeline, pageTimeline } from './timeline';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
@@ -56,27 +57,6 @@ function settingsOf(input: TicketWorkflowInput): Required<TicketWorkflowSettings
     station_heartbeat_seconds: given.station_heartbeat_seconds ?? 30,
     state_byte_limit: given.state_byte_limit ?? 1_500_000,
   };
-}
-
-function publishSearchAttributes(state: TicketState): void {
-  upsertSearchAttributes([
-    { key: searchAttributes.status, value: state.status },
-    { key: searchAttributes.node, value: state.checkpoint.current_node },
-    { key: searchAttributes.blocked, value: state.checkpoint.is_blocked },
-    { key: searchAttributes.runId, value: state.run_id },
-    { key: searchAttributes.ticketKey, value: state.input.ticket_key },
-    { key: searchAttributes.workflowType, value: state.input.workflow_kind },
-    { key: searchAttributes.pullRequests, value: state.pull_requests },
-  ]);
-}
-
-/** Keeps the PR-to-ticket index: a delivery routed here by title or branch teaches the workflow its PR. */
-function rememberPullRequest(state: TicketState, observation: Observation): void {
-  const pr = observation.facts.pull_request;
-  const repository = observation.facts.repository;
-  if (!pr || !repository || observation.source_system === 'tracker') return;
-  const ref = `${repository}${observation.source_system === 'gitlab' ? '!' : '#'}${pr.number}`;
-  if (!state.pull_requests.includes(ref)) state.pull_requests.push(ref);
 }
 
 /** A queued observation keeps the beginning of long comment text, so that the inbox (state) stays small. */
@@ -137,7 +117,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
 
   let published = '';
   const publish = () => {
-    const snapshot = JSON.stringify([state.status, state.checkpoint.current_node, state.checkpoint.is_blocked, state.pull_requests]);
+    const snapshot = searchAttributeSnapshot(state);
     if (snapshot !== published) {
       publishSearchAttributes(state);
       published = snapshot;

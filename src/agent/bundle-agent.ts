@@ -64,6 +64,8 @@ function newestSource(root: string): number {
 if (require.main === module) {
   // `node dist/src/agent/bundle-agent.js <out>`: used by npm run build.
   const out = process.argv[2] ?? join(projectRoot(), 'dist', 'agent', 'agent.cjs');
+  // Like the rest of the build: nothing to do when the bundle is newer than every source it is made of.
+  if (existsSync(out) && statSync(out).mtimeMs > Math.max(newestSource(projectRoot()), statSync(join(projectRoot(), 'package-lock.json')).mtimeMs)) process.exit(0);
   bundleAgent(out).then(() => process.stdout.write(`agent bundled into ${out}\n`), (error: unknown) => {
     process.stderr.write(`bundling the agent failed: ${(error as Error).message}\n`);
     process.exit(1);

@@ -1,26 +1,31 @@
 import { existsSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { Command, Flags } from '@oclif/core';
 import { reportConfigurationError, startupConfig } from '../config/startup-config';
 import { startGateway, type RunningGateway } from '../gateway/server';
 import { startDevServer, type RunningDevServer } from '../temporal/dev-server';
-import { DevStackConfigError, loadDevStackConfig, planDevServer } from '../temporal/dev-stack-config';
+import { DevStackConfigError, loadDevStackConfig, planDevServer, resolveStackFile } from '../temporal/dev-stack-config';
 import { ensureTemporalCli, projectRoot } from '../temporal/temporal-cli-locator';
 import { startSandbox, type Sandbox } from '../sandbox/sandbox-stack';
 import { startWorker, type RunningWorker } from '../worker';
 import { runUntilSignal } from '../process/run-until-signal';
 
-/** A relative stack file is looked up in the current folder first, then in the project root (where ours ships). */
-function resolveStackFile(flag: string, root: string): string {
-  if (isAbsolute(flag)) return flag;
-  const here = join(process.cwd(), flag);
-  return existsSync(here) ? here : join(root, flag);
+/**
+ * Seconds since the start: since `npm run dev` when scripts/dev.sh passed its start time (so the build check and
+ * the npm start-up count), since this process started otherwise.
+ */
+function secondsToReady(env: NodeJS.ProcessEnv): string {
+  const given = Number(env.SERVICE_DEV_STARTED_AT);
+  const since = Number.isFinite(given) && given > 0 ? given : performance.timeOrigin;
+  return ((Date.now() - since) / 1000).toFixed(1);
 }
 
 export default class DevCommand extends Command {
   static override description = [
-    'Run the whole stack locally: the Temporal dev server (SQLite file under the data folder, UI on 8233) from',
-    'temporal-dev.yaml, then the worker and the gateway. Ctrl-C stops all of it.',
+    'Run the whole stack locally: the Temporal dev server from temporal-dev.yaml (SQLite file under the data folder,',
+    'frontend and UI on the ports of the stack file or --temporal-port/--ui-port), then the worker and the gateway.',
+    'With --sandbox also the tracker, source-host and model simulators, whose state is kept in <data folder>/sandbox.',
+    'Ctrl-C stops all of it.',
   ].join(' ');
 
   static override flags = {
@@ -29,7 +34,7 @@ export default class DevCommand extends Command {
     'temporal-port': Flags.integer({ description: 'Temporal frontend port (overrides server.port)', min: 1, max: 65535 }),
     'ui-port': Flags.integer({ description: 'Temporal UI port (overrides server.ui_port)', min: 1, max: 65535 }),
     headless: Flags.boolean({ description: 'do not start the Temporal UI', default: false }),
-    sandbox: Flags.boolean({ description: 'run against local simulators of the tracker and the source host (no real accounts needed)', default: false }),
+    sandbox: Flags.boolean({ description: 'run against local simulators of the tracker, the source host and (unless MODEL_*/LLM_* are set) the model; no real accounts needed', default: false }),
   };
 
   async run(): Promise<void> {
@@ -54,7 +59,14 @@ export default class DevCommand extends Command {
       const plan = planDevServer(stack, root, {
         dataDir: flags['data-dir'], port: flags['temporal-port'], uiPort: flags['ui-port'], headless: flags.headless,
       });
-      if (flags.sandbox) sandbox = await startSandbox();
+      if (flags.sandbox) {
+        sandbox = await startSandbox({
+          stateDir: join(plan.dataDir, 'sandbox'),
+          serviceStateExists: existsSync(plan.dbPath),
+          env: process.env,
+          report: (line) => this.log(line),
+        });
+      }
       const env = { ...process.env, ...sandbox?.env, TEMPORAL_ADDRESS: plan.address, TEMPORAL_NAMESPACE: plan.namespace };
       // The worker and gateway read a few settings straight from the process environment (the registry file path).
       Object.assign(process.env, sandbox?.env ?? {});
@@ -70,7 +82,7 @@ export default class DevCommand extends Command {
 
       this.log([
         '',
-        'service dev is running:',
+        `service dev is running (ready in ${secondsToReady(process.env)} s):`,
         `  API          ${gateway.url}/api/v1   (health: ${gateway.url}/api/v1/health)`,
         `  Webhooks     ${gateway.url}/api/v1/webhooks/tracker`,
         `  Temporal UI  ${plan.uiUrl ?? '(headless)'}`,

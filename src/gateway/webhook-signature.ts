@@ -9,7 +9,10 @@ export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 export function verifyHmacSha256(rawBody: Buffer, header: string | undefined, secret: string): SignatureCheck {
   if (header === undefined || header.trim() === '') return { ok: false, reason: 'signature header is missing' };
   const value = header.trim().replace(/^sha256=/i, '');
-  if (!/^[0-9a-fA-F]{64}$/.test(value)) return { ok: false, reason: 'signature is not a hex HMAC-SHA256 digest' };
+  // Two answers, because the operator's fix differs: a non-hex value is the wrong header or encoding; hex of the wrong
+  // length is a truncated digest or another algorithm (SHA-1 is 40 digits).
+  if (!/^[0-9a-fA-F]+$/.test(value)) return { ok: false, reason: 'signature is not hex (expected the hex HMAC-SHA256 digest of the raw body, optionally prefixed sha256=)' };
+  if (value.length !== 64) return { ok: false, reason: `signature has ${value.length} hex digits; an HMAC-SHA256 digest has 64` };
   const expected = createHmac('sha256', secret).update(rawBody).digest();
   const given = Buffer.from(value, 'hex');
   return timingSafeEqual(expected, given) ? { ok: true } : { ok: false, reason: 'signature does not match the body' };

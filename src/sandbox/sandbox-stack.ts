@@ -1,61 +1,175 @@
-import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { PortInUseError } from '../http/listen';
+import { startModelSimulator, type ModelSimulator } from './model-simulator/model-simulator';
+import { sandboxResponder } from './model-simulator/sandbox-responder';
+import {
+  newSandboxSettings, readSandboxSettings, sandboxSettingsFile, SANDBOX_BOT_LOGIN, SANDBOX_MODEL, SANDBOX_PROJECT, SANDBOX_REPOSITORY,
+  SANDBOX_REVIEWER_LOGIN,
+} from './sandbox-settings';
+import { persistState, readStateFile, writeStateFile, type StatePersistence } from './sandbox-state-file';
 import { startScmhostSimulator, type ScmhostSimulator } from './scmhost-simulator/scmhost-simulator';
+import type { ScmhostSnapshot } from './scmhost-simulator/scmhost-state';
 import { startTrackerSimulator, type TrackerSimulator } from './tracker-simulator/tracker-simulator';
-
-export const SANDBOX_PROJECT = 'SBX';
-export const SANDBOX_REPOSITORY = 'sandbox/app';
+import type { TrackerSnapshot } from './tracker-simulator/tracker-state';
 
 export interface Sandbox {
   tracker: TrackerSimulator;
   scmhost: ScmhostSimulator;
+  /** Undefined when the user configured a model of their own. */
+  model?: ModelSimulator;
   /** The variables that point the service at the simulators (merged over the caller's environment). */
   env: Record<string, string>;
+  stateDir: string;
   /** Once the gateway listens: the simulators send their signed webhooks to it. */
   connect(gatewayUrl: string): void;
   describe(): string[];
   close(): Promise<void>;
 }
 
+export interface SandboxOptions {
+  host?: string;
+  /** Where the sandbox keeps its state: `<data dir>/sandbox`. */
+  stateDir: string;
+  /**
+   * Whether the service's own state (the Temporal database) already exists. Simulator state without it belongs to
+   * tickets no workflow remembers, so it is removed and the sandbox starts from nothing with the database.
+   */
+  serviceStateExists: boolean;
+  /** The environment the service would otherwise run with: a model configured there is used instead of the simulator. */
+  env: NodeJS.ProcessEnv;
+  report?: (line: string) => void;
+}
+
+const STATE_FILES = ['tracker.json', 'scmhost.json', 'model.json'];
+const MODEL_VARIABLES = ['MODEL_CONNECTIONS', 'MODEL_DEFAULT', 'MODEL_POLICY', 'LLM_BACKEND', 'LLM_MODEL'];
+
+/** The model variables the user set (non-empty); the sandbox's model stands in only when there are none. */
+export function userModelVariables(env: NodeJS.ProcessEnv): string[] {
+  return MODEL_VARIABLES.filter((name) => env[name]?.trim());
+}
+
+
+
+
+/** The port of the last run when it is free, so addresses a user copied keep working; any free port otherwise. */
+async function onKeptPort<T>(port: number, start: (port: number) => Promise<T>): Promise<T> {
+  if (port === 0) return start(0);
+  try {
+    return await start(port);
+  } catch (error) {
+    if (error instanceof PortInUseError) return start(0);
+    throw error;
+  }
+}
+
 /**
- * `service dev --sandbox`: the tracker and source-host simulators on loopback, a configured project and repository,
- * and webhook secrets made up for this run, so the whole service can be driven locally without real accounts.
+ * `service dev --sandbox`: the tracker, source-host and model simulators on loopback, a configured project and
+ * repository, and webhook secrets made up once. Everything lives in `stateDir` next to the Temporal database, so a
+ * restart continues where the last run stopped: the same tickets, and ids that keep counting.
  */
-export async function startSandbox(options: { host?: string } = {}): Promise<Sandbox> {
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
-  const tracker = await startTrackerSimulator({ host, port: 0, projects: [SANDBOX_PROJECT] });
-  const scmhost = await startScmhostSimulator({ host, port: 0, repositories: [SANDBOX_REPOSITORY] });
-  tracker.state.setProperty(tracker.state.project(SANDBOX_PROJECT).properties, 'service.repos', [SANDBOX_REPOSITORY]);
-  tracker.state.setProperty(tracker.state.project(SANDBOX_PROJECT).properties, 'service.default_repo', SANDBOX_REPOSITORY);
-  const secret = () => randomBytes(16).toString('hex');
-  const env = {
-    TRACKER_BASE_URL: tracker.url,
-    TRACKER_USER_EMAIL: 'service@sandbox.local',
-    TRACKER_API_TOKEN: `sandbox-${secret()}`,
-    TRACKER_WEBHOOK_SECRET: secret(),
-    SCMHOST_API_URL: scmhost.url,
-    SCMHOST_TOKEN: `sandbox-${secret()}`,
-    SCMHOST_WEBHOOK_SECRET: secret(),
-    SCMHOST_KNOWN_REPOS: SANDBOX_REPOSITORY,
-    SCMHOST_BOT_LOGIN: 'service-bot',
-  };
-  return {
-    tracker,
-    scmhost,
-    env,
-    connect(gatewayUrl) {
-      tracker.webhooks.setTarget({ url: `${gatewayUrl}/api/v1/webhooks/tracker`, secret: env.TRACKER_WEBHOOK_SECRET });
-      scmhost.webhooks.setTarget({ url: `${gatewayUrl}/api/v1/webhooks/scmhost`, secret: env.SCMHOST_WEBHOOK_SECRET });
-    },
-    describe() {
-      return [
-        `  Sandbox      tracker ${tracker.url} (project ${SANDBOX_PROJECT}), source host ${scmhost.url} (repository ${SANDBOX_REPOSITORY})`,
-        `               create a managed ticket: curl -u any@sandbox.local:any -H 'content-type: application/json' \\`,
-        `                 -d '{"fields":{"project":{"key":"${SANDBOX_PROJECT}"},"issuetype":{"name":"Feature"},"summary":"Try me","labels":["service:managed"]}}' \\`,
-        `                 ${tracker.url}/rest/api/3/issue`,
-      ];
-    },
-    async close() {
-      await Promise.all([tracker.close(), scmhost.close()]);
-    },
-  };
+  const report = options.report ?? (() => undefined);
+  const { stateDir } = options;
+  const file = (name: string) => join(stateDir, name);
+  if (!options.serviceStateExists && STATE_FILES.some((name) => existsSync(file(name)))) {
+    for (const name of STATE_FILES) rmSync(file(name), { force: true });
+    report(`sandbox: the Temporal database is new, so the simulators start from nothing too (old state in ${stateDir} removed)`);
+  }
+  const settings = readSandboxSettings(stateDir) ?? newSandboxSettings();
+  const { secrets } = settings;
+  const trackerState = readStateFile<TrackerSnapshot>(file('tracker.json'));
+  const scmhostState = readStateFile<ScmhostSnapshot>(file('scmhost.json'));
+  const modelState = readStateFile<{ version: 1; responses: number }>(file('model.json'));
+  const useModel = userModelVariables(options.env).length === 0;
+
+  const persisted: StatePersistence[] = [];
+  const started: Array<{ close(): Promise<void> }> = [];
+  try {
+    const tracker = await onKeptPort(settings.ports.tracker, (port) => startTrackerSimulator({ host, port, projects: [SANDBOX_PROJECT] }));
+    started.push(tracker);
+    if (trackerState) tracker.state.restore(trackerState);
+    tracker.state.createProject(SANDBOX_PROJECT);
+    const project = tracker.state.project(SANDBOX_PROJECT).properties;
+    tracker.state.setProperty(project, 'service.repos', [SANDBOX_REPOSITORY]);
+    tracker.state.setProperty(project, 'service.default_repo', SANDBOX_REPOSITORY);
+
+    const scmhost = await onKeptPort(settings.ports.scmhost, (port) => startScmhostSimulator({
+      host, port, repositories: [SANDBOX_REPOSITORY],
+      tokens: { [secrets.SCMHOST_TOKEN]: SANDBOX_BOT_LOGIN, [secrets.reviewer_token]: SANDBOX_REVIEWER_LOGIN },
+    }));
+    started.push(scmhost);
+    if (scmhostState) scmhost.state.restore(scmhostState);
+    scmhost.state.createRepository(SANDBOX_REPOSITORY);
+
+    const model = useModel
+      ? await onKeptPort(settings.ports.model, (port) => startModelSimulator({ host, port, respond: sandboxResponder, firstResponseNumber: modelState?.responses ?? 0 }))
+      : undefined;
+    if (model) started.push(model);
+
+    persisted.push(persistState(file('tracker.json'), { snapshot: () => tracker.state.snapshot(), onEvent: (listener) => tracker.state.onEvent(listener) }));
+    persisted.push(persistState(file('scmhost.json'), { snapshot: () => scmhost.state.snapshot(), onEvent: (listener) => scmhost.state.onEvent(listener) }));
+    if (model) persisted.push(persistState(file('model.json'), { snapshot: () => ({ version: 1, responses: model.responses() }), onEvent: () => undefined }));
+
+    const portOf = (url: string) => Number(new URL(url).port);
+    settings.ports = { tracker: portOf(tracker.url), scmhost: portOf(scmhost.url), model: model ? portOf(model.url) : settings.ports.model };
+    settings.urls = { tracker: tracker.url, scmhost: scmhost.url, ...(model ? { model: model.url } : {}) };
+    const saveSettings = () => writeStateFile(sandboxSettingsFile(stateDir), `${JSON.stringify(settings, null, 2)}\n`);
+    saveSettings();
+
+    const env: Record<string, string> = {
+      TRACKER_BASE_URL: tracker.url,
+      TRACKER_USER_EMAIL: 'service@sandbox.local',
+      TRACKER_API_TOKEN: secrets.TRACKER_API_TOKEN,
+      TRACKER_WEBHOOK_SECRET: secrets.TRACKER_WEBHOOK_SECRET,
+      SCMHOST_API_URL: scmhost.url,
+      SCMHOST_TOKEN: secrets.SCMHOST_TOKEN,
+      SCMHOST_WEBHOOK_SECRET: secrets.SCMHOST_WEBHOOK_SECRET,
+      SCMHOST_KNOWN_REPOS: SANDBOX_REPOSITORY,
+      SCMHOST_BOT_LOGIN: SANDBOX_BOT_LOGIN,
+      ...(model ? {
+        MODEL_CONNECTIONS: JSON.stringify({ sandbox: { backend: 'openai-compatible', base_url: model.url, allowed_models: [SANDBOX_MODEL], capabilities: ['structured_output', 'tools'] } }),
+        MODEL_DEFAULT: JSON.stringify({ connection: 'sandbox', model: SANDBOX_MODEL }),
+      } : {}),
+    };
+    const userModel = userModelVariables(options.env);
+    return {
+      tracker,
+      scmhost,
+      model,
+      env,
+      stateDir,
+      connect(gatewayUrl) {
+        tracker.webhooks.setTarget({ url: `${gatewayUrl}/api/v1/webhooks/tracker`, secret: secrets.TRACKER_WEBHOOK_SECRET });
+        scmhost.webhooks.setTarget({ url: `${gatewayUrl}/api/v1/webhooks/scmhost`, secret: secrets.SCMHOST_WEBHOOK_SECRET });
+        settings.urls.gateway = gatewayUrl;
+        saveSettings();
+      },
+      describe() {
+        const issues = tracker.state.issues.size;
+        return [
+          `  Sandbox      tracker ${tracker.url} (project ${SANDBOX_PROJECT}), source host ${scmhost.url} (repository ${SANDBOX_REPOSITORY})`,
+          model
+            ? `               model   ${model.url} (simulated: minimal documents that fit the requested schema; set MODEL_* or LLM_* for a real one)`
+            : `               model   yours (${userModel.join(', ')}), not simulated`,
+          `               state   ${stateDir} (${issues} ticket${issues === 1 ? '' : 's'} kept; removed with the database)`,
+          `               webhook secrets (X-Hub-Signature / X-Hub-Signature-256 = sha256=<hex HMAC-SHA256 of the body>):`,
+          `                 TRACKER_WEBHOOK_SECRET=${secrets.TRACKER_WEBHOOK_SECRET}`,
+          `                 SCMHOST_WEBHOOK_SECRET=${secrets.SCMHOST_WEBHOOK_SECRET}`,
+          `               act as a person: service sandbox create-ticket "Try me" | comment SBX-1 "text" | label SBX-1 <label> | approve SBX-1 [--pr]`,
+          `                 (npx service sandbox --help; add --data-dir when you started with one)`,
+        ];
+      },
+      async close() {
+        // The simulators first (they deliver queued webhooks and release held faults), then the last write.
+        await Promise.all(started.map((part) => part.close()));
+        for (const part of persisted) part.close();
+      },
+    };
+  } catch (error) {
+    for (const part of persisted) part.close();
+    await Promise.all(started.map((part) => part.close().catch(() => undefined)));
+    throw error;
+  }
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
@@ -41,6 +41,13 @@ export function parseDevStackConfig(text: string, source = 'temporal-dev.yaml'):
     throw new DevStackConfigError(lines.join('\n'));
   }
   return parsed.data;
+}
+
+/** A relative stack file is looked up in the current folder first, then in the project root (where ours ships). */
+export function resolveStackFile(flag: string, root: string): string {
+  if (isAbsolute(flag)) return flag;
+  const here = join(process.cwd(), flag);
+  return existsSync(here) ? here : join(root, flag);
 }
 
 export function loadDevStackConfig(path: string): DevStackConfig {

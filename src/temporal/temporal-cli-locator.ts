@@ -73,7 +73,7 @@ export async function ensureTemporalCli(options: LocateOptions = {}): Promise<st
   }
   const binDir = join(options.toolDir ?? defaultToolDir(), 'bin');
   mkdirSync(binDir, { recursive: true });
-  report(`Building the Temporal CLI once with ${go} install ${TEMPORAL_CLI_MODULE} into ${binDir} (the first build takes a few minutes)...`);
+  report(`Building the Temporal CLI once with ${go} install ${TEMPORAL_CLI_MODULE} into ${binDir}: 5 to 15 minutes on a busy machine (a temporal binary on PATH, or TEMPORAL_CLI_PATH, skips this)...`);
   await new Promise<void>((resolvePromise, reject) => {
     execFile(go, ['install', TEMPORAL_CLI_MODULE], { env: { ...env, GOBIN: binDir }, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) => {
       if (error) reject(new TemporalCliUnavailableError(`Building the Temporal CLI failed: ${stderr.trim().split('\n').slice(-5).join(' | ') || error.message}`));

@@ -88,7 +88,7 @@ describe('durable effects against the tracker simulator', () => {
     // because this build has no PRD station.
     const resumed = await eventually(async () => {
       const body = await execution(key);
-      return body.retry_count === 1 && body.current_position === 'generate_prd' && body.effects.every((e: Json) => FINAL.includes(e.status))
+      return body.retry_count === 1 && body.current_position === 'generate_prd' && body.status === 'blocked' && body.effects.every((e: Json) => FINAL.includes(e.status))
         && !tracker.state.issue(key).labels.includes('service:retry') ? body : undefined;
     }, 60_000, `${key} resumed`);
     expect(resumed).toMatchObject({ waiting: { code: 'invalid_model_policy' }, checkpoint: { ci_fix_attempts: 0 } });

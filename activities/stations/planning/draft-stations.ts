@@ -133,7 +133,8 @@ export function createDraftStations(deps: DraftStationDeps) {
       const epics = await provisionedEpics(deps.tracker, input, plan);
       const ids = epics.map((epic) => epic.id);
       const item = z.object({
-        epic_id: z.number().int().refine((id) => ids.includes(id), { message: `epic_id must be one of ${ids.join(', ')}` }),
+        // The range goes into the JSON schema the model sees; the refinement catches gaps inside it.
+        epic_id: z.number().int().min(Math.min(...ids)).max(Math.max(...ids)).refine((id) => ids.includes(id), { message: `epic_id must be one of ${ids.join(', ')}` }),
         summary,
         description,
         acceptance_criteria: criteria,

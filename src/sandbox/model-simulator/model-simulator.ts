@@ -34,6 +34,8 @@ export interface ModelSimulator {
   /** Request bodies in arrival order. */
   readonly requests: ChatCompletionRequest[];
   readonly received: ReceivedRequest[];
+  /** Answers given so far (the number in the last response id), counted from `firstResponseNumber`. */
+  responses(): number;
   /** Forgets queued replies and recorded requests. */
   reset(): void;
   close(): Promise<void>;
@@ -73,13 +75,18 @@ export interface ModelSimulatorOptions {
    * an unscripted request gets a 500 that says so.
    */
   respond?: (request: ChatCompletionRequest) => ScriptedReply | undefined;
+  /**
+   * Response ids continue after this number (`chatcmpl-<n+1>`), so a simulator restarted on kept state (the sandbox)
+   * never repeats an id it handed out.
+   */
+  firstResponseNumber?: number;
 }
 
 export async function startModelSimulator(options: ModelSimulatorOptions = {}): Promise<ModelSimulator> {
   const queue: ScriptedReply[] = [];
   const requests: ChatCompletionRequest[] = [];
   const received: ReceivedRequest[] = [];
-  let counter = 0;
+  let counter = options.firstResponseNumber ?? 0;
   const script = (...replies: ScriptedReply[]) => {
     for (const reply of replies) queue.push(scriptedReplySchema.parse(reply));
   };
@@ -128,6 +135,7 @@ export async function startModelSimulator(options: ModelSimulatorOptions = {}): 
     url: `${listening.url}/v1`,
     script,
     pending: () => queue.length,
+    responses: () => counter,
     requests,
     received,
     reset: () => {

@@ -14,6 +14,24 @@ export class ScmhostSimError extends Error {
   }
 }
 
+/**
+ * Everything the source-host simulator knows, as plain JSON (see TrackerSnapshot for why it is kept): a pull
+ * request names its head repository by full name instead of holding it.
+ */
+export interface ScmhostSnapshot {
+  version: 1;
+  nextId: number;
+  users: SimUser[];
+  repos: Array<Omit<SimRepo, 'branches'> & { branches: Array<[string, string]> }>;
+  pulls: Array<{ repo: string; pulls: Array<Omit<SimPull, 'headRepo'> & { headRepo: string }> }>;
+  issueComments: ScmhostState['issueComments'];
+  reviews: ScmhostState['reviews'];
+  reviewComments: ScmhostState['reviewComments'];
+  checkRuns: ScmhostState['checkRuns'];
+  /** Repository files by lower-case full name, then path. */
+  files?: Array<[string, Array<[string, string]>]>;
+}
+
 export type ScmhostSimEvent =
   | {
     event: 'pull_request'; action: 'opened' | 'closed' | 'synchronize' | 'edited' | 'reopened'; repo: SimRepo; pull: SimPull; sender: SimUser;
@@ -298,6 +316,46 @@ export class ScmhostState {
     if (!existing) this.checkRuns.push(run);
     this.emit({ event: 'check_run', action: status === 'completed' ? 'completed' : 'created', repo, run, sender: CI_APP });
     return run;
+  }
+
+  snapshot(): ScmhostSnapshot {
+    return structuredClone({
+      version: 1,
+      nextId: this.nextId,
+      users: [...this.users.values()],
+      repos: [...this.repos.values()].map((repo) => ({ ...repo, branches: [...repo.branches] })),
+      pulls: [...this.pulls].map(([repo, pulls]) => ({ repo, pulls: pulls.map((pull) => ({ ...pull, headRepo: this.fullName(pull.headRepo) })) })),
+      issueComments: this.issueComments,
+      reviews: this.reviews,
+      reviewComments: this.reviewComments,
+      checkRuns: this.checkRuns,
+      files: [...this.files].map(([repo, files]) => [repo, [...files]]),
+    });
+  }
+
+  /** Replaces everything with a snapshot (before the simulator serves anyone: no events fire). */
+  restore(snapshot: ScmhostSnapshot): void {
+    if (snapshot.version !== 1) throw new Error(`source-host simulator state version ${String(snapshot.version)} is not supported`);
+    const copy = structuredClone(snapshot);
+    this.nextId = copy.nextId;
+    this.users.clear();
+    for (const user of copy.users) this.users.set(user.login, user);
+    this.repos.clear();
+    for (const repo of copy.repos) this.repos.set(`${repo.owner.login}/${repo.name}`.toLowerCase(), { ...repo, branches: new Map(repo.branches) });
+    this.pulls.clear();
+    for (const { repo, pulls } of copy.pulls) {
+      this.pulls.set(repo, pulls.map((pull) => {
+        const headRepo = this.repos.get(pull.headRepo.toLowerCase());
+        if (!headRepo) throw new Error(`source-host simulator state: pull request ${repo}#${pull.number} names an unknown head repository ${pull.headRepo}`);
+        return { ...pull, headRepo };
+      }));
+    }
+    this.files.clear();
+    for (const [repo, files] of copy.files ?? []) this.files.set(repo, new Map(files));
+    for (const [list, saved] of [[this.issueComments, copy.issueComments], [this.reviews, copy.reviews], [this.reviewComments, copy.reviewComments], [this.checkRuns, copy.checkRuns]] as const) {
+      list.length = 0;
+      (list as unknown[]).push(...saved);
+    }
   }
 
   openPullsForSha(repo: SimRepo, sha: string): SimPull[] {

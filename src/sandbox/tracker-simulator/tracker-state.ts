@@ -74,6 +74,21 @@ export class TrackerSimError extends Error {
   }
 }
 
+type Entries = Array<[string, unknown]>;
+
+/**
+ * Everything the tracker simulator knows, as plain JSON: `service dev --sandbox` writes it to the data directory so
+ * that a restart continues with the same tickets and, above all, never hands out an id twice (a ticket's workflow
+ * outlives the process and would read a reused changelog or comment id as conflicting evidence).
+ */
+export interface TrackerSnapshot {
+  version: 1;
+  counters: { issue: number; history: number; comment: number; link: number; project: number };
+  users: JiraUser[];
+  projects: Array<Omit<SimProject, 'properties'> & { properties: Entries }>;
+  issues: Array<Omit<SimIssue, 'properties' | 'comments'> & { properties: Entries; comments: Array<Omit<SimComment, 'properties'> & { properties: Entries }> }>;
+}
+
 export type TrackerSimEvent =
   | { type: 'issue_created'; issue: SimIssue; user: JiraUser }
   | { type: 'issue_updated'; issue: SimIssue; user: JiraUser; history: JiraChangelogHistory; eventTypeName: 'issue_updated' | 'issue_generic' }
@@ -289,6 +304,43 @@ export class TrackerState {
     issue.histories.push(history);
     issue.updated = now;
     this.emit({ type: 'issue_updated', issue, user: actor, history, eventTypeName });
+  }
+
+  snapshot(): TrackerSnapshot {
+    return structuredClone({
+      version: 1,
+      counters: { issue: this.nextIssueId, history: this.nextHistoryId, comment: this.nextCommentId, link: this.nextLinkId, project: this.nextProjectId },
+      users: [...this.users.values()],
+      projects: [...this.projects.values()].map((project) => ({ ...project, properties: [...project.properties] })),
+      issues: [...this.issues.values()].map((issue) => ({
+        ...issue,
+        properties: [...issue.properties],
+        comments: issue.comments.map((comment) => ({ ...comment, properties: [...comment.properties] })),
+      })),
+    });
+  }
+
+  /** Replaces everything with a snapshot (before the simulator serves anyone: no events fire). */
+  restore(snapshot: TrackerSnapshot): void {
+    if (snapshot.version !== 1) throw new Error(`tracker simulator state version ${String(snapshot.version)} is not supported`);
+    const copy = structuredClone(snapshot);
+    this.nextIssueId = copy.counters.issue;
+    this.nextHistoryId = copy.counters.history;
+    this.nextCommentId = copy.counters.comment;
+    this.nextLinkId = copy.counters.link;
+    this.nextProjectId = copy.counters.project;
+    this.users.clear();
+    for (const user of copy.users) this.users.set(user.accountId, user);
+    this.projects.clear();
+    for (const project of copy.projects) this.projects.set(project.key, { ...project, properties: new Map(project.properties) });
+    this.issues.clear();
+    for (const issue of copy.issues) {
+      this.issues.set(issue.key, {
+        ...issue,
+        properties: new Map(issue.properties),
+        comments: issue.comments.map((comment) => ({ ...comment, properties: new Map(comment.properties) })),
+      });
+    }
   }
 
   // Wire views.

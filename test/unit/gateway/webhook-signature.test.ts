@@ -15,7 +15,9 @@ describe('verifyHmacSha256', () => {
 
   it('rejects a missing header, a malformed one and a digest of another body', () => {
     expect(verifyHmacSha256(body, undefined, secret)).toEqual({ ok: false, reason: 'signature header is missing' });
-    expect(verifyHmacSha256(body, 'sha256=abc', secret)).toEqual({ ok: false, reason: 'signature is not a hex HMAC-SHA256 digest' });
+    expect(verifyHmacSha256(body, 'sha256=abc', secret)).toEqual({ ok: false, reason: 'signature has 3 hex digits; an HMAC-SHA256 digest has 64' });
+    expect(verifyHmacSha256(body, `sha256=${hex.slice(0, 40)}`, secret)).toEqual({ ok: false, reason: 'signature has 40 hex digits; an HMAC-SHA256 digest has 64' });
+    expect(verifyHmacSha256(body, 'sha256=not-a-digest', secret)).toMatchObject({ ok: false, reason: expect.stringMatching(/^signature is not hex/) });
     expect(verifyHmacSha256(Buffer.from('{}'), `sha256=${hex}`, secret)).toEqual({ ok: false, reason: 'signature does not match the body' });
   });
 

@@ -1,0 +1,26 @@
+import { Command, Flags } from '@oclif/core';
+import { DevStackConfigError } from '../temporal/dev-stack-config';
+import { SandboxPerson, SandboxRequestError, SandboxUnavailableError } from './sandbox-person';
+import { sandboxStateDir } from './sandbox-settings';
+
+/** The flags every `service sandbox ...` command takes to find the running sandbox (as `service dev` was given them). */
+export const sandboxFlags = {
+  'data-dir': Flags.string({ description: 'the data folder `service dev --sandbox` runs with (default: server.data_dir of the stack file)' }),
+  config: Flags.string({ description: 'dev stack file', default: 'temporal-dev.yaml' }),
+};
+
+/**
+ * Runs one person's action against the running sandbox; an unreachable sandbox or a refused request is one line on
+ * stderr and exit 1, not a stack trace.
+ */
+export async function actInSandbox(command: Command, flags: { 'data-dir'?: string; config: string }, act: (person: SandboxPerson) => Promise<string>): Promise<void> {
+  try {
+    const person = await SandboxPerson.connect(sandboxStateDir({ dataDir: flags['data-dir'], config: flags.config }));
+    command.log(await act(person));
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError || error instanceof SandboxRequestError || error instanceof DevStackConfigError) {
+      command.error(error.message, { exit: 1 });
+    }
+    throw error;
+  }
+}

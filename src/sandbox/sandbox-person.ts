@@ -1,0 +1,94 @@
+import { readSandboxSettings, sandboxSettingsFile, SANDBOX_PERSON_EMAIL, SANDBOX_PROJECT, SANDBOX_REPOSITORY } from './sandbox-settings';
+
+/** `service sandbox ...` could not reach a running sandbox; the message says what to start. */
+export class SandboxUnavailableError extends Error {
+  override readonly name = 'SandboxUnavailableError';
+}
+
+/** The simulator answered with an error (an unknown ticket, an invalid label): its own message, unchanged. */
+export class SandboxRequestError extends Error {
+  override readonly name = 'SandboxRequestError';
+}
+
+export interface NewTicket {
+  summary: string;
+  type: string;
+  description?: string;
+  labels: string[];
+}
+
+/**
+ * What a person does in the tracker and on the source host, done over the simulators' REST APIs so that the same
+ * signed webhooks reach the service as when someone clicks: the tracker as pat@example.com, the source host as
+ * the reviewer. The addresses come from `<data dir>/sandbox/sandbox.json`, which `service dev --sandbox` writes.
+ */
+export class SandboxPerson {
+  private constructor(private readonly urls: { tracker: string; scmhost: string }, private readonly reviewerToken: string) {}
+
+  static async connect(stateDir: string): Promise<SandboxPerson> {
+    const settings = readSandboxSettings(stateDir);
+    const start = 'start it with `npm run dev -- --sandbox` (or `service dev --sandbox`), with the same --data-dir';
+    if (!settings?.urls.tracker) throw new SandboxUnavailableError(`no sandbox has run with this data directory (${sandboxSettingsFile(stateDir)} is missing): ${start}`);
+    const person = new SandboxPerson(settings.urls, settings.secrets.reviewer_token);
+    try {
+      await fetch(`${settings.urls.tracker}/rest/api/3/myself`, { headers: person.trackerHeaders(), signal: AbortSignal.timeout(5_000) });
+    } catch {
+      throw new SandboxUnavailableError(`the sandbox's tracker at ${settings.urls.tracker} does not answer: ${start}`);
+    }
+    return person;
+  }
+
+  private trackerHeaders(): Record<string, string> {
+    return { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${SANDBOX_PERSON_EMAIL}:sandbox`).toString('base64')}` };
+  }
+
+  private async call(url: string, init: RequestInit): Promise<unknown> {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+    const text = await response.text();
+    if (!response.ok) throw new SandboxRequestError(`${init.method ?? 'GET'} ${url}: ${response.status} ${text}`);
+    return text ? JSON.parse(text) as unknown : undefined;
+  }
+
+  private tracker(path: string, method: string, body?: unknown): Promise<unknown> {
+    return this.call(`${this.urls.tracker}/rest/api/3${path}`, { method, headers: this.trackerHeaders(), body: body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  private scmhost(path: string, method: string, body?: unknown): Promise<unknown> {
+    const headers = { 'content-type': 'application/json', authorization: `token ${this.reviewerToken}`, accept: 'application/vnd.github+json' };
+    return this.call(`${this.urls.scmhost}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  async createTicket(ticket: NewTicket): Promise<string> {
+    const fields = {
+      project: { key: SANDBOX_PROJECT },
+      issuetype: { name: ticket.type },
+      summary: ticket.summary,
+      labels: ticket.labels,
+      ...(ticket.description ? { description: adfParagraph(ticket.description) } : {}),
+    };
+    const created = await this.tracker('/issue', 'POST', { fields }) as { key: string };
+    return created.key;
+  }
+
+  async comment(key: string, text: string): Promise<string> {
+    const created = await this.tracker(`/issue/${encodeURIComponent(key)}/comment`, 'POST', { body: adfParagraph(text) }) as { id: string };
+    return created.id;
+  }
+
+  async label(key: string, label: string, remove: boolean): Promise<void> {
+    await this.tracker(`/issue/${encodeURIComponent(key)}`, 'PUT', { update: { labels: [remove ? { remove: label } : { add: label }] } });
+  }
+
+  /** Approves the ticket's pull request (branch `service/<key>`, or `[KEY]` in the title) as the reviewer. */
+  async approvePullRequest(key: string): Promise<number> {
+    const pulls = await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls?state=open&per_page=100`, 'GET') as Array<{ number: number; title: string; head: { ref: string } }>;
+    const pull = pulls.find((p) => p.head.ref.toLowerCase() === `service/${key.toLowerCase()}` || p.title.includes(`[${key}]`));
+    if (!pull) throw new SandboxRequestError(`${key} has no open pull request in ${SANDBOX_REPOSITORY} yet: the service opens one when the ticket reaches implementation`);
+    await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/reviews`, 'POST', { event: 'APPROVE', body: 'Approved in the sandbox.' });
+    return pull.number;
+  }
+}
+
+function adfParagraph(text: string) {
+  return { type: 'doc', version: 1, content: text.split(/\n{2,}/).map((paragraph) => ({ type: 'paragraph', content: [{ type: 'text', text: paragraph }] })) };
+}

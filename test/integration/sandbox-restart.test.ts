@@ -1,0 +1,98 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../helpers/free-port';
+import { startService, type ServiceProcess } from '../helpers/service-process';
+import { eventually, getJson } from '../helpers/webhooks';
+
+type Json = Record<string, any>;
+const TOKEN = 'sandbox-restart-token';
+
+/**
+ * Issue 13, item 1: the simulators used to forget everything at a restart and hand out the same ids again, so the
+ * kept workflow of the first ticket read the second ticket's facts as conflicting evidence and blocked for good.
+ */
+describe('service dev --sandbox restarted on the same data directory', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'service-sandbox-restart-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const startSandbox = async () => {
+    const ports = { temporal: await freePort(), gateway: await freePort(), metrics: await freePort() };
+    const dev = startService(['dev', '--sandbox', '--headless', '--data-dir', dataDir, '--temporal-port', String(ports.temporal)], {
+      TEMPORAL_CLI_PATH: inject('temporalCliPath'),
+      SERVICE_OPERATOR_TOKEN: TOKEN,
+      SERVICE_TASK_QUEUE: 'it-sandbox-restart',
+      SERVICE_GATEWAY_HOST: '127.0.0.1',
+      SERVICE_GATEWAY_PORT: String(ports.gateway),
+      SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
+      SERVICE_WORKER_METRICS_PORT: String(ports.metrics),
+    });
+    await dev.waitForOutput(/Press Ctrl-C to stop/, 180_000);
+    return { dev, api: `http://127.0.0.1:${ports.gateway}` };
+  };
+
+  /** `service sandbox ...`, the way a user acts as a person in the sandbox; resolves with its stdout. */
+  const sandbox = async (...args: string[]): Promise<string> => {
+    const command: ServiceProcess = startService(['sandbox', ...args, '--data-dir', dataDir], {});
+    const code = await command.exited;
+    expect(code, command.output()).toBe(0);
+    return command.stdout().trim();
+  };
+
+  const timeline = async (api: string, key: string): Promise<Json[]> => {
+    const page = await getJson(`${api}/api/v1/workflows/${key}/execution/timeline?limit=200`, TOKEN);
+    return page.status === 200 ? page.body.entries as Json[] : [];
+  };
+
+  const accepted = (entries: Json[], event: string) => entries.some((e) => e.kind === 'observation_decision'
+    && e.status === 'accepted' && e.details?.source === 'webhook' && e.details?.event === event);
+  const decided = (entries: Json[], text: string) => entries.some((e) => e.kind === 'command_decision' && JSON.stringify(e).includes(text));
+
+  it('continues both tickets: new ids, no conflicting evidence, every comment and label accepted', async () => {
+    const first = await startSandbox();
+    let firstKey: string;
+    try {
+      firstKey = await sandbox('create-ticket', 'First ticket');
+      expect(firstKey).toBe('SBX-1');
+      await eventually(async () => ((await timeline(first.api, firstKey)).some((e) => e.kind === 'station_attempt') ? true : undefined), 90_000, `${firstKey} through intake`);
+    } finally {
+      expect(await first.dev.stop('SIGINT')).toBe(0);
+    }
+    expect(existsSync(join(dataDir, 'sandbox', 'tracker.json'))).toBe(true);
+
+    const second = await startSandbox();
+    try {
+      expect(second.dev.output()).toContain(`state   ${join(dataDir, 'sandbox')} (1 ticket kept`);
+      const secondKey = await sandbox('create-ticket', 'Second ticket');
+      expect(secondKey).toBe('SBX-2');
+      await eventually(async () => (accepted(await timeline(second.api, secondKey), 'issue_created') ? true : undefined), 90_000, `${secondKey} started`);
+
+      for (const key of [firstKey, secondKey]) {
+        await sandbox('comment', key, `After the restart, about ${key}`);
+        expect(await sandbox('label', key, 'sandbox-touched')).toBe(`${key}: added sandbox-touched`);
+      }
+      await sandbox('label', firstKey, 'service:retry');
+
+      for (const key of [firstKey, secondKey]) {
+        const entries = await eventually(async () => {
+          const all = await timeline(second.api, key);
+          // The comment and the label change became accepted facts, and the workflow went on to decide about them.
+          return accepted(all, 'issue_commented') && decided(all, '+sandbox-touched') ? all : undefined;
+        }, 90_000, `${key}: the comment and the label after the restart`);
+        // One workflow per ticket, continued: the first ticket's start is still the only start.
+        expect(entries.filter((e) => e.kind === 'workflow_started')).toHaveLength(1);
+        const refused = entries.filter((e) => e.kind === 'observation_decision' && (e.status === 'conflict' || (e.details?.source === 'webhook' && e.status !== 'accepted')));
+        expect(refused, JSON.stringify(refused, null, 2)).toEqual([]);
+        expect(entries.filter((e) => /conflict/i.test(String(e.summary)))).toEqual([]);
+      }
+      // service:retry reached the first ticket's workflow as a new fact, not as a duplicate of an old changelog id.
+      await eventually(async () => {
+        const entries = await timeline(second.api, firstKey);
+        return decided(entries, 'service:retry') ? true : undefined;
+      }, 90_000, `${firstKey}: service:retry accepted`);
+    } finally {
+      expect(await second.dev.stop('SIGINT')).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseModelConfiguration } from '../../../src/config/model-configuration';
+import { startSandbox, userModelVariables } from '../../../src/sandbox/sandbox-stack';
+
+describe('the sandbox stack (simulators and their kept state, without the service)', () => {
+  const stateDir = join(mkdtempSync(join(tmpdir(), 'sandbox-stack-')), 'sandbox');
+  afterAll(() => rmSync(join(stateDir, '..'), { recursive: true, force: true }));
+
+  it('stands in for the model with a valid configuration, and keeps tickets, secrets and addresses across a restart', async () => {
+    const first = await startSandbox({ stateDir, serviceStateExists: false, env: {} });
+    let trackerUrl: string;
+    try {
+      expect(first.model).toBeDefined();
+      const models = parseModelConfiguration(first.env);
+      expect(models.problems).toEqual([]);
+      expect(models.config?.default).toEqual({ connection: 'sandbox', model: 'sandbox-model' });
+      expect(first.describe().join('\n')).toContain(`TRACKER_WEBHOOK_SECRET=${first.env.TRACKER_WEBHOOK_SECRET}`);
+      first.tracker.state.createIssue({ projectKey: 'SBX', issueType: 'Feature', summary: 'Kept', labels: ['service:managed'] });
+      trackerUrl = first.tracker.url;
+    } finally {
+      await first.close();
+    }
+
+    const second = await startSandbox({ stateDir, serviceStateExists: true, env: {} });
+    try {
+      expect(second.tracker.url).toBe(trackerUrl);
+      expect(second.env.TRACKER_WEBHOOK_SECRET).toBe(first.env.TRACKER_WEBHOOK_SECRET);
+      expect(second.tracker.state.issue('SBX-1').summary).toBe('Kept');
+      expect(second.tracker.state.createIssue({ projectKey: 'SBX', issueType: 'Bug', summary: 'Next' }).key).toBe('SBX-2');
+    } finally {
+      await second.close();
+    }
+
+    const reports: string[] = [];
+    const third = await startSandbox({ stateDir, serviceStateExists: false, env: {}, report: (line) => reports.push(line) });
+    try {
+      expect(reports.join('\n')).toContain('the Temporal database is new, so the simulators start from nothing too');
+      expect(third.tracker.state.issues.size).toBe(0);
+    } finally {
+      await third.close();
+    }
+  });
+
+  it('leaves the model to the user when any model variable is set, and says so', async () => {
+    expect(userModelVariables({ LLM_BACKEND: 'anthropic', LLM_MODEL: 'x', MODEL_POLICY: ' ' })).toEqual(['LLM_BACKEND', 'LLM_MODEL']);
+    const sandbox = await startSandbox({ stateDir: join(stateDir, '..', 'other'), serviceStateExists: false, env: { MODEL_CONNECTIONS: '{}', MODEL_DEFAULT: '{}' } });
+    try {
+      expect(sandbox.model).toBeUndefined();
+      expect(sandbox.env).not.toHaveProperty('MODEL_CONNECTIONS');
+      expect(sandbox.describe().join('\n')).toContain('model   yours (MODEL_CONNECTIONS, MODEL_DEFAULT), not simulated');
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
