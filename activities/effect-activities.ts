@@ -7,6 +7,7 @@ import { redactSecrets } from '../src/redaction/redact-secrets';
 import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
 import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
+import { gitPushFailure, performGitPush, type GitPushDeps } from './git-effect-activities';
 
 export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'> & IssueEffectTracker;
 export type EffectScmhost = Pick<ScmhostClient, 'findIssueCommentByIdempotencyKey' | 'createIssueComment'>;
@@ -14,6 +15,8 @@ export type EffectScmhost = Pick<ScmhostClient, 'findIssueCommentByIdempotencyKe
 export interface EffectActivityDeps {
   tracker?: EffectTracker;
   scmhost?: () => Promise<EffectScmhost>;
+  /** Git remotes for `git.push`; unset = pushes fail closed as not configured. */
+  git?: GitPushDeps;
   logger: Logger;
 }
 
@@ -23,6 +26,7 @@ export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('scmhost.pr_comment'), repository: z.string().regex(/^[^/\s]+\/[^/\s]+$/), number: z.number().int().positive(), body: z.string().min(1) }),
   // planning: tracker issue effects
   ...trackerIssueOperationSchemas,
+  z.object({ kind: z.literal('git.push'), repository: z.string().min(1), branch: z.string().min(1), commit_sha: z.string().regex(/^[0-9a-f]{40}$/), base_sha: z.string().regex(/^[0-9a-f]{40}$/).nullable(), workspace: z.string().min(1), mode: z.enum(['direct', 'fork']).optional() }),
 ]);
 const inputSchema = z.object({ idempotency_key: z.string().min(1), attempt: z.number().int().positive(), operation: operationSchema });
 
@@ -84,6 +88,10 @@ export function createEffectActivities(deps: EffectActivityDeps) {
         const after = [...issue.labels.filter((label) => !remove.includes(label)), ...add];
         return succeeded({ provider: 'tracker', ids: { labels: after.join(' ') } });
       }
+      case 'git.push': {
+        if (!deps.git) throw new NotConfigured('git pushes are not configured on this worker (SCMHOST_TOKEN or the repository registry)');
+        return performGitPush(deps.git, operation);
+      }
       // --- planning: tracker issue effects ---
       case 'tracker.create_issue':
         return succeeded(await createIssueOnce(tracker(), operation));
@@ -110,7 +118,7 @@ export function createEffectActivities(deps: EffectActivityDeps) {
         deps.logger.info('effect attempt', { key: input.idempotency_key, attempt: input.attempt, status: result.status, adopted: result.evidence?.adopted ?? false });
         return result;
       } catch (error) {
-        const result = failed(error, provider);
+        const result = input.operation.kind === 'git.push' && !(error instanceof NotConfigured) ? gitPushFailure(error) : failed(error, provider);
         deps.logger.warn('effect attempt failed', { key: input.idempotency_key, attempt: input.attempt, status: result.status, error: result.error });
         return result;
       }

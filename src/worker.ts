@@ -4,6 +4,10 @@ import { Client, Connection } from '@temporalio/client';
 import { createPollActivities } from '../activities/poll-activities';
 import { createEffectActivities } from '../activities/effect-activities';
 import { createProjectConfigActivities } from '../activities/project-config-activities';
+import { createGitRemotes } from './containers/git-remote';
+import { sweepOrphansInBackground } from './containers/orphan-sweep';
+import { resolvePodmanAccount } from './containers/podman-account';
+import { loadRepositoryRegistry } from './config/repository-registry';
 import { createIntakeStation } from '../activities/stations/intake-station';
 import { createStationActivities } from '../activities/stations/station-activities';
 import { createPlanningStations } from '../activities/stations/planning-stations';
@@ -92,7 +96,10 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       guard: loopGuardOf(config),
       logger: logger.child({ component: 'poller' }),
     }),
-    ...createEffectActivities({ tracker, scmhost, logger: logger.child({ component: 'effects' }) }),
+    ...createEffectActivities({
+      tracker, scmhost, logger: logger.child({ component: 'effects' }),
+      git: { remotes: createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry: loadRepositoryRegistry() }), scmhost },
+    }),
     ...projectConfig,
     ...createStationActivities({ implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...options.stations } }),
   };
@@ -139,6 +146,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
     logger.warn('could not check the custom search attributes; workflows fail until they exist', { error: (error as Error).message });
   }
   await configurePoller(new Client({ connection: client, namespace: config.temporal.namespace }), config, logger);
+  // Task containers of a worker that died (SIGKILL, crash) are removed before this one starts its own.
+  sweepOrphansInBackground(() => resolvePodmanAccount({ ...process.env, SERVICE_PODMAN_USER: config.container.podmanUser }), logger.child({ component: 'containers' }));
 
   let connection: NativeConnectionType | undefined;
   let worker: WorkerType | undefined;

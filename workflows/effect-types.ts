@@ -27,10 +27,15 @@ export type EffectOperation =
    */
   | { kind: 'tracker.transition'; issue_key: string; target: string }
   // --- end planning ---
+  /**
+   * Pushes a commit the host made in a container station's workspace to the ticket branch. `base_sha` is the head
+   * the station started from (null: the branch did not exist); `mode` fork pushes to the service account's fork.
+   */
+  | { kind: 'git.push'; repository: string; branch: string; commit_sha: string; base_sha: string | null; workspace: string; mode?: 'direct' | 'fork' }
   ;
 
 export interface ProviderEvidence {
-  provider: 'tracker' | 'scmhost' | 'gitlab';
+  provider: 'tracker' | 'scmhost' | 'gitlab' | 'git';
   /** What was found or written: a comment id, the labels after the change, ... */
   ids?: Record<string, string>;
   url?: string;

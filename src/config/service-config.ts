@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from '../logging/logger';
 import { checkTemporalAddress, DEFAULT_STORE_URL, parseStoreUrl } from './store-url';
 
@@ -24,7 +25,20 @@ export interface ServiceConfig {
   reposConfigPath?: string;
   prdProposals: { repo?: string; path?: string };
   ci: { ignoredChecks: string[]; maxFixAttempts: number };
-  container: { image: string; memoryLimit: string; cpuLimit: number; timeoutSeconds: number };
+  container: {
+    image: string; memoryLimit: string; cpuLimit: number; timeoutSeconds: number;
+    /** Process limit per container (CONTAINER_PIDS_LIMIT). */
+    pidsLimit: number;
+    /** Repositories (`owner/name`, or `*`) whose containers get network (CONTAINER_EGRESS); none by default. */
+    egressRepos: string[];
+    /** Where workspaces are cloned (CONTAINER_WORK_DIR); kept until the station's push effect has run. */
+    workDir: string;
+    /** The unprivileged account a root worker runs podman as (SERVICE_PODMAN_USER). */
+    podmanUser: string;
+    /** The agent's step cap and the time limit of one command it runs (AGENT_MAX_STEPS, AGENT_COMMAND_TIMEOUT). */
+    agentMaxSteps: number;
+    agentCommandTimeoutSeconds: number;
+  };
   autoReview: { maxRetries: number; pollIntervalSeconds: number; recordPolledFiles: 'none' | 'log' | 'copy' };
   tracing: {
     enabled: boolean; publicKey?: string; secretKey?: string; host?: string; traceTags: string[]; traceMetadata: string[];
@@ -201,6 +215,12 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       memoryLimit: (memory.value ?? '4g').toLowerCase(),
       cpuLimit: r.number(cpus.name, 2, 0, cpus.value),
       timeoutSeconds: r.int('CONTAINER_TIMEOUT', 1800, 1),
+      pidsLimit: r.int('CONTAINER_PIDS_LIMIT', 1024, 16),
+      egressRepos: r.list('CONTAINER_EGRESS'),
+      workDir: resolve(r.str('CONTAINER_WORK_DIR') ?? join('.data', 'workspaces')),
+      podmanUser: r.str('SERVICE_PODMAN_USER') ?? 'service-podman',
+      agentMaxSteps: r.int('AGENT_MAX_STEPS', 60, 1, 1000),
+      agentCommandTimeoutSeconds: r.int('AGENT_COMMAND_TIMEOUT', 300, 1),
     },
     autoReview: {
       maxRetries: r.int('AUTO_REVIEW_MAX_RETRIES', 3, 0, 100),

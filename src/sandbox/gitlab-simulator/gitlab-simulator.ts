@@ -8,6 +8,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { createHash, randomUUID } from 'node:crypto';
 import { FaultInjector, createFaultInjector } from '../fault-injector';
 import { closeServer, listen } from '../listen';
+import { createGitSmartHttp, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
 import { GitLabJson } from './gitlab-json';
 
 export interface GitLabSimulatorOptions {
@@ -83,6 +84,7 @@ export interface GitLabSimulator {
   apiUrl: string;
   state: GitLabState;
   faults: FaultInjector;
+  git: GitSmartHttp;
   close(): Promise<void>;
 }
 
@@ -98,6 +100,13 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   const faults = createFaultInjector((status, message) => ({ message: `${status} ${message}` }));
   const app = express();
   app.disable('x-powered-by');
+  // Git over smart HTTP at `<url>/<namespace>.git` (token as the Basic password, e.g. `oauth2:<token>`).
+  const git = createGitSmartHttp({
+    pathPrefix: options.pathPrefix, tokens: options.tokens,
+    defaultBranchOf: (path) => state.projects.get(path)?.defaultBranch,
+    onBranches: (path, heads) => { for (const head of heads) state.projects.get(path)?.branches.set(head.branch, head.sha); },
+  });
+  app.use(git.handler);
   app.use((_req, res, next) => { res.setHeader('x-request-id', randomUUID()); next(); });
   app.use(express.json());
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -208,7 +217,8 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     apiUrl: `${url}/api/v4`,
     state,
     faults,
-    async close() { faults.releaseAll(); await closeServer(started.server); },
+    git,
+    async close() { faults.releaseAll(); await closeServer(started.server); git.close(); },
   };
 }
 

@@ -11,6 +11,7 @@ import { WebhookSender, WebhookTarget, createWebhookSender, hmacSha256Hex } from
 import { GitHubJson, SimUser } from './github-json';
 import { ScmhostSimError, ScmhostState, fakeSha } from './scmhost-state';
 import { githubWebhookPayload, pullStats } from './scmhost-webhook-payloads';
+import { createGitSmartHttp, type GitSmartHttp } from './git-smart-http';
 
 export interface ScmhostSimulatorOptions {
   port?: number;
@@ -21,6 +22,8 @@ export interface ScmhostSimulatorOptions {
   tokens?: Record<string, string>;
   /** Repositories (`owner/name`) created at start, with a `main` branch. */
   repositories?: string[];
+  /** Folder for the bare repositories served over git smart HTTP (a temporary one by default). */
+  gitRoot?: string;
 }
 
 export interface ScmhostSimulator {
@@ -29,6 +32,8 @@ export interface ScmhostSimulator {
   state: ScmhostState;
   faults: FaultInjector;
   webhooks: WebhookSender;
+  /** Git over smart HTTP at `<url>/<owner>/<repo>.git` (token as the Basic password). */
+  git: GitSmartHttp;
   close(): Promise<void>;
 }
 
@@ -66,6 +71,17 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
 
   const app = express();
   app.disable('x-powered-by');
+  const git = createGitSmartHttp({
+    root: options.gitRoot,
+    tokens: options.tokens,
+    defaultBranchOf: (fullName) => state.repos.get(fullName.toLowerCase())?.defaultBranch,
+    parentOf: (fullName) => state.repos.get(fullName.toLowerCase())?.parentFullName,
+    onBranches: (fullName, heads, login) => {
+      const repo = state.repos.get(fullName.toLowerCase());
+      for (const head of heads) if (repo && repo.branches.get(head.branch) !== head.sha) state.pushBranch(repo, head.branch, head.sha, state.user(login));
+    },
+  });
+  app.use(git.handler);
   app.use((_req, res, next) => {
     res.setHeader('x-github-request-id', randomUUID().toUpperCase());
     res.setHeader('x-github-api-version-selected', '2022-11-28');
@@ -267,7 +283,7 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
 
   const served = await serveSimulator(app, options, { faults, webhooks });
   url = served.url;
-  return { url, state, faults, webhooks, close: served.close };
+  return { url, state, faults, webhooks, git, close: async () => { await served.close(); git.close(); } };
 }
 
 function p(req: Request, name: string): string {

@@ -1,0 +1,261 @@
+import { chmod, copyFile, chown, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { agentBundlePath } from '../../src/agent/bundle-agent';
+import type { AgentResult, AgentTask, AgentTranscriptEntry, ReviewCycle } from '../../src/agent/agent-task';
+import type { ServiceConfig } from '../../src/config/service-config';
+import { containerName, type ContainerSpec } from '../../src/containers/container-args';
+import type { GitRemotes } from '../../src/containers/git-remote';
+import { proxyUpstreamOf, ProxyUpstreamError, startModelProxy } from '../../src/containers/model-proxy';
+import { workerLabelValue, WORKER_LABEL } from '../../src/containers/orphan-sweep';
+import type { PodmanAccount } from '../../src/containers/podman-account';
+import { runContainer } from '../../src/containers/run-container';
+import { commitWorkspace, prepareWorkspace, serviceBranch } from '../../src/containers/workspace';
+import type { Logger } from '../../src/logging/logger';
+import type { ResolvedTarget } from '../../src/models/model-client';
+import { redactSecrets } from '../../src/redaction/redact-secrets';
+import { loadSkill, SkillError } from '../../src/skills/load-skill';
+import { STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails, type StationInput, type StationResult } from '../../workflows/station-types';
+import { createHash } from 'node:crypto';
+
+/** What a station of the container family says about itself; everything else is common to the family. */
+export interface ContainerStationSpec {
+  /** The skill folder (`skills/<project>/<skill>` or `skills/default/<skill>`). */
+  skill: string;
+  /** The folder of its files under `.service/` (review cycles); the station name by default. */
+  step?: string;
+  /** The station's task text for the agent. */
+  task(input: StationInput): string;
+  /** Files the agent must write (relative to the workspace), e.g. `.service/rca.json`. */
+  outputs?(input: StationInput): string[];
+  /** `[KEY] ...` */
+  commitMessage(input: StationInput): string;
+}
+
+export interface ContainerStationDeps {
+  config: Pick<ServiceConfig, 'container' | 'autoReview'>;
+  account: () => PodmanAccount;
+  remotes: GitRemotes;
+  /** The resolved model target of this station (SPEC 2.10); throws a StationFailure-worthy error when invalid. */
+  resolveModel(input: StationInput): Promise<ResolvedTarget>;
+  /**
+   * The service account's fork of a repository, when it has one (a read): in `fork` mode the ticket branch lives
+   * there, so a later visit continues it instead of starting over.
+   */
+  forkOf?(repository: string): Promise<string | undefined>;
+  /** The repository of a ticket when params.repository does not say. */
+  defaultRepository?(input: StationInput): Promise<string | undefined> | string | undefined;
+  logger: Logger;
+  skillsRoot?: string;
+  /** Where `copy` mode of AUTO_REVIEW_RECORD_POLLED_FILES puts cycle files; `<workDir>/review-records` by default. */
+  recordDir?: string;
+  /** Model credentials for the proxy (the worker's environment by default); never passed to the container. */
+  env?: NodeJS.ProcessEnv;
+}
+
+function stationFailure(code: string, message: string, recovery?: string): ApplicationFailure {
+  const details: StationFailureDetails = { code, message: redactSecrets(message), ...(recovery ? { recovery } : {}) };
+  return ApplicationFailure.create({ type: STATION_FAILURE_TYPE, message: details.message, details: [details], nonRetryable: true });
+}
+
+function activityContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+const MAX_OUTPUT_CHARS = 32_000;
+
+/**
+ * The container station family (DESIGN 7): clone on the host, run the agent with a skill in a short-lived rootless
+ * container that has no credentials and (by default) no network, poll its review cycles while it runs, commit on
+ * the host and ask for the push as a `git.push` effect. The station never pushes itself, so a retried station asks
+ * for the same push under the same key and the effect journal keeps it to one.
+ */
+export function createContainerStations(deps: ContainerStationDeps) {
+  const { config } = deps;
+  return function containerStation(spec: ContainerStationSpec): StationActivity {
+    const runOnce = async (input: StationInput, context: Context | undefined): Promise<StationResult> => {
+      const logger = deps.logger.child({ ticket: input.ticket_key, node: input.node, station: input.station });
+      const step = spec.step ?? input.station;
+      const repository = (typeof input.params?.repository === 'string' ? input.params.repository : undefined) ?? (await deps.defaultRepository?.(input));
+      if (!repository) throw stationFailure('repository_missing', `${input.ticket_key} has no repository for ${input.station}`, 'set service.default_repo or a repo: label on the ticket, then add service:retry');
+
+      let skill;
+      try {
+        skill = loadSkill(spec.skill, { skillsRoot: deps.skillsRoot, projectKey: input.project_key, defaultMaxRetries: config.autoReview.maxRetries });
+      } catch (error) {
+        if (error instanceof SkillError) throw stationFailure('skill_invalid', error.message, 'fix the skill folder, then add service:retry');
+        throw error;
+      }
+      const resolved = await deps.resolveModel(input);
+      let upstream;
+      try {
+        upstream = proxyUpstreamOf(resolved.connection, resolved.target.model, deps.env);
+      } catch (error) {
+        if (error instanceof ProxyUpstreamError) throw stationFailure('model_target_unsupported', error.message, 'change the model policy, then add service:retry');
+        throw error;
+      }
+
+      const account = deps.account();
+      const owner = account.switchUser ? { uid: account.uid, gid: account.gid } : undefined;
+      const base = join(config.container.workDir, `${input.ticket_key.toLowerCase()}-${input.node}-${input.visit}-${input.run_id.slice(0, 12)}`);
+      const workspaceDir = join(base, 'workspace');
+      const runDir = join(base, 'run');
+      const remote = deps.remotes.remoteFor(repository);
+      const mode = input.params?.change_request_mode === 'fork' || input.params?.change_request_mode === 'direct' ? input.params.change_request_mode : remote.changeRequestMode;
+      const fork = mode === 'fork' ? await deps.forkOf?.(repository) : undefined;
+      const timings: Record<string, number> = {};
+      // The container's account must be able to reach the mounts: the work folder is traversable, not listable.
+      await mkdir(base, { recursive: true });
+      await chmod(config.container.workDir, 0o711);
+      await chmod(base, 0o711);
+      const setupStarted = Date.now();
+      const workspace = await prepareWorkspace({ dir: workspaceDir, remote, branchRemote: fork ? deps.remotes.remoteFor(fork) : undefined, branch: serviceBranch(input.ticket_key), baseBranch: typeof input.params?.base_branch === 'string' ? input.params.base_branch : undefined, owner });
+      await rm(runDir, { recursive: true, force: true });
+      await mkdir(runDir, { recursive: true, mode: 0o755 });
+      if (owner) await chown(runDir, owner.uid, owner.gid);
+
+      const outputs = spec.outputs?.(input) ?? [];
+      const task: AgentTask = {
+        step, ticket_key: input.ticket_key,
+        skill: { name: skill.name, body: skill.body },
+        ...(skill.review ? { review: { body: skill.review.body, max_retries: skill.review.maxRetries } } : {}),
+        task: spec.task(input), outputs, model: upstream.model,
+        max_steps: config.container.agentMaxSteps,
+        max_tokens: input.token_budget ?? 2_000_000,
+        max_output_tokens: upstream.maxOutputTokens,
+        command_timeout_seconds: config.container.agentCommandTimeoutSeconds,
+      };
+      await writeFile(join(runDir, 'task.json'), JSON.stringify(task, null, 2), { mode: 0o644 });
+      const proxy = await startModelProxy({ socketPath: join(runDir, 'model.sock'), upstream, tokenBudget: input.token_budget });
+      const agentPath = await agentBundlePath();
+      timings.setup_ms = Date.now() - setupStarted;
+
+      const cycles = new Map<number, ReviewCycle>();
+      const pollCycles = () => pollReviewCycles(join(workspaceDir, '.service', step), cycles, (cycle, path) => recordCycle(cycle, path));
+      const recordCycle = async (cycle: ReviewCycle, path: string) => {
+        if (config.autoReview.recordPolledFiles === 'log') logger.info('review cycle', { ...cycle });
+        if (config.autoReview.recordPolledFiles === 'copy') {
+          const dir = join(deps.recordDir ?? join(config.container.workDir, 'review-records'), input.ticket_key, `${input.node}-${input.visit}`, step);
+          await mkdir(dir, { recursive: true });
+          await copyFile(path, join(dir, `review_cycle_${cycle.cycle}.json`));
+        }
+      };
+      let lastPoll = 0;
+      const egress = config.container.egressRepos.some((r) => r === '*' || r.toLowerCase() === repository.toLowerCase());
+      const spec_: ContainerSpec = {
+        name: containerName(input.ticket_key, input.run_id, input.node, `${input.visit}-${Date.now().toString(36)}`),
+        image: config.container.image, memory: config.container.memoryLimit, cpus: config.container.cpuLimit, pids: config.container.pidsLimit,
+        labels: { 'service.ticket': input.ticket_key, 'service.run': input.run_id, 'service.node': input.node, [WORKER_LABEL]: workerLabelValue() },
+        workspaceDir, runDir, agentPath, egress,
+        command: ['node', '/opt/service/agent.cjs', '/run/service'],
+      };
+      const agentStarted = Date.now();
+      let run;
+      try {
+        run = await runContainer({
+          account, spec: spec_, timeoutSeconds: config.container.timeoutSeconds, signal: context?.cancellationSignal, tickMs: 1000,
+          onTick: async () => {
+            if (Date.now() - lastPoll >= config.autoReview.pollIntervalSeconds * 1000) {
+              lastPoll = Date.now();
+              await pollCycles();
+            }
+          },
+        });
+      } finally {
+        await proxy.close();
+        // The task file and the socket go with the run; the transcript and result are read below first.
+        if (!(await readFile(join(runDir, 'result.json')).then(() => true, () => false))) await rm(runDir, { recursive: true, force: true });
+      }
+      timings.agent_ms = Date.now() - agentStarted;
+      await pollCycles();
+      if (run.cancelled) throw context?.cancellationSignal.reason ?? new Error('cancelled');
+      if (run.timedOut) {
+        throw stationFailure('container_timeout', `the ${input.station} container ran longer than CONTAINER_TIMEOUT (${config.container.timeoutSeconds} s) and was killed`, 'raise CONTAINER_TIMEOUT or make the task smaller, then add service:retry');
+      }
+      const agent = await readFile(join(runDir, 'result.json'), 'utf8').then((text) => JSON.parse(text) as AgentResult, () => undefined);
+      if (!agent) throw new Error(`the agent in ${spec_.name} ended (exit ${run.exitCode}) without a result: ${redactSecrets(run.output.slice(-1500))}`);
+      const transcript = await readTranscript(join(runDir, 'transcript.jsonl'));
+      // Same kernel clock inside and outside: container launch to the first tool call, for the benchmark.
+      if (transcript[0]) timings.launch_to_first_tool_call_ms = Date.parse(transcript[0].at) - transcript[0].ms - agentStarted;
+      await writeFile(join(base, 'transcript.jsonl'), transcript.map((entry) => JSON.stringify(entry)).join('\n'));
+
+      const outputTexts: Record<string, string> = {};
+      for (const path of outputs) {
+        const text = await readFile(join(workspaceDir, path), 'utf8').catch(() => undefined);
+        if (text !== undefined) outputTexts[path] = text.slice(0, MAX_OUTPUT_CHARS);
+      }
+      const teardownStarted = Date.now();
+      const commit = await commitWorkspace(workspaceDir, spec.commitMessage(input));
+      await rm(runDir, { recursive: true, force: true });
+      timings.teardown_ms = Date.now() - teardownStarted;
+
+      const verdict = agent.review.verdict;
+      const outcome = agent.status === 'failed' ? 'agent_failed'
+        : agent.outputs_missing.length > 0 ? 'outputs_missing'
+          : verdict === 'REJECTED' ? 'review_rejected'
+            : commit.sha ? 'changed' : 'no_changes';
+      const result: StationResult = {
+        outcome,
+        data: {
+          repository, branch: workspace.branch, base_sha: workspace.baseSha, commit_sha: commit.sha, files: commit.files.slice(0, 200),
+          outputs: outputTexts,
+          agent: { status: agent.status, message: agent.message, steps: agent.steps, tool_calls: agent.tool_calls, final_text: agent.final_text.slice(0, 2000), first_tool_call_ms: agent.first_tool_call_ms },
+          review: { verdict, cycles: [...cycles.values()].sort((a, b) => a.cycle - b.cycle) },
+          transcript: transcript.slice(-50).map((entry) => ({ tool: entry.tool, input: entry.input.slice(0, 200), ms: entry.ms })),
+          model_calls: proxy.calls.slice(-50),
+          container: { name: run.name, exit_code: run.exitCode, duration_ms: run.durationMs, warnings: run.warnings, egress },
+          timings,
+        },
+        artifacts: Object.fromEntries(Object.entries(outputTexts).map(([path, text]) => [path, { text, digest: digest(text) }])),
+        effects: commit.sha ? [{
+          name: 'push', required: true,
+          operation: { kind: 'git.push', repository, branch: workspace.branch, commit_sha: commit.sha, base_sha: workspace.resumed ? workspace.baseSha : null, workspace: workspaceDir, mode },
+        }] : [],
+        summary: `${input.station}: agent ${agent.status} in ${agent.steps} steps, ${commit.files.length} files changed${verdict !== 'not_reviewed' ? `, review ${verdict}` : ''}`,
+        usage: { input_tokens: proxy.usage().input_tokens, output_tokens: proxy.usage().output_tokens, model: `${resolved.target.connection}:${resolved.target.model}` },
+      };
+      logger.info('container station finished', { outcome, container: run.name, duration_ms: run.durationMs, commit: commit.sha });
+      return result;
+    };
+    return async (input) => {
+      const context = activityContext();
+      // Heartbeats from the first moment (a clone can take a while), so a cancellation reaches the station quickly.
+      const beat = setInterval(() => context?.heartbeat({ station: input.station }), 1000);
+      try {
+        return await runOnce(input, context);
+      } finally {
+        clearInterval(beat);
+      }
+    };
+  };
+}
+
+/** New `review_cycle_<N>.json` files since the last poll, each recorded once. */
+export async function pollReviewCycles(dir: string, seen: Map<number, ReviewCycle>, record: (cycle: ReviewCycle, path: string) => Promise<void>): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const match = /^review_cycle_(\d+)\.json$/.exec(name);
+    if (!match || seen.has(Number(match[1]))) continue;
+    const path = join(dir, name);
+    const cycle = await readFile(path, 'utf8').then((text) => JSON.parse(text) as ReviewCycle, () => undefined);
+    if (!cycle) continue; // being written: the next poll reads it
+    seen.set(Number(match[1]), cycle);
+    await record(cycle, path);
+  }
+}
+
+async function readTranscript(path: string): Promise<AgentTranscriptEntry[]> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  return text.split('\n').filter(Boolean).flatMap((line) => {
+    try {
+      return [JSON.parse(line) as AgentTranscriptEntry];
+    } catch {
+      return [];
+    }
+  });
+}

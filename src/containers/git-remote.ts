@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { connectionCredential, findRegistryRepository, type RepositoryRegistry } from '../config/repository-registry';
+import { redactSecrets } from '../redaction/redact-secrets';
+
+/**
+ * Git over HTTPS with the host's token. The token reaches git only through the environment of one git process
+ * (GIT_CONFIG_COUNT / http.extraHeader), never a command line (visible in `ps`), `.git/config` or the workspace.
+ */
+export interface GitAuth {
+  username: string;
+  token: string;
+}
+
+export interface GitRemote {
+  /** Without credentials. */
+  url: string;
+  auth?: GitAuth;
+  /** `direct` pushes to the repository, `fork` to the service account's fork of it. */
+  changeRequestMode: 'direct' | 'fork';
+  defaultBranch?: string;
+}
+
+export class GitCommandError extends Error {
+  override readonly name = 'GitCommandError';
+  constructor(message: string, readonly exitCode: number | null) {
+    super(message);
+  }
+}
+
+export function gitAuthEnv(auth: GitAuth | undefined): Record<string, string> {
+  const base = { GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '/bin/true', GCM_INTERACTIVE: 'never' };
+  if (!auth) return base;
+  const basic = Buffer.from(`${auth.username}:${auth.token}`).toString('base64');
+  return { ...base, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` };
+}
+
+/** Runs git on the host; errors carry git's message with every credential removed. */
+export function runGit(args: string[], options: { cwd?: string; auth?: GitAuth; timeoutMs?: number } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', ['-c', 'safe.directory=*', ...args], {
+      cwd: options.cwd, timeout: options.timeoutMs ?? 300_000, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8',
+      env: { ...process.env, ...gitAuthEnv(options.auth) },
+    }, (error, stdout, stderr) => {
+      if (!error) return resolve(stdout);
+      const secrets = options.auth ? [options.auth.token, Buffer.from(`${options.auth.username}:${options.auth.token}`).toString('base64')] : [];
+      let message = `git ${args[0]} failed: ${(stderr || error.message).trim()}`;
+      for (const secret of secrets) message = message.split(secret).join('[REDACTED]');
+      reject(new GitCommandError(redactSecrets(message).slice(0, 2000), typeof error.code === 'number' ? error.code : null));
+    });
+  });
+}
+
+/** The web root of a GitHub API URL: api.github.com -> github.com, `https://host/api/v3` -> `https://host`. */
+export function githubWebRoot(apiUrl: string): string {
+  const url = apiUrl.replace(/\/+$/, '');
+  if (/^https:\/\/api\.github\.com$/i.test(url)) return 'https://github.com';
+  return url.replace(/\/api\/v3$/, '');
+}
+
+export interface GitRemotes {
+  remoteFor(repository: string): GitRemote;
+}
+
+/** GitHub repositories (`owner/name`) and the GitLab ones of the repository registry, with their tokens. */
+export function createGitRemotes(options: { scmhostApiUrl: string; scmhostToken?: string; registry?: RepositoryRegistry; env?: NodeJS.ProcessEnv }): GitRemotes {
+  return {
+    remoteFor(repository) {
+      const entry = findRegistryRepository(options.registry, repository);
+      if (entry) {
+        const token = connectionCredential(entry.connection, options.env);
+        const root = entry.connection.baseUrl.replace(/\/+$/, '').replace(/\/api\/v4$/, '');
+        return { url: `${root}/${entry.namespace}.git`, auth: { username: 'oauth2', token }, changeRequestMode: entry.changeRequestMode, defaultBranch: entry.defaultBranch };
+      }
+      if (!/^[^/\s]+\/[^/\s]+$/.test(repository)) throw new Error(`"${repository}" is not an owner/name repository and has no entry in the repository registry`);
+      return {
+        url: `${githubWebRoot(options.scmhostApiUrl)}/${repository}.git`,
+        auth: options.scmhostToken ? { username: 'x-access-token', token: options.scmhostToken } : undefined,
+        changeRequestMode: 'direct',
+      };
+    },
+  };
+}
+
+/** The head of a remote branch, or null when the branch does not exist. */
+export async function remoteBranchHead(remote: Pick<GitRemote, 'url' | 'auth'>, branch: string): Promise<string | null> {
+  const out = await runGit(['ls-remote', '--heads', remote.url, `refs/heads/${branch}`], { auth: remote.auth, timeoutMs: 60_000 });
+  const line = out.split('\n').find((l) => l.endsWith(`\trefs/heads/${branch}`));
+  return line ? line.split('\t')[0]! : null;
+}

@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { containerRunArgs, type ContainerSpec } from './container-args';
+import { podman, podmanSpawnOptions, type PodmanAccount } from './podman-account';
+
+export interface RunContainerOptions {
+  account: PodmanAccount;
+  spec: ContainerSpec;
+  timeoutSeconds: number;
+  /** Cancellation (the kill switch): the container is removed within a second or two of it. */
+  signal?: AbortSignal;
+  /** Called every tickMs while the container runs: heartbeats, review-cycle polling. */
+  onTick?: () => void | Promise<void>;
+  tickMs?: number;
+}
+
+export interface ContainerRun {
+  name: string;
+  exitCode: number | null;
+  /** The container's own output, truncated (the agent's progress lines). */
+  output: string;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  /** podman's notes an operator should know, e.g. limits ignored on cgroup v1 rootless hosts. */
+  warnings: string[];
+}
+
+const MAX_OUTPUT = 64_000;
+const LIMITS_IGNORED = /Resource limits are not supported and ignored[^\n]*/;
+
+/** Removes a container whatever its state; a container that is already gone is fine. */
+export async function removeContainer(account: PodmanAccount, name: string): Promise<void> {
+  await podman(account, ['rm', '--force', '--time', '0', '--ignore', name], 60_000);
+}
+
+/**
+ * Runs one task container to its end and always removes it: when it exits, fails, times out (CONTAINER_TIMEOUT) or
+ * is cancelled. The time limit is enforced here rather than by the kernel because rootless podman on cgroup v1
+ * ignores memory, CPU and pids limits (recorded as a warning).
+ */
+export async function runContainer(options: RunContainerOptions): Promise<ContainerRun> {
+  const { account, spec } = options;
+  const started = Date.now();
+  let timedOut = false;
+  let cancelled = false;
+  let output = '';
+  const child = spawn('podman', containerRunArgs(spec), { ...podmanSpawnOptions(account), stdio: ['ignore', 'pipe', 'pipe'] });
+  const append = (chunk: Buffer) => {
+    if (output.length < MAX_OUTPUT) output += chunk.toString('utf8');
+  };
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('error', (error) => { output += `\n${error.message}`; resolve(null); });
+    child.on('close', (code) => resolve(code));
+  });
+
+  // A container still being created when the first removal runs escapes it, so removal repeats until `podman run`
+  // has returned, and once more after that.
+  let stopper: NodeJS.Timeout | undefined;
+  const stop = () => {
+    if (stopper) return;
+    void removeContainer(account, spec.name);
+    stopper = setInterval(() => void removeContainer(account, spec.name), 2000);
+  };
+  const timer = setTimeout(() => { timedOut = true; void stop(); }, options.timeoutSeconds * 1000);
+  const onAbort = () => { cancelled = true; void stop(); };
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  let ticking = false;
+  const ticker = options.onTick ? setInterval(() => {
+    if (ticking) return;
+    ticking = true;
+    void Promise.resolve(options.onTick!()).catch(() => undefined).finally(() => { ticking = false; });
+  }, options.tickMs ?? 1000) : undefined;
+
+  try {
+    const exitCode = await exited;
+    const warnings = LIMITS_IGNORED.test(output) ? [`${LIMITS_IGNORED.exec(output)![0].trim()}: memory, CPU and pids limits are not enforced on this host; the time limit is`] : [];
+    return { name: spec.name, exitCode, output: output.replace(LIMITS_IGNORED, '').trim(), timedOut, cancelled, durationMs: Date.now() - started, warnings };
+  } finally {
+    clearTimeout(timer);
+    if (ticker) clearInterval(ticker);
+    options.signal?.removeEventListener('abort', onAbort);
+    if (stopper) clearInterval(stopper);
+    await removeContainer(account, spec.name);
+  }
+}

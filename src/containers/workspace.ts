@@ -1,0 +1,74 @@
+import { chown, mkdir, readdir, rm, appendFile, lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { remoteBranchHead, runGit, type GitRemote } from './git-remote';
+
+/** The branch of a ticket (REFERENCE "Source host conventions"). */
+export function serviceBranch(ticketKey: string): string {
+  return `service/${ticketKey.toLowerCase()}`;
+}
+
+export interface Workspace {
+  dir: string;
+  branch: string;
+  /** The commit the agent starts from (the branch head when it existed, else the base branch head). */
+  baseSha: string;
+  /** Whether the ticket branch already existed on the remote. */
+  resumed: boolean;
+}
+
+export interface PrepareWorkspaceInput {
+  dir: string;
+  remote: GitRemote;
+  /** Where the ticket branch lives when not on `remote`: the service account's fork in `fork` mode. */
+  branchRemote?: GitRemote;
+  branch: string;
+  baseBranch?: string;
+  /** The account the container runs as: the tree must be writable by it. */
+  owner?: { uid: number; gid: number };
+}
+
+async function chownTree(path: string, uid: number, gid: number): Promise<void> {
+  const stat = await lstat(path);
+  await chown(path, uid, gid).catch(() => undefined);
+  if (!stat.isDirectory()) return;
+  for (const entry of await readdir(path)) await chownTree(join(path, entry), uid, gid);
+}
+
+/**
+ * Clones the repository on the host with the host's token (the tree and its `.git/config` never hold it), checks out
+ * the ticket branch (continuing it when it exists on the remote, else starting it from the base branch), ignores
+ * `.service/` (the agent's outputs stay out of commits) and hands the tree to the container's account.
+ */
+export async function prepareWorkspace(input: PrepareWorkspaceInput): Promise<Workspace> {
+  await rm(input.dir, { recursive: true, force: true });
+  await mkdir(input.dir, { recursive: true });
+  const branchRemote = input.branchRemote ?? input.remote;
+  const existing = await remoteBranchHead(branchRemote, input.branch);
+  const checkout = existing && branchRemote === input.remote ? input.branch : input.baseBranch ?? input.remote.defaultBranch;
+  await runGit(['clone', '--quiet', '--no-tags', ...(checkout ? ['--branch', checkout] : []), input.remote.url, input.dir], { auth: input.remote.auth });
+  if (existing && branchRemote !== input.remote) {
+    await runGit(['fetch', '--quiet', '--no-tags', branchRemote.url, `refs/heads/${input.branch}:refs/heads/${input.branch}`], { cwd: input.dir, auth: branchRemote.auth });
+    await runGit(['checkout', '--quiet', input.branch], { cwd: input.dir });
+  } else if (!existing) {
+    await runGit(['checkout', '--quiet', '-b', input.branch], { cwd: input.dir });
+  }
+  await appendFile(join(input.dir, '.git', 'info', 'exclude'), '\n.service/\n');
+  const baseSha = (await runGit(['rev-parse', 'HEAD'], { cwd: input.dir })).trim();
+  if (input.owner) await chownTree(input.dir, input.owner.uid, input.owner.gid);
+  return { dir: input.dir, branch: input.branch, baseSha, resumed: Boolean(existing) };
+}
+
+export interface WorkspaceCommit {
+  /** Null when the agent changed nothing. */
+  sha: string | null;
+  files: string[];
+}
+
+/** Commits everything the agent changed (outside `.service/`) as the service, on the host. */
+export async function commitWorkspace(dir: string, message: string, author = { name: 'service', email: 'service@localhost' }): Promise<WorkspaceCommit> {
+  await runGit(['add', '--all'], { cwd: dir });
+  const files = (await runGit(['diff', '--cached', '--name-only'], { cwd: dir })).split('\n').filter(Boolean);
+  if (files.length === 0) return { sha: null, files };
+  await runGit(['-c', `user.name=${author.name}`, '-c', `user.email=${author.email}`, 'commit', '--quiet', '--no-verify', '-m', message], { cwd: dir });
+  return { sha: (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).trim(), files };
+}
