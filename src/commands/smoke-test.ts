@@ -1,6 +1,7 @@
 import { Command, Flags } from '@oclif/core';
 import { loadServiceConfig } from '../config/service-config';
-import { checkAgentWritesVerificationFile, checkRootlessContainer, checkTwoNodeGraphResumes, type SmokeStep } from '../containers/smoke-checks';
+import { checkAgentWritesVerificationFile, checkRootlessContainer, type SmokeStep } from '../containers/smoke-checks';
+import { checkTwoNodeGraphResumes } from '../smoke/graph-resume-check';
 
 /**
  * `service smoke-test` (SPEC 4.8): an offline check of this machine in a disposable workspace. Each step prints one

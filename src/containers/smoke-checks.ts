@@ -12,14 +12,6 @@ export interface SmokeStep {
   detail: string;
 }
 
-/**
- * SPEC 4.8 step 1: a 2-node graph on a real Temporal dev server that resumes after the worker restarts. It needs the
- * station interpreter (workflows/ticket.ts), which this build does not have yet; it says so instead of pretending.
- */
-export async function checkTwoNodeGraphResumes(): Promise<SmokeStep> {
-  return { name: '2-node graph resumes after a worker restart', status: 'unavailable', detail: 'not available in this build (needs the station interpreter)' };
-}
-
 /** Step 2: rootless podman runs and the task image is there. */
 export async function checkRootlessContainer(image: string): Promise<SmokeStep> {
   const name = 'rootless container with a mocked git tree';

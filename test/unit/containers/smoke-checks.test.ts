@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkTwoNodeGraphResumes, configuredImplementationModel } from '../../../src/containers/smoke-checks';
+import { configuredImplementationModel } from '../../../src/containers/smoke-checks';
 
 describe('smoke-test steps', () => {
-  it('says the 2-node graph step is not available in this build instead of passing it', async () => {
-    expect(await checkTwoNodeGraphResumes()).toMatchObject({ status: 'unavailable', detail: expect.stringContaining('not available in this build') });
-  });
-
   it('uses the deployment model of implement_work for --configured-model, and says why when there is none', () => {
     const env = {
       MODEL_CONNECTIONS: JSON.stringify({ local: { backend: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1', allowed_models: ['coder'], capabilities: ['tools'] } }),
