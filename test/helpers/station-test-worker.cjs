@@ -45,8 +45,33 @@ const stations = {
   },
 };
 
+/**
+ * With CONTAINER_TEST_WORK_DIR set: `container_edit`, the real container station family (rootless podman, the agent,
+ * the model proxy to MODEL_SIM_URL, git over the source-host simulator), changing hello.txt in the ticket's repository.
+ */
+function containerStations(config, logger) {
+  if (!process.env.CONTAINER_TEST_WORK_DIR) return {};
+  const { createContainerStations } = require('../../dist/activities/stations/container-station');
+  const { createGitRemotes } = require('../../dist/src/containers/git-remote');
+  const { resolvePodmanAccount } = require('../../dist/src/containers/podman-account');
+  const connection = { name: 'sim', backend: 'openai-compatible', base_url: process.env.MODEL_SIM_URL, allowed_models: ['agent-model'], capabilities: ['tools'], max_output_tokens: 4096 };
+  const station = createContainerStations({
+    config: { container: { ...config.container, workDir: process.env.CONTAINER_TEST_WORK_DIR, timeoutSeconds: 120 }, autoReview: config.autoReview },
+    logger, account: () => resolvePodmanAccount(),
+    remotes: createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl, scmhostToken: config.scmhost.token }),
+    resolveModel: async () => ({ key: 'implement_work', target: { connection: 'sim', model: 'agent-model' }, connection, source: 'deployment_default' }),
+  })({
+    skill: 'workspace-task',
+    task: () => 'Change the greeting in hello.txt to "hello, workflow" and write .service/notes.md describing the change.',
+    outputs: () => ['.service/notes.md'],
+    commitMessage: (input) => `[${input.ticket_key}] Change the greeting`,
+  });
+  return { container_edit: station };
+}
+
 (async () => {
   const { config, logger } = startupConfig();
+  Object.assign(stations, containerStations(config, logger));
   const worker = await startWorker(config, logger, { stations });
   console.log(`worker polling task queue ${config.temporal.taskQueue} (test stations: ${Object.keys(stations).join(', ')})`);
   await Promise.race([runUntilSignal(() => worker.stop(), (line) => console.log(line)), worker.done]);

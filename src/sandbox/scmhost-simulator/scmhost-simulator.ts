@@ -81,6 +81,8 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
       for (const head of heads) if (repo && repo.branches.get(head.branch) !== head.sha) state.pushBranch(repo, head.branch, head.sha, state.user(login));
     },
   });
+  // Faults apply to git over smart HTTP too (a push applied and then no answer), before its own Basic auth.
+  app.use((req: Request, res: Response, next: NextFunction) => (req.path.includes('.git/') ? faults.middleware(req, res, next) : next()));
   app.use(git.handler);
   app.use((_req, res, next) => {
     res.setHeader('x-github-request-id', randomUUID().toUpperCase());
