@@ -85,6 +85,8 @@ describe('service dev --sandbox restarted on the same data directory', () => {
         const refused = entries.filter((e) => e.kind === 'observation_decision' && (e.status === 'conflict' || (e.details?.source === 'webhook' && e.status !== 'accepted')));
         expect(refused, JSON.stringify(refused, null, 2)).toEqual([]);
         expect(entries.filter((e) => /conflict/i.test(String(e.summary)))).toEqual([]);
+        // And nothing blocked it: the sandbox model wrote the PRD and the ticket waits at its gate.
+        expect(entries.filter((e) => e.kind === 'transition' && e.status === 'blocked').map((e) => e.summary)).toEqual([]);
       }
       // service:retry reached the first ticket's workflow as a new fact, not as a duplicate of an old changelog id.
       await eventually(async () => {
