@@ -1,5 +1,5 @@
 import {
-  allHandlersFinished, ApplicationFailure, condition, continueAsNew, proxyActivities, proxySinks, setHandler,
+  allHandlersFinished, condition, continueAsNew, proxyActivities, proxySinks, setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ProjectConfigActivities } from '../activities/project-config-activities';
@@ -7,21 +7,18 @@ import {
   BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, setupInstructionsComment,
   type BlockingCode,
 } from './blocking';
-import { isReplayable, listEffects } from './effect-journal';
 import { applyRetention } from './retention';
-import { replayEffect, runEffect, type EffectContext } from './effect-runner';
+import { runEffect, type EffectContext } from './effect-runner';
 import type { EffectOperation } from './effect-types';
 import { parseCommand } from './command-parser';
-import { buildExecutionView } from './execution-view';
-import {
-  effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, timelineQuery,
-} from './messages';
+import { observeSignal } from './messages';
 import type { ServiceMetricsSinks } from './metrics-sink';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from './observation';
 import { recordObservation } from './record-observation';
 import { DEFAULT_SETTINGS, INTAKE_NODE, initialTicketState, type TicketState } from './ticket-state';
 import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot } from './ticket-search-attributes';
-import { appendTimeline, pageTimeline } from './timeline';
+import { registerReadAndReplayHandlers } from './read-and-replay-handlers';
+import { appendTimeline } from './timeline';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 
@@ -219,26 +216,7 @@ export async function legacyTicketRun(input: TicketWorkflowInput, carried?: Tick
     const verdict = recordObservation(state, observation, nowIso());
     if (verdict.decision === 'accepted' || verdict.decision === 'conflict') state.inbox.push({ observation, decision: verdict.decision, reason: verdict.reason });
   });
-  setHandler(executionQuery, () => buildExecutionView(state, info.workflowId));
-  setHandler(timelineQuery, ({ cursor, limit }) => pageTimeline(state.timeline, cursor, limit));
-  setHandler(effectsQuery, () => listEffects(state.effects));
-  setHandler(effectQuery, (key) => state.effects.records[key] ?? null);
-  setHandler(replayEffectUpdate, async ({ idempotency_key, requested_by }) => {
-    const record = state.effects.records[idempotency_key]!;
-    appendTimeline(state.timeline, {
-      kind: 'operator_action', occurred_at: nowIso(), status: 'replay_requested',
-      summary: `Operator replay of ${record.operation.kind} (${idempotency_key})`, details: { idempotency_key, requested_by, previous_status: record.status },
-    });
-    return replayEffect(effects, record, settings.effect_timeout_seconds);
-  }, {
-    validator: ({ idempotency_key }) => {
-      const record = state.effects.records[idempotency_key];
-      if (!record) throw ApplicationFailure.nonRetryable(`no effect ${idempotency_key} in this workflow`, 'EffectNotFound');
-      if (!isReplayable(record.status)) {
-        throw ApplicationFailure.nonRetryable(`effect ${idempotency_key} is ${record.status}; only a terminal failure can be replayed`, 'EffectNotReplayable');
-      }
-    },
-  });
+  registerReadAndReplayHandlers(state, info.workflowId, effects, settings.effect_timeout_seconds, nowIso);
 
   publish();
   if (!carried) await intake();

@@ -1,5 +1,5 @@
 import {
-  allHandlersFinished, ApplicationFailure, condition, continueAsNew, patched, proxyActivities, proxySinks, setCurrentDetails, setHandler,
+  allHandlersFinished, condition, continueAsNew, patched, proxyActivities, proxySinks, setCurrentDetails, setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import { BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, type BlockingCode } from './blocking';
@@ -7,15 +7,13 @@ import { jsonBytes, truncateStrings } from './bounded-json';
 import { parseCommand, type Command } from './command-parser';
 import type { GateNode, PinnedDefinition, StationNode } from './definitions/definition-types';
 import { acceptTable } from './definitions/definition-types';
-import { effectKey, isReplayable, listEffects } from './effect-journal';
-import { replayEffect, runKeyedEffect, type EffectContext } from './effect-runner';
+import { effectKey } from './effect-journal';
+import { runKeyedEffect, type EffectContext } from './effect-runner';
 import type { EffectOperation } from './effect-types';
-import { buildExecutionView, currentDetails } from './execution-view';
+import { currentDetails } from './execution-view';
 import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, stageLabels, targetOf } from './interpreter';
 import { legacyTicketRun } from './legacy-ticket';
-import {
-  effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, timelineQuery,
-} from './messages';
+import { observeSignal } from './messages';
 import type { ServiceMetricsSinks } from './metrics-sink';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from './observation';
 import { recordObservation } from './record-observation';
@@ -28,7 +26,8 @@ import type { DraftEditActivities } from '../activities/draft-edit-activities';
 import type { EffectIntent, StationInput, StationResult } from './station-types';
 import { DEFAULT_SETTINGS, initialTicketState, type Runtime, type StationAttempt, type TicketState } from './ticket-state';
 import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot } from './ticket-search-attributes';
-import { appendTimeline, pageTimeline } from './timeline';
+import { registerReadAndReplayHandlers } from './read-and-replay-handlers';
+import { appendTimeline } from './timeline';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
@@ -538,26 +537,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     const verdict = recordObservation(state, observation, nowIso());
     if (verdict.decision === 'accepted' || verdict.decision === 'conflict') state.inbox.push({ observation: forInbox(observation), decision: verdict.decision, reason: verdict.reason });
   });
-  setHandler(executionQuery, () => buildExecutionView(state, info.workflowId));
-  setHandler(timelineQuery, ({ cursor, limit }) => pageTimeline(state.timeline, cursor, limit));
-  setHandler(effectsQuery, () => listEffects(state.effects));
-  setHandler(effectQuery, (key) => state.effects.records[key] ?? null);
-  setHandler(replayEffectUpdate, async ({ idempotency_key, requested_by }) => {
-    const record = state.effects.records[idempotency_key]!;
-    timeline({
-      kind: 'operator_action', occurred_at: nowIso(), status: 'replay_requested',
-      summary: `Operator replay of ${record.operation.kind} (${idempotency_key})`, details: { idempotency_key, requested_by, previous_status: record.status },
-    });
-    return replayEffect(effects, record, settings.effect_timeout_seconds);
-  }, {
-    validator: ({ idempotency_key }) => {
-      const record = state.effects.records[idempotency_key];
-      if (!record) throw ApplicationFailure.nonRetryable(`no effect ${idempotency_key} in this workflow`, 'EffectNotFound');
-      if (!isReplayable(record.status)) {
-        throw ApplicationFailure.nonRetryable(`effect ${idempotency_key} is ${record.status}; only a terminal failure can be replayed`, 'EffectNotReplayable');
-      }
-    },
-  });
+  registerReadAndReplayHandlers(state, info.workflowId, effects, settings.effect_timeout_seconds, nowIso);
 
   // Temporal suggests continue-as-new for large histories; a deployment may ask sooner; the state must stay a payload.
   const historyIsLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= settings.history_event_limit;
