@@ -22,6 +22,8 @@ export interface SandboxSettings {
     SCMHOST_WEBHOOK_SECRET: string;
     /** The token of the person who reviews on the source host (`service sandbox approve --pr`). */
     reviewer_token: string;
+    /** The read API's operator token (absent in settings written before it existed: made up at the next start). */
+    SERVICE_OPERATOR_TOKEN?: string;
   };
   ports: { tracker: number; scmhost: number; model: number };
   /** Written at every start, read by `service sandbox ...`. */
@@ -38,6 +40,7 @@ export function newSandboxSettings(): SandboxSettings {
       SCMHOST_TOKEN: `sandbox-${secret()}`,
       SCMHOST_WEBHOOK_SECRET: secret(),
       reviewer_token: `sandbox-${secret()}`,
+      SERVICE_OPERATOR_TOKEN: `sandbox-${secret()}`,
     },
     ports: { tracker: 0, scmhost: 0, model: 0 },
     urls: { tracker: '', scmhost: '' },

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PortInUseError } from '../http/listen';
@@ -79,6 +80,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   }
   const settings = readSandboxSettings(stateDir) ?? newSandboxSettings();
   const { secrets } = settings;
+  // The read API (execution view, timeline) needs an operator token; the sandbox makes one up unless you set yours.
+  secrets.SERVICE_OPERATOR_TOKEN ??= `sandbox-${randomBytes(16).toString('hex')}`;
+  const operatorToken = options.env?.SERVICE_OPERATOR_TOKEN || secrets.SERVICE_OPERATOR_TOKEN;
   const trackerState = readStateFile<TrackerSnapshot>(file('tracker.json'));
   const scmhostState = readStateFile<ScmhostSnapshot>(file('scmhost.json'));
   const modelState = readStateFile<{ version: 1; responses: number }>(file('model.json'));
@@ -128,6 +132,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       SCMHOST_WEBHOOK_SECRET: secrets.SCMHOST_WEBHOOK_SECRET,
       SCMHOST_KNOWN_REPOS: SANDBOX_REPOSITORY,
       SCMHOST_BOT_LOGIN: SANDBOX_BOT_LOGIN,
+      SERVICE_OPERATOR_TOKEN: operatorToken,
       ...(model ? {
         MODEL_CONNECTIONS: JSON.stringify({ sandbox: { backend: 'openai-compatible', base_url: model.url, allowed_models: [SANDBOX_MODEL], capabilities: ['structured_output', 'tools'] } }),
         MODEL_DEFAULT: JSON.stringify({ connection: 'sandbox', model: SANDBOX_MODEL }),
@@ -157,6 +162,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           `               webhook secrets (X-Hub-Signature / X-Hub-Signature-256 = sha256=<hex HMAC-SHA256 of the body>):`,
           `                 TRACKER_WEBHOOK_SECRET=${secrets.TRACKER_WEBHOOK_SECRET}`,
           `                 SCMHOST_WEBHOOK_SECRET=${secrets.SCMHOST_WEBHOOK_SECRET}`,
+          `               read API token (SERVICE_OPERATOR_TOKEN): ${operatorToken}`,
+          `                 curl -H "authorization: Bearer ${operatorToken}" ${settings.urls.gateway ?? 'http://127.0.0.1:8000'}/api/v1/workflows/SBX-1/execution`,
           `               act as a person: service sandbox create-ticket "Try me" | comment SBX-1 "text" | label SBX-1 <label> | approve SBX-1 [--pr]`,
           `                 (npx service sandbox --help; add --data-dir when you started with one)`,
         ];

@@ -119,6 +119,15 @@ describe('service dev', () => {
       expect(timeline.entries.find((e: Json) => e.kind === 'station_attempt')).toMatchObject({ status: 'succeeded', details: { station: 'intake', outcome: 'configured' } });
       expect(timeline.entries.find((e: Json) => e.kind === 'station_attempt').summary).toContain('sandbox/app');
       expect(timeline.entries.find((e: Json) => e.kind === 'observation_decision')).toMatchObject({ status: 'accepted', details: { source: 'webhook', event: 'issue_created' } });
+      // The banner names the read API's token (yours when you set one), and the simulated model writes the PRD.
+      expect(dev.output()).toContain(`read API token (SERVICE_OPERATOR_TOKEN): ${TOKEN}`);
+      const atGate = await eventually(async () => {
+        const view = await getJson(`${api}/api/v1/workflows/${key}/execution`, TOKEN);
+        return view.body.current_position === 'prd_approval_gate' && view.body.checkpoint?.is_paused ? view.body : undefined;
+      }, 60_000, `${key} at the PRD gate`);
+      expect(atGate.artifacts.prd.version).toBe(1);
+      const issue = await (await fetch(`${trackerUrl}/rest/api/3/issue/${key}`, { headers: { authorization: `Basic ${Buffer.from('ada@sandbox.local:x').toString('base64')}` } })).json() as Json;
+      expect(issue.fields.labels).toEqual(expect.arrayContaining(['service:managed', 'service:prd-pending']));
     } finally {
       expect(await dev.stop('SIGINT')).toBe(0);
       rmSync(sandboxDir, { recursive: true, force: true });
