@@ -8,9 +8,10 @@ import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
 import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
 import { gitPushFailure, performGitPush, type GitPushDeps } from './git-effect-activities';
+import { openPullRequestOnce, pullRequestUrl, updatePullRequestOnce, type PullRequestEffectClient } from './pull-request-effect-activities';
 
 export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'> & IssueEffectTracker;
-export type EffectScmhost = Pick<ScmhostClient, 'findIssueCommentByIdempotencyKey' | 'createIssueComment'>;
+export type EffectScmhost = Pick<ScmhostClient, 'findIssueCommentByIdempotencyKey' | 'createIssueComment'> & PullRequestEffectClient;
 
 export interface EffectActivityDeps {
   tracker?: EffectTracker;
@@ -26,6 +27,12 @@ export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('scmhost.pr_comment'), repository: z.string().regex(/^[^/\s]+\/[^/\s]+$/), number: z.number().int().positive(), body: z.string().min(1) }),
   // planning: tracker issue effects
   ...trackerIssueOperationSchemas,
+  // delivery: pull requests and reviews (GitHub repositories as owner/repo, GitLab projects as group/.../project)
+  z.object({ kind: z.literal('scmhost.open_pr'), repository: z.string().min(3), head: z.string().min(1), base: z.string().min(1).nullable(), title: z.string().min(1).max(256), body: z.string(), draft: z.boolean().optional(), mode: z.enum(['direct', 'fork']).optional() }),
+  z.object({ kind: z.literal('tracker.pull_request_link'), issue_key: z.string().min(1), repository: z.string().min(3), head: z.string().min(1), text: z.string().min(1).refine((t) => t.includes('{url}'), 'must contain {url}'), mode: z.enum(['direct', 'fork']).optional() }),
+  z.object({ kind: z.literal('scmhost.update_pr'), repository: z.string().min(3), number: z.number().int().positive(), title: z.string().min(1).max(256).optional(), body: z.string().optional() }),
+  z.object({ kind: z.literal('scmhost.pr_review'), repository: z.string().min(3), number: z.number().int().positive(), event: z.enum(['COMMENT', 'REQUEST_CHANGES', 'APPROVE']), body: z.string().min(1), comments: z.array(z.object({ path: z.string().min(1), line: z.number().int().positive(), body: z.string().min(1) })).optional() }),
+  z.object({ kind: z.literal('scmhost.review_reply'), repository: z.string().min(3), number: z.number().int().positive(), comment_id: z.union([z.number().int().positive(), z.string().min(1)]), body: z.string().min(1) }),
   z.object({ kind: z.literal('git.push'), repository: z.string().min(1), branch: z.string().min(1), commit_sha: z.string().regex(/^[0-9a-f]{40}$/), base_sha: z.string().regex(/^[0-9a-f]{40}$/).nullable(), workspace: z.string().min(1), mode: z.enum(['direct', 'fork']).optional() }),
 ]);
 const inputSchema = z.object({ idempotency_key: z.string().min(1), attempt: z.number().int().positive(), operation: operationSchema });
@@ -98,6 +105,21 @@ export function createEffectActivities(deps: EffectActivityDeps) {
       case 'tracker.transition':
         return succeeded(await transitionOnce(tracker(), operation));
       // --- end planning ---
+      case 'scmhost.open_pr':
+        return succeeded(await openPullRequestOnce(await scmhost(), operation));
+      case 'scmhost.update_pr':
+        return succeeded(await updatePullRequestOnce(await scmhost(), operation));
+      case 'tracker.pull_request_link': {
+        const client = tracker();
+        const earlier = await client.findCommentByIdempotencyKey(operation.issue_key, key);
+        if (earlier) return succeeded({ provider: 'tracker', ids: { comment_id: earlier.id }, adopted: true });
+        const url = await pullRequestUrl(await scmhost(), operation);
+        const comment = await client.addComment(operation.issue_key, redactSecrets(operation.text.split('{url}').join(url)), { idempotencyKey: key });
+        return succeeded({ provider: 'tracker', ids: { comment_id: comment.id }, url });
+      }
+      case 'scmhost.pr_review':
+      case 'scmhost.review_reply':
+        throw new NotConfigured(`${operation.kind} is not available in this build of the worker`);
       case 'scmhost.pr_comment': {
         const client = await scmhost();
         const ref = parseRepoRef(operation.repository);

@@ -80,8 +80,9 @@ export function recordAttempt(record: EffectRecord, attempt: EffectAttempt): voi
   if (record.attempts.length > ATTEMPTS_KEPT) record.attempts.splice(1, record.attempts.length - ATTEMPTS_KEPT);
   record.status = attempt.status;
   record.updated_at = attempt.finished_at;
-  if (attempt.status === 'succeeded' && 'body' in record.operation) {
-    record.operation = { ...record.operation, body: preview(record.operation.body, SUCCEEDED_BODY_PREVIEW) };
+  const body = 'body' in record.operation ? record.operation.body : undefined;
+  if (attempt.status === 'succeeded' && typeof body === 'string') {
+    record.operation = { ...record.operation, body: preview(body, SUCCEEDED_BODY_PREVIEW) } as EffectOperation;
   }
 }
 

@@ -32,11 +32,33 @@ export type EffectOperation =
    * the station started from (null: the branch did not exist); `mode` fork pushes to the service account's fork.
    */
   | { kind: 'git.push'; repository: string; branch: string; commit_sha: string; base_sha: string | null; workspace: string; mode?: 'direct' | 'fork' }
+  // --- delivery: pull requests (GitHub) and merge requests (GitLab, by the repository registry's connection) ---
+  /**
+   * Opens a pull request for `head` unless an open one exists for that head branch (then adopts it, never a second).
+   * `base` null: the repository's default branch. `mode` fork: the head lives on the service account's fork.
+   * Evidence `ids.pull_request` is `owner/repo#12` (GitLab `group/project!12`), `ids.number` the number.
+   */
+  | { kind: 'scmhost.open_pr'; repository: string; head: string; base: string | null; title: string; body: string; draft?: boolean; mode?: 'direct' | 'fork' }
+  /**
+   * Comments once on the ticket with the link of the pull request of `head` (found on the host when the comment is
+   * written, so the station that asks need not know the number yet): `text` with `{url}` replaced by the link.
+   */
+  | { kind: 'tracker.pull_request_link'; issue_key: string; repository: string; head: string; text: string; mode?: 'direct' | 'fork' }
+  /** Sets the title and/or description of an open pull request; a repeat that finds them as wanted adopts. */
+  | { kind: 'scmhost.update_pr'; repository: string; number: number; title?: string; body?: string }
+  /** Posts a pull-request review once (found again by the idempotency key in its body). */
+  | { kind: 'scmhost.pr_review'; repository: string; number: number; event: 'COMMENT' | 'REQUEST_CHANGES' | 'APPROVE'; body: string; comments?: Array<{ path: string; line: number; body: string }> }
+  /** Replies once in the review thread of `comment_id` (GitLab: the discussion id as a string). */
+  | { kind: 'scmhost.review_reply'; repository: string; number: number; comment_id: number | string; body: string }
+  // --- end delivery ---
   ;
 
 export interface ProviderEvidence {
   provider: 'tracker' | 'scmhost' | 'gitlab' | 'git';
-  /** What was found or written: a comment id, the labels after the change, ... */
+  /**
+   * What was found or written: a comment id, the labels after the change, ... `pull_request` (`owner/repo#12`,
+   * `group/project!12`) names a pull request the write opened or adopted: the workflow adds it to the ticket's index.
+   */
   ids?: Record<string, string>;
   url?: string;
   status_code?: number;

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPullRequestOnce, updatePullRequestOnce } from '../../../activities/pull-request-effect-activities';
+import { createScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
+import { startScmhostSimulator, type ScmhostSimulator } from '../../../src/sandbox/scmhost-simulator/scmhost-simulator';
+
+const TOKEN = 'ghp_pullRequestEffectToken0123456789abcd';
+
+/** scmhost.open_pr and scmhost.update_pr over real HTTP against the GitHub simulator. */
+describe('pull request effects', () => {
+  let github: ScmhostSimulator;
+  beforeAll(async () => {
+    github = await startScmhostSimulator({ repositories: ['acme/api', 'acme/forked'], tokens: { [TOKEN]: 'service-bot' } });
+  });
+  afterAll(async () => github?.close());
+  const client = () => createScmhostClient({ token: TOKEN, baseUrl: github.url, timeoutMs: 5_000 });
+
+  it('opens a pull request against the default branch once, then adopts the open one of the same branch', async () => {
+    const repo = github.state.repo('acme', 'api');
+    github.state.pushBranch(repo, 'service/fd-1');
+    const operation = { kind: 'scmhost.open_pr' as const, repository: 'acme/api', head: 'service/fd-1', base: null, title: '[FD-1] Export', body: 'What and why', draft: true };
+    const first = await openPullRequestOnce(await client(), operation);
+    expect(first).toMatchObject({ ids: { pull_request: 'acme/api#1', number: '1' }, url: expect.stringContaining('/acme/api/pull/1') });
+    expect(first).not.toHaveProperty('adopted');
+    const again = await openPullRequestOnce(await client(), { ...operation, title: 'a retry with another title' });
+    expect(again).toMatchObject({ ids: { pull_request: 'acme/api#1' }, adopted: true });
+    expect(github.state.pullsOf(repo).map((p) => [p.number, p.baseRef, p.title, p.draft])).toEqual([[1, 'main', '[FD-1] Export', true]]);
+  });
+
+  it('opens a pull request from the service account\'s fork in fork mode, once', async () => {
+    const upstream = github.state.repo('acme', 'forked');
+    const fork = github.state.fork(upstream, github.state.user('service-bot'));
+    github.state.pushBranch(fork, 'service/fd-2');
+    const operation = { kind: 'scmhost.open_pr' as const, repository: 'acme/forked', head: 'service/fd-2', base: 'main', title: '[FD-2] Fork', body: 'b', mode: 'fork' as const };
+    expect(await openPullRequestOnce(await client(), operation)).toMatchObject({ ids: { pull_request: 'acme/forked#1' } });
+    expect(await openPullRequestOnce(await client(), operation)).toMatchObject({ ids: { pull_request: 'acme/forked#1' }, adopted: true });
+    const pulls = github.state.pullsOf(upstream);
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0]!.headRepo.owner.login).toBe('service-bot');
+  });
+
+  it('updates the description only when it differs, and never writes a credential into it', async () => {
+    const operation = { kind: 'scmhost.update_pr' as const, repository: 'acme/api', number: 1, body: 'New description; token ghp_abcdefghijklmnopqrstuvwxyz0123456789' };
+    expect(await updatePullRequestOnce(await client(), operation)).toMatchObject({ ids: { pull_request: 'acme/api#1' } });
+    const pull = github.state.pull(github.state.repo('acme', 'api'), 1);
+    expect(pull.body).toBe('New description; token [REDACTED]');
+    expect(await updatePullRequestOnce(await client(), operation)).toMatchObject({ adopted: true, note: 'title and description were already as wanted' });
+  });
+});
