@@ -29,6 +29,8 @@ export interface Meaning {
   /** A condition of the ticket rather than of the node. */
   needs?: 'pull_request' | 'proposal_review';
   written_on?: WrittenOn;
+  /** A ticket comment that the open proposal pull request replaces at a proposal gate (REFERENCE "Source host conventions"). */
+  replaced_by_proposal?: true;
 }
 
 /** The table. Keys are the triggers as people know them; they appear in ignore reasons. */
@@ -43,8 +45,8 @@ export const MEANING = {
   'service:retry at review_response_gate': { while_blocked: false },
   'a ticket update': { while_blocked: false },
   // Tracker comments.
-  'a question (?)': { while_blocked: false },
-  'feedback (!)': { while_blocked: false },
+  'a question (?)': { while_blocked: false, replaced_by_proposal: true },
+  'feedback (!)': { while_blocked: false, replaced_by_proposal: true },
   'feedback on a draft item (! <n>:)': { kinds: ['feature'], while_blocked: false },
   '>option': { kinds: ['bug'], while_blocked: false },
   '/service approve': { while_blocked: false, written_on: 'ticket' },
@@ -106,6 +108,9 @@ export function whyNotMeaningful(trigger: Trigger, position: CommandPosition, wr
   }
   if (meaning.needs === 'pull_request' && !position.has_pull_request) return `${trigger} needs a pull request; the ticket has none yet`;
   if (meaning.needs === 'proposal_review' && !position.proposal_review) return `${trigger} is not meaningful: proposal review is off`;
+  if (meaning.replaced_by_proposal && position.proposal_open && (PROPOSAL_GATES as readonly string[]).includes(node)) {
+    return `${trigger} on the ticket is ignored at ${node} while the proposal pull request ${position.proposal_open} is open: review it there (review comments revise it, merging approves it)`;
+  }
   return undefined;
 }
 

@@ -28,6 +28,11 @@ export interface CommandPosition {
   yolo?: boolean;
   /** Proposal review is enabled (service.prd_proposals_repo set): the PRD and spec are reviewed as pull requests. */
   proposal_review?: boolean;
+  /**
+   * The proposal pull request open for the gate here (`owner/repo#3`): while it is open the review happens there, so
+   * the ticket's `!` and `?` at that gate are ignored.
+   */
+  proposal_open?: string;
 }
 
 /** The fields of a draft item a person may set (REFERENCE "Commands"). */

@@ -121,12 +121,19 @@ export function stageLabels(definition: WorkflowDefinition): string[] {
 }
 
 /** The router decisions: pure functions of what earlier stations left in `outputs`. */
-export function decideRouter(router: string, outputs: Record<string, unknown>, visits: number): { ok: true; outcome: string } | { ok: false; reason: string } {
+export type RouterDecision = { ok: true; outcome: string; data?: Record<string, unknown> } | { ok: false; reason: string };
+
+/**
+ * `next_repository` walks the repositories provision_tasks planned, one per visit. Its decision is kept as
+ * `outputs.next_repository` (`{repository, index, count}`), which tells the per-repository stations where they work.
+ */
+export function decideRouter(router: string, outputs: Record<string, unknown>, visits: number): RouterDecision {
   if (router === 'next_repository') {
     const planned = (outputs.provision_tasks as { repositories?: unknown } | undefined)?.repositories;
     const repositories = Array.isArray(planned) ? planned.filter((r): r is string => typeof r === 'string') : [];
     // The router is entered once before the first repository and once after each: visit n routes repository n.
-    return { ok: true, outcome: visits <= repositories.length ? 'next' : 'done' };
+    if (visits <= repositories.length) return { ok: true, outcome: 'next', data: { repository: repositories[visits - 1], index: visits, count: repositories.length } };
+    return { ok: true, outcome: 'done', data: { repository: null, index: visits, count: repositories.length } };
   }
   return { ok: false, reason: `no router named "${router}"` };
 }

@@ -86,6 +86,14 @@ export interface Runtime {
   tokens_spent: number;
   /** Draft edits per gate visit (`<node>:<visit>` → count): each edit's comments get names of their own. */
   draft_edits?: Record<string, number>;
+  /** `/service rebase` on one pull request (`owner/repo#12`); absent or null: every pull request of the ticket. */
+  rebase_target?: string | null;
+  /** Pull requests of the ticket seen merged; the ticket moves on to completion when every one is merged or approved. */
+  merged_pull_requests?: string[];
+  /** Pull requests of the ticket a reviewer approved. */
+  approved_pull_requests?: string[];
+  /** Proposal pull requests by head branch (`service/prd/<key>`): never part of the ticket's pull requests. */
+  proposals?: Record<string, { pull_request: string; state: 'open' | 'merged' | 'closed' }>;
 }
 
 export const DEFAULT_SETTINGS: TicketWorkflowSettings = {

@@ -21,6 +21,9 @@ import { applyRetention } from './retention';
 import { callStation } from './station-call';
 import { statusReply } from './status-reply';
 import { draftIdsAtGate } from './draft-gate';
+import { pullRequestRefOf, rebaseDecision } from './rebase-decision';
+import { mergeProgress, noteAcceptedPullRequest } from './merge-progress';
+import { noteProposalEvent, noteProposalOpened, proposalPosition } from './proposal-review';
 import type { DraftCommand } from './drafts';
 import type { DraftEditActivities } from '../activities/draft-edit-activities';
 import type { EffectIntent, StationInput, StationResult } from './station-types';
@@ -133,6 +136,14 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     const record = await runKeyedEffect(effects, {
       key, node, operation, required, timeoutSeconds: settings.effect_timeout_seconds, summary: `${name} (${operation.kind}) for ${ticketKey} at ${node}`,
     });
+    // A write that opened or adopted a pull request names it: the PR joins the ticket's index at once, before any
+    // webhook about it arrives.
+    const opened = record.status === 'succeeded' ? record.attempts.at(-1)?.evidence?.ids?.pull_request : undefined;
+    // A proposal pull request (the PRD or spec under review) is remembered apart: it is not part of the change.
+    if (opened && !noteProposalOpened(runtime, operation, opened) && !state.pull_requests.includes(opened)) {
+      state.pull_requests.push(opened);
+      publish();
+    }
     if (required && record.status !== 'succeeded') {
       await block('effect_unresolved', `required effect ${name} (${record.idempotency_key}) ended ${record.status}: ${record.attempts.at(-1)?.error ?? 'no detail'}`);
     }
@@ -214,6 +225,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
 
   /** A question is about the artifact of the gate it was asked at; the station is told which. */
   const paramsFor = (spec: StationNode): StationNode['params'] => {
+    if (spec.station === 'rebase' && runtime.rebase_target) return { ...spec.params, pull_request: runtime.rebase_target };
     const gate = runtime.return_to ? definition?.nodes[runtime.return_to] : undefined;
     if (runtime.request?.kind !== 'question' || gate?.kind !== 'gate' || !gate.artifact) return spec.params;
     return { ...spec.params, artifact: gate.artifact };
@@ -260,6 +272,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     keepResult(spec, result);
     if (!(await runIntents(result.effects ?? []))) return;
     runtime.request = null;
+    if (spec.station === 'rebase') runtime.rebase_target = null;
     return moveOn(result.outcome, `${spec.station} returned ${result.outcome}`);
   };
 
@@ -278,6 +291,10 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       await effect('stage_label', { kind: 'tracker.labels', issue_key: ticketKey, add: [spec.pending_label], remove: others });
     }
     if (state.checkpoint.is_blocked) return;
+    // Every pull request was merged while the ticket was elsewhere (a merge is remembered wherever it arrives).
+    if (spec.on.merged && mergeProgress(state.pull_requests, runtime.merged_pull_requests).all) {
+      return passGate(node, spec, 'merged', null, 'the merge of every pull request');
+    }
     if (runtime.yolo && spec.auto_approve_in_yolo) {
       timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } });
       return passGate(node, spec, 'approved', null, 'service:yolo');
@@ -327,6 +344,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       case 'router': {
         const decision = decideRouter(action.spec.router, outputs, visit());
         if (!decision.ok) return block('invalid_station_result', decision.reason);
+        if (decision.data) outputs[action.spec.router] = decision.data;
         return moveOn(decision.outcome, `router ${action.spec.router} decided ${decision.outcome}`);
       }
       case 'end': return finish(action.node, action.spec.result, action.spec.code, action.spec.message);
@@ -406,6 +424,25 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     await runIntents(result.intents);
   };
 
+  /**
+   * `/service rebase` (REFERENCE "Commands"): the rebase station runs now and returns to where the ticket stood (a
+   * gate pauses again). A blocked ticket is answered instead: its saved node must be resumed with service:retry first.
+   */
+  const rebase = async (command: Extract<Command, { type: 'rebase' }>, observation: Observation, replyName: string) => {
+    const from = state.checkpoint.current_node;
+    const decision = rebaseDecision(definition, state, command.pull_request ? pullRequestRefOf(command.pull_request, observation) : null);
+    if (decision.type === 'refuse') {
+      timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'rejected', summary: `/service rebase at ${from}: ${decision.reason}`, details: { node: from, delivery_identity: observation.delivery_identity } });
+      await reply(`${replyName}_rebase`, observation, `❌ ${decision.reason}`);
+      return;
+    }
+    runtime.rebase_target = decision.target;
+    runtime.return_to = from;
+    runtime.request = null;
+    state.checkpoint.is_paused = false;
+    await transition('rebase_requested', decision.node, `/service rebase at ${from}`);
+  };
+
   /** A command at a gate: move by the outcome the gate maps, or act in place. */
   const gateCommand = async (command: Command, observation: Observation) => {
     const node = state.checkpoint.current_node;
@@ -421,11 +458,22 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       return;
     }
     const by = observation.facts.comment?.author ?? observation.facts.review?.author ?? observation.facts.sender ?? observation.source_system;
+    if (meaning.outcome === 'merged' || meaning.outcome === 'review_approved') {
+      const progress = mergeProgress(state.pull_requests, runtime.merged_pull_requests, runtime.approved_pull_requests);
+      if (!progress.all) {
+        timeline({
+          kind: 'command_decision', occurred_at: nowIso(), status: 'recorded',
+          summary: `a pull request was ${meaning.outcome === 'merged' ? 'merged' : 'approved'}; still waiting for ${progress.waiting.join(', ')}`, details: { node, waiting: progress.waiting },
+        });
+        return;
+      }
+    }
     return passGate(node, spec, meaning.outcome, meaning.request, by);
   };
 
   const handleAccepted = async (observation: Observation) => {
-    rememberPullRequest(state, observation);
+    if (!noteProposalEvent(runtime, observation)) rememberPullRequest(state, observation);
+    noteAcceptedPullRequest(state, observation);
     if (observation.ticket_key !== ticketKey) {
       // An event of a provisioned child (an epic or task routed to its feature): recorded; the delivery stations read
       // the children's state from the tracker when they run. A child's comment is never a command of the feature.
@@ -452,6 +500,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       has_pull_request: state.pull_requests.length > 0,
       yolo: runtime.yolo,
       draft_item_ids: here?.kind === 'gate' && here.artifact ? draftIdsAtGate(here.artifact, outputs) : undefined,
+      ...proposalPosition(state.checkpoint.current_node, outputs, runtime),
     });
     timeline({
       kind: 'command_decision',
@@ -501,6 +550,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
         }
         return;
       }
+      case 'rebase':
+        return rebase(command, observation, replyName);
       case 'draft_remove':
       case 'draft_exclude':
       case 'draft_update':

@@ -57,9 +57,19 @@ function checkNode(id: string, node: DefinitionNode, definition: WorkflowDefinit
   }
 }
 
+/**
+ * Nodes a command enters from wherever the ticket stands (and that return there): reachable without an edge.
+ * `/service rebase` runs the station of the node named `rebase` (workflows/rebase-decision.ts).
+ */
+const COMMAND_ENTERED_NODES: Readonly<Record<string, string>> = { rebase: 'rebase' };
+
 function unreachable(definition: WorkflowDefinition): string[] {
-  const seen = new Set<string>([definition.entry]);
-  const queue = [definition.entry];
+  const roots = [definition.entry, ...Object.entries(COMMAND_ENTERED_NODES).filter(([id, station]) => {
+    const node = definition.nodes[id];
+    return node?.kind === 'station' && node.station === station;
+  }).map(([id]) => id)];
+  const seen = new Set<string>(roots);
+  const queue = [...roots];
   while (queue.length > 0) {
     const node = definition.nodes[queue.shift()!];
     if (!node) continue;

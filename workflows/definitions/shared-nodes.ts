@@ -26,6 +26,8 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
     human_review_gate: {
       kind: 'gate', gate: 'human_review', waiting_for: 'a review of the pull request (approve, or request changes)',
       accepts: ['a pull request review', ...CI_TRIGGERS],
+      // SPEC 3.2: an approval goes to completion (the workflow waits until every pull request of the ticket is
+      // approved or merged; workflows/merge-progress.ts).
       on: { review_approved: afterMerge, changes_requested: 'implement_review', ci_event: 'ci_evaluator', ...final },
     },
     ci_evaluator: {

@@ -60,7 +60,7 @@ const NODES = [
   'attempt_ci_fix', 'implement_review', 'review_response_gate', 'complete_tasks', 'aggregate_epic_status', 'aggregate_feature_status',
   'escalate_blocked', 'answer_question', 'triage_check', 'triage_gate', 'analyze_bug', 'reflect_rca', 'rca_option_gate', 'plan_bug_fix',
   'decompose_plan', 'implement_bug_fix', 'post_merge_summary', 'generate_plan', 'task_plan_approval_gate', 'execute_task_changes',
-  'run_qualitative_review', 'complete_task_takeover',
+  'run_qualitative_review', 'complete_task_takeover', 'rebase',
 ];
 
 const commandOf = (decision: CommandDecision): Command | undefined => (decision.kind === 'command' ? decision.command : undefined);

@@ -78,7 +78,9 @@ describe('the interpreter', () => {
   it('routes one repository per visit of the task router', () => {
     const outputs = { provision_tasks: { repositories: ['acme/api', 'acme/web'] } };
     expect([1, 2, 3].map((visit) => decideRouter('next_repository', outputs, visit))).toEqual([
-      { ok: true, outcome: 'next' }, { ok: true, outcome: 'next' }, { ok: true, outcome: 'done' },
+      { ok: true, outcome: 'next', data: { repository: 'acme/api', index: 1, count: 2 } },
+      { ok: true, outcome: 'next', data: { repository: 'acme/web', index: 2, count: 2 } },
+      { ok: true, outcome: 'done', data: { repository: null, index: 3, count: 2 } },
     ]);
     expect(decideRouter('coin_flip', outputs, 1)).toEqual({ ok: false, reason: 'no router named "coin_flip"' });
   });
