@@ -11,6 +11,10 @@ import { runModelStep, type ModelStepDeps } from './model-step';
 import { readTicketMaterial, type PlanningTracker } from './ticket-material';
 import { readableRepositories, type RepositoriesReader } from './repositories';
 import { parseStationInput } from '../station-input';
+import { stationFailure } from '../station-failure';
+import { ProposalSettingsError, type ProposalSettings } from '../../../src/config/proposal-settings';
+import type { ProposalKind, ProposalOutput } from '../../../workflows/proposal-review';
+import { latestReviewComments, prepareProposal, proposalIntents, type PreparedProposal, type ProposalDeps } from './proposal-publisher';
 
 export interface PlanningDeps extends ModelStepDeps {
   tracker: PlanningTracker;
@@ -20,6 +24,8 @@ export interface PlanningDeps extends ModelStepDeps {
   repositoryReader?: () => Promise<RepositoryReader>;
   /** Tracker comment size per part; the default keeps under Jira's limit. */
   partLimit?: number;
+  /** Proposal review (service.prd_proposals_repo): without it the PRD and spec are only posted to the ticket. */
+  proposals?: ProposalDeps;
 }
 
 /** The model's read-only tools over these repositories (none without a source host). */
@@ -59,6 +65,7 @@ const documentSchema = z.object({
 
 interface DocumentStation {
   station: string;
+  proposal: ProposalKind;
   key: ModelPolicyKey;
   artifact: string;
   /** What a person calls it, e.g. "PRD". */
@@ -69,8 +76,8 @@ interface DocumentStation {
   builds_on: Record<string, string>;
 }
 
-const PRD: DocumentStation = { station: 'generate_prd', key: 'generate_prd', artifact: 'prd', title: 'PRD', pendingLabel: 'service:prd-pending', approvedLabel: 'service:prd-approved', builds_on: {} };
-const SPEC: DocumentStation = { station: 'generate_spec', key: 'generate_spec', artifact: 'spec', title: 'technical specification', pendingLabel: 'service:spec-pending', approvedLabel: 'service:spec-approved', builds_on: { prd: 'PRD' } };
+const PRD: DocumentStation = { station: 'generate_prd', proposal: 'prd', key: 'generate_prd', artifact: 'prd', title: 'PRD', pendingLabel: 'service:prd-pending', approvedLabel: 'service:prd-approved', builds_on: {} };
+const SPEC: DocumentStation = { station: 'generate_spec', proposal: 'spec', key: 'generate_spec', artifact: 'spec', title: 'technical specification', pendingLabel: 'service:spec-pending', approvedLabel: 'service:spec-approved', builds_on: { prd: 'PRD' } };
 
 export function gateHelp(approvedLabel: string): string {
   return [
@@ -90,11 +97,15 @@ function documentStation(deps: PlanningDeps, config: DocumentStation): StationAc
     const { ticket, references } = await readTicketMaterial(deps.tracker, input.ticket_key, input.project_key);
     const current = input.artifacts[config.artifact];
     const revising = input.request?.kind === 'feedback' || input.request?.kind === 'draft_item_feedback';
+    const settings = await proposalSettingsOf(deps, input.project_key);
+    const prepared = settings && deps.proposals ? await prepareProposal(deps.proposals, settings, input, config.proposal) : undefined;
+    const lineComments = prepared && revising ? await latestReviewComments(deps.proposals!, prepared) : [];
     const prompt = composePrompt([
       ...ticketSections(ticket),
       ...artifactSections(input, config.builds_on),
       referencesSection(references),
       ...requestSections(input, revising && current ? { title: config.title, text: current.text } : undefined),
+      ...(lineComments.length ? [{ title: 'Review comments on lines of the proposal', body: lineComments.map((c) => `- ${c}`).join('\n') }] : []),
     ]);
     const tools = toolsFor(deps, await readableRepositories(deps.repositories, input, ticket.labels));
     const { object, usage, target } = await runModelStep(deps, input, { key: config.key, skill: config.station, schema: documentSchema, prompt, tools });
@@ -109,17 +120,53 @@ function documentStation(deps: PlanningDeps, config: DocumentStation): StationAc
       '',
       gateHelp(config.approvedLabel),
     ].join('\n');
-    const effects = artifactPostIntents({ issueKey: input.ticket_key, artifact: config.artifact, markdown: posted, pendingLabel: config.pendingLabel, partLimit: deps.partLimit });
+    const heading = config.artifact === 'prd' ? 'PRD' : 'Spec';
+    const effects = prepared
+      ? [
+        ...(await proposalIntents(prepared, { ticketKey: input.ticket_key, kind: config.proposal, title: object.title, heading, text, revision })),
+        ...artifactPostIntents({ issueKey: input.ticket_key, artifact: config.artifact, markdown: proposalNote(config, input.ticket_key, prepared, revision), pendingLabel: config.pendingLabel, partLimit: deps.partLimit }),
+      ]
+      : artifactPostIntents({ issueKey: input.ticket_key, artifact: config.artifact, markdown: posted, pendingLabel: config.pendingLabel, partLimit: deps.partLimit });
     const parts = effects.filter((e) => e.operation.kind === 'tracker.comment').length;
+    const proposal: ProposalOutput | undefined = prepared ? { repository: prepared.repository, branch: prepared.branch, path: prepared.path } : undefined;
     return {
       outcome: 'generated',
-      data: { artifact: config.artifact, digest, revision, parts, revised: revising },
+      data: { artifact: config.artifact, digest, revision, parts, revised: revising, ...(proposal ? { proposal } : {}) },
       artifacts: { [config.artifact]: { text, digest } },
       effects,
-      summary: `${config.title} ${revising ? 'revised' : 'written'} (revision ${revision}, ${parts} part${parts === 1 ? '' : 's'}) by ${target}`,
+      summary: prepared
+        ? `${config.title} ${revising ? 'revised' : 'written'} (revision ${revision}) as a proposal on ${prepared.repository} ${prepared.branch} by ${target}`
+        : `${config.title} ${revising ? 'revised' : 'written'} (revision ${revision}, ${parts} part${parts === 1 ? '' : 's'}) by ${target}`,
       usage,
     };
   };
+}
+
+/** Proposal review settings, or a blocking failure naming the malformed property. */
+async function proposalSettingsOf(deps: PlanningDeps, projectKey: string): Promise<ProposalSettings | undefined> {
+  if (!deps.proposals) return undefined;
+  try {
+    return await deps.proposals.settings(projectKey);
+  } catch (error) {
+    if (error instanceof ProposalSettingsError) {
+      throw stationFailure({ code: 'missing_project_config', message: error.message, recovery: 'fix the project property (service project-setup --prd-proposals-repo / --prd-proposals-path), then add service:retry' });
+    }
+    throw error;
+  }
+}
+
+/** The ticket's comment when the document is reviewed as a pull request: where it is and how review works. */
+function proposalNote(config: DocumentStation, ticketKey: string, prepared: PreparedProposal, revision: number): string {
+  const name = `${config.title[0]!.toUpperCase()}${config.title.slice(1)}`;
+  return [
+    `## ${name} for ${ticketKey}${revision > 1 ? ` (revision ${revision})` : ''}`,
+    '',
+    `The ${config.title} is up for review as a pull request on \`${prepared.repository}\` (branch \`${prepared.branch}\`, file \`${prepared.path}\`).`,
+    '',
+    '---',
+    `Review it there: review comments have it revised, merging the pull request approves it. The label \`${config.approvedLabel}\` also approves it.`,
+    'While the pull request is open, `!` and `?` on this ticket are not read at this gate.',
+  ].join('\n');
 }
 
 export function createDocumentStations(deps: PlanningDeps) {
