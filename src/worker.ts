@@ -5,12 +5,14 @@ import { createPollActivities } from '../activities/poll-activities';
 import { createEffectActivities } from '../activities/effect-activities';
 import { createProjectConfigActivities } from '../activities/project-config-activities';
 import { createGitRemotes } from './containers/git-remote';
+import { proposalDeps } from '../activities/stations/planning/proposal-deps';
 import { sweepOrphansInBackground } from './containers/orphan-sweep';
 import { resolvePodmanAccount } from './containers/podman-account';
 import { loadRepositoryRegistry } from './config/repository-registry';
 import { createIntakeStation } from '../activities/stations/intake-station';
 import { createStationActivities } from '../activities/stations/station-activities';
 import { createPlanningStations } from '../activities/stations/planning-stations';
+import { createDeliveryStations } from '../activities/stations/delivery-stations';
 import { createDraftEditActivities } from '../activities/draft-edit-activities';
 import { parseModelConfiguration, type ModelConfiguration } from './config/model-configuration';
 import { createModelClient } from './models/model-client';
@@ -77,14 +79,22 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     fallbackDefaultRepo: config.scmhost.defaultRepo,
   });
   const modelConfig = options.models ?? parseModelConfiguration(process.env).config;
+  const remotes = createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry: loadRepositoryRegistry() });
   // The planning stations write to the tracker and read its project properties: without a tracker they are not
   // available, and a ticket that reaches one blocks with station_not_available rather than pretend.
+  const models = createModelClient({ metrics: modelMetricsFrom(metrics) });
   const planning = tracker && modelConfig
     ? createPlanningStations({
-      tracker, properties: tracker, models: createModelClient({ metrics: modelMetricsFrom(metrics) }), modelConfig,
+      tracker, properties: tracker, models, modelConfig,
       repositories: projectConfig.checkProjectRepositories,
       repositoryReader: scmhost,
+      proposals: proposalDeps(config, tracker, remotes, scmhost),
     })
+    : {};
+  // Delivery changes code and opens pull requests on the source host: without its token there is nothing to push
+  // to, and a ticket that reaches delivery blocks with station_not_available instead of failing on a clone.
+  const delivery = modelConfig && token
+    ? createDeliveryStations({ config, modelConfig, models, tracker, properties: tracker, remotes, logger })
     : {};
   return {
     ...createDraftEditActivities(),
@@ -98,10 +108,10 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     }),
     ...createEffectActivities({
       tracker, scmhost, logger: logger.child({ component: 'effects' }),
-      git: { remotes: createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry: loadRepositoryRegistry() }), scmhost },
+      git: { remotes, scmhost },
     }),
     ...projectConfig,
-    ...createStationActivities({ implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...options.stations } }),
+    ...createStationActivities({ implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...delivery, ...options.stations } }),
   };
 }
 

@@ -202,7 +202,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
       const result: StationResult = {
         outcome,
         data: {
-          repository, branch: workspace.branch, base_sha: workspace.baseSha, commit_sha: commit.sha, files: commit.files.slice(0, 200),
+          repository, branch: workspace.branch, base_sha: workspace.baseSha, resumed: workspace.resumed, commit_sha: commit.sha, files: commit.files.slice(0, 200),
           outputs: outputTexts,
           agent: { status: agent.status, message: agent.message, steps: agent.steps, tool_calls: agent.tool_calls, final_text: agent.final_text.slice(0, 2000), first_tool_call_ms: agent.first_tool_call_ms },
           review: { verdict, cycles: [...cycles.values()].sort((a, b) => a.cycle - b.cycle) },

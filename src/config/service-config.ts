@@ -16,7 +16,8 @@ const TRACE_METADATA_ATTRIBUTES = [...TRACE_ATTRIBUTES, 'retry_count', 'system_p
 
 export interface ServiceConfig {
   tracker: { baseUrl?: string; userEmail?: string; apiToken?: string; webhookSecret?: string };
-  scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[]; botLogin?: string; apiUrl?: string };
+  /** `draftRepos`: repositories (`owner/name`, or `*`) whose pull requests the service opens as drafts (SCMHOST_DRAFT_REPOS). */
+  scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[]; botLogin?: string; apiUrl?: string; draftRepos: string[] };
   botCommentPrefix?: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   operatorToken?: string;
@@ -197,6 +198,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       knownRepos,
       botLogin: r.str('SCMHOST_BOT_LOGIN'),
       apiUrl: r.url('SCMHOST_API_URL'),
+      draftRepos: r.list('SCMHOST_DRAFT_REPOS'),
     },
     botCommentPrefix: botPrefix,
     temporal: {

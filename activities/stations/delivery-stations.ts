@@ -1,0 +1,49 @@
+import type { ModelConfiguration } from '../../src/config/model-configuration';
+import type { ModelClient } from '../../src/models/model-client';
+import type { ServiceConfig } from '../../src/config/service-config';
+import type { GitRemotes } from '../../src/containers/git-remote';
+import { resolvePodmanAccount } from '../../src/containers/podman-account';
+import type { Logger } from '../../src/logging/logger';
+import type { ProjectPropertiesPort } from '../../src/providers/tracker/project-properties-port';
+import type { StationActivity } from '../../workflows/station-types';
+import { containerModelResolver } from './delivery/container-model-resolver';
+import { createCompletionStations } from './delivery/completion-stations';
+import { createImplementationStations } from './delivery/implementation-stations';
+import { createPullRequestStations, type DeliveryTracker } from './delivery/pull-request-stations';
+
+export interface DeliveryStationDeps {
+  config: Pick<ServiceConfig, 'container' | 'autoReview' | 'scmhost'>;
+  modelConfig: ModelConfiguration;
+  models: ModelClient;
+  /** Without a tracker the host stations (status moves, pull requests, completion) are not available. */
+  tracker?: DeliveryTracker;
+  properties?: Pick<ProjectPropertiesPort, 'getProjectProperty'>;
+  remotes: GitRemotes;
+  logger: Logger;
+  skillsRoot?: string;
+}
+
+/**
+ * The delivery stations (issue "From tasks to a merged pull request"): the container stations that change code in
+ * the repository the task router chose, and the host stations that move tracker statuses, open pull requests and
+ * complete the feature. The podman account is looked up when a container station first runs, so a worker on a
+ * machine without podman still starts, and a ticket that reaches one of these blocks with the station's error.
+ */
+export function createDeliveryStations(deps: DeliveryStationDeps): Record<string, StationActivity> {
+  const containerDeps = {
+    config: deps.config,
+    account: () => resolvePodmanAccount(),
+    remotes: deps.remotes,
+    resolveModel: containerModelResolver({ modelConfig: deps.modelConfig, properties: deps.properties }),
+    logger: deps.logger.child({ component: 'delivery' }),
+    skillsRoot: deps.skillsRoot,
+  };
+  const host = deps.tracker ? {
+    ...createPullRequestStations({
+      tracker: deps.tracker, remotes: deps.remotes, draftRepos: deps.config.scmhost.draftRepos, workDir: deps.config.container.workDir,
+      models: deps.models, modelConfig: deps.modelConfig, properties: deps.properties, skillsRoot: deps.skillsRoot,
+    }),
+    ...createCompletionStations({ tracker: deps.tracker }),
+  } : {};
+  return { ...createImplementationStations(containerDeps), ...host };
+}
