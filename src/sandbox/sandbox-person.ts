@@ -79,13 +79,35 @@ export class SandboxPerson {
     await this.tracker(`/issue/${encodeURIComponent(key)}`, 'PUT', { update: { labels: [remove ? { remove: label } : { add: label }] } });
   }
 
-  /** Approves the ticket's pull request (branch `service/<key>`, or `[KEY]` in the title) as the reviewer. */
-  async approvePullRequest(key: string): Promise<number> {
-    const pulls = await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls?state=open&per_page=100`, 'GET') as Array<{ number: number; title: string; head: { ref: string } }>;
+  /** The ticket's open pull request (branch `service/<key>`, or `[KEY]` in the title). */
+  private async openPullRequest(key: string): Promise<{ number: number; head: { sha: string } }> {
+    const pulls = await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls?state=open&per_page=100`, 'GET') as Array<{ number: number; title: string; head: { ref: string; sha: string } }>;
     const pull = pulls.find((p) => p.head.ref.toLowerCase() === `service/${key.toLowerCase()}` || p.title.includes(`[${key}]`));
     if (!pull) throw new SandboxRequestError(`${key} has no open pull request in ${SANDBOX_REPOSITORY} yet: the service opens one when the ticket reaches implementation`);
+    return pull;
+  }
+
+  /** Approves the ticket's pull request as the reviewer. */
+  async approvePullRequest(key: string): Promise<number> {
+    const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/reviews`, 'POST', { event: 'APPROVE', body: 'Approved in the sandbox.' });
     return pull.number;
+  }
+
+  /** Merges the ticket's pull request as the reviewer (what a person does on the source host). */
+  async mergePullRequest(key: string): Promise<number> {
+    const pull = await this.openPullRequest(key);
+    await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/merge`, 'PUT', {});
+    return pull.number;
+  }
+
+  /** Reports a finished CI check on the head of the ticket's pull request, as a CI app would. */
+  async reportCheck(key: string, check: { name: string; conclusion: string; summary?: string }): Promise<{ number: number; sha: string }> {
+    const pull = await this.openPullRequest(key);
+    await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/check-runs`, 'POST', {
+      name: check.name, head_sha: pull.head.sha, status: 'completed', conclusion: check.conclusion, output: { summary: check.summary ?? `${check.name}: ${check.conclusion}` },
+    });
+    return { number: pull.number, sha: pull.head.sha };
   }
 }
 

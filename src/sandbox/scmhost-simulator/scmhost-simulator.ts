@@ -166,6 +166,21 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
     res.status(201).json(json.pullRequest(repo, pull, pullStats(state, repo, pull)));
   });
 
+  // What a person or a CI app does (the sandbox's `service sandbox merge|check`); the service itself never merges.
+  api.put('/repos/:owner/:repo/pulls/:number/merge', (req, res) => {
+    const repo = repoOf(req);
+    const pull = state.mergePull(repo, n(req), me(res));
+    res.json({ sha: pull.mergeCommitSha, merged: true, message: 'Pull Request successfully merged' });
+  });
+
+  api.post('/repos/:owner/:repo/check-runs', (req, res) => {
+    const repo = repoOf(req);
+    const body = (req.body ?? {}) as { name?: string; head_sha?: string; status?: 'queued' | 'in_progress' | 'completed'; conclusion?: string; output?: { summary?: string; text?: string } };
+    if (!body.name || !body.head_sha) throw new ScmhostSimError(422, 'Unprocessable Entity', ['name and head_sha are required']);
+    const run = state.reportCheckRun(repo, { name: body.name, headSha: body.head_sha, status: body.status, conclusion: body.conclusion, summary: body.output?.summary, text: body.output?.text });
+    res.status(201).json(json.checkRun(repo, run, state.openPullsForSha(repo, run.headSha)));
+  });
+
   api.get('/repos/:owner/:repo/pulls/:number', (req, res) => {
     const repo = repoOf(req);
     const pull = state.pull(repo, n(req));

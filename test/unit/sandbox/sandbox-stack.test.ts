@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseModelConfiguration } from '../../../src/config/model-configuration';
+import { SandboxPerson } from '../../../src/sandbox/sandbox-person';
 import { startSandbox, userModelVariables } from '../../../src/sandbox/sandbox-stack';
 
 describe('the sandbox stack (simulators and their kept state, without the service)', () => {
@@ -41,6 +42,27 @@ describe('the sandbox stack (simulators and their kept state, without the servic
       expect(third.tracker.state.issues.size).toBe(0);
     } finally {
       await third.close();
+    }
+  });
+
+  it('acts as CI and as the person who merges: a check on the pull request head, then the merge, each with its webhook', async () => {
+    const sandbox = await startSandbox({ stateDir: join(stateDir, '..', 'person'), serviceStateExists: false, env: {} });
+    try {
+      const repo = sandbox.scmhost.state.repo('sandbox', 'app');
+      const head = sandbox.scmhost.state.pushBranch(repo, 'service/sbx-7');
+      sandbox.scmhost.state.createPull(repo, { title: '[SBX-7] Try me', head: 'service/sbx-7', base: 'main' }, sandbox.scmhost.state.user('service-bot'));
+      const events: string[] = [];
+      sandbox.scmhost.state.onEvent((event) => events.push(`${event.event}:${'action' in event ? event.action : ''}`));
+      const person = await SandboxPerson.connect(join(stateDir, '..', 'person'));
+      await expect(person.mergePullRequest('SBX-8')).rejects.toThrow('SBX-8 has no open pull request in sandbox/app yet');
+      expect(await person.reportCheck('SBX-7', { name: 'build', conclusion: 'failure', summary: 'test failed' })).toEqual({ number: 1, sha: head });
+      const runs = sandbox.scmhost.state.checkRuns.filter((run) => run.headSha === head);
+      expect(runs.map((run) => [run.name, run.conclusion, run.output.summary])).toEqual([['build', 'failure', 'test failed']]);
+      expect(await person.mergePullRequest('SBX-7')).toBe(1);
+      expect(sandbox.scmhost.state.pull(repo, 1)).toMatchObject({ merged: true, state: 'closed' });
+      expect(events).toEqual(['check_run:completed', 'pull_request:closed']);
+    } finally {
+      await sandbox.close();
     }
   });
 

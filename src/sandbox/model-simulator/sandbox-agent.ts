@@ -1,0 +1,50 @@
+import type { ChatCompletionRequest, ScriptedReply } from './model-simulator';
+
+/** Marks what the sandbox agent wrote: nobody should mistake it for a real model's work. */
+export const SIMULATED_AGENT_TEXT = 'Simulated by the sandbox model: no real model was asked.';
+
+/**
+ * JSON outputs whose shape a station checks: a simulated agent writes a minimal valid one (the step passes), so a
+ * ticket in `service dev --sandbox` walks the whole graph. Keyed by the output file's name.
+ */
+const SIMULATED_JSON: Record<string, unknown> = {
+  'local_review.json': { verdict: 'passed', findings: [] },
+};
+
+function text(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((part) => (typeof part === 'object' && part && 'text' in part ? String((part as { text: unknown }).text) : '')).join('');
+  return '';
+}
+
+/** The files a container agent is asked to write: run-agent.ts ends the task with "Write these files: a, b." */
+export function requestedFiles(task: string): string[] {
+  const line = /Write these files: (.+)\.\s*$/m.exec(task);
+  return line ? line[1]!.split(',').map((path) => path.trim()).filter(Boolean) : [];
+}
+
+function simulatedOutput(path: string): string {
+  const name = path.split('/').pop() ?? path;
+  if (name.endsWith('.json')) return `${JSON.stringify(SIMULATED_JSON[name] ?? { simulated: SIMULATED_AGENT_TEXT }, null, 2)}\n`;
+  return `# ${name}\n\n${SIMULATED_AGENT_TEXT}\n`;
+}
+
+/**
+ * The sandbox's container agent (`service dev --sandbox` without a real model): in its first turn it writes every
+ * file the task asks for and, unless told to change nothing, one visible change (`SANDBOX_CHANGES.md`) so that
+ * there is a commit to push and a pull request to open; after the tool results it says it is done. Undefined for
+ * requests that are not an agent's (structured answers are the schema sampler's).
+ */
+export function sandboxAgentReply(request: ChatCompletionRequest, now: () => Date = () => new Date()): ScriptedReply | undefined {
+  const tools = request.tools?.map((tool) => tool.function.name) ?? [];
+  if (!tools.includes('write_file') || request.response_format) return undefined;
+  const messages = request.messages ?? [];
+  if (messages.at(-1)?.role === 'tool') return { content: `Done. ${SIMULATED_AGENT_TEXT}` };
+  const task = text(messages.find((message) => message.role === 'user')?.content);
+  const calls = requestedFiles(task).map((path) => ({ name: 'write_file', arguments: JSON.stringify({ path, content: simulatedOutput(path) }) }));
+  if (!/do not change any file/i.test(task)) {
+    const line = task.split('\n').find((l) => l.trim()) ?? 'a task';
+    calls.push({ name: 'write_file', arguments: JSON.stringify({ path: 'SANDBOX_CHANGES.md', content: `# Simulated change\n\n${SIMULATED_AGENT_TEXT}\n\nTask: ${line.slice(0, 200)}\nAt: ${now().toISOString()}\n` }) });
+  }
+  return calls.length > 0 ? { tool_calls: calls } : { content: `Nothing to do. ${SIMULATED_AGENT_TEXT}` };
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { requestedFiles, sandboxAgentReply, SIMULATED_AGENT_TEXT } from '../../../../src/sandbox/model-simulator/sandbox-agent';
+import { sandboxResponder } from '../../../../src/sandbox/model-simulator/sandbox-responder';
+import type { ChatCompletionRequest } from '../../../../src/sandbox/model-simulator/model-simulator';
+
+const agentTools = ['list_files', 'read_file', 'write_file', 'edit_file'].map((name) => ({ type: 'function', function: { name } }));
+const agent = (task: string, extra: ChatCompletionRequest['messages'] = []): ChatCompletionRequest => ({
+  model: 'm', tools: agentTools, messages: [{ role: 'system', content: 'skill' }, { role: 'user', content: task }, ...extra],
+});
+const at = () => new Date('2026-11-24T10:00:00Z');
+
+describe('the sandbox agent', () => {
+  it('reads the files a task asks for', () => {
+    expect(requestedFiles('Do it.\n\nWrite these files: .service/implementation.md, .service/x.json.')).toEqual(['.service/implementation.md', '.service/x.json']);
+    expect(requestedFiles('Do it.')).toEqual([]);
+  });
+
+  it('writes the requested outputs and one visible change, then says it is done', () => {
+    const first = sandboxAgentReply(agent('Ticket SBX-1: implement the tasks.\n\nWrite these files: .service/implementation.md.'), at);
+    expect(first).toEqual({ tool_calls: [
+      { name: 'write_file', arguments: JSON.stringify({ path: '.service/implementation.md', content: `# implementation.md\n\n${SIMULATED_AGENT_TEXT}\n` }) },
+      { name: 'write_file', arguments: expect.stringContaining('SANDBOX_CHANGES.md') },
+    ] });
+    const done = sandboxAgentReply(agent('x', [{ role: 'assistant', content: null }, { role: 'tool', content: 'wrote' }]));
+    expect(done).toEqual({ content: `Done. ${SIMULATED_AGENT_TEXT}` });
+  });
+
+  it('writes a passing local review and changes nothing when told not to', () => {
+    const review = sandboxAgentReply(agent('Review. Do not change any file except the output file.\n\nWrite these files: .service/local_review.json.'));
+    expect(review).toEqual({ tool_calls: [{ name: 'write_file', arguments: JSON.stringify({ path: '.service/local_review.json', content: `${JSON.stringify({ verdict: 'passed', findings: [] }, null, 2)}\n` }) }] });
+  });
+
+  it('leaves structured answers to the schema sampler', () => {
+    const structured: ChatCompletionRequest = { messages: [{ role: 'user', content: 'PRD' }], response_format: { type: 'json_schema', json_schema: { schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] } } } };
+    expect(sandboxAgentReply(structured)).toBeUndefined();
+    expect(JSON.parse((sandboxResponder(structured) as { content: string }).content)).toHaveProperty('title');
+    expect(sandboxResponder(agent('Write these files: a.md.'))).toHaveProperty('tool_calls');
+  });
+});
