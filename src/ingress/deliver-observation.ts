@@ -55,6 +55,10 @@ export async function deliverSourceHostObservation(workflows: TicketWorkflowsPor
   const comment = observation.facts.comment;
   const own = comment && ownCommentReason(comment, guard);
   if (own) return { outcome: 'ignored', reason_code: 'own_comment', reason: own };
+  // A review the service's own account left (a reply to review threads) must not come back as a person's request.
+  const review = observation.facts.review;
+  const ownReview = review && ownCommentReason({ body: review.body, author: review.author }, guard);
+  if (ownReview) return { outcome: 'ignored', reason_code: 'own_comment', reason: ownReview.replace('comment', 'review') };
   const route = await routeDelivery(workflows, observation, routing);
   if (!route.routed) return { outcome: 'ignored', reason_code: 'unroutable', reason: route.reason };
   const result = await workflows.signal(route.observation.ticket_key, route.observation);

@@ -36,4 +36,18 @@ describe('delivering observations', () => {
     expect(outcome).toEqual({ outcome: 'signalled', ticket_key: 'PROJ-7', routed_by: 'title' });
     expect(signalled[0]!.facts.comment!.body).not.toContain('ghp_');
   });
+
+  it('never delivers the service\'s own pull-request review back to it, but does deliver a person\'s', async () => {
+    const signalled: Observation[] = [];
+    const review = (author: string) => ({
+      ...base, source_system: 'scmhost' as const, event: 'pull_request_review' as const,
+      facts: { review: { id: '9', state: 'commented' as const, body: 'Automated review: looks fine.', author } },
+    });
+    const { ticket_key: _a, ...own } = review('service-bot');
+    expect(await deliverSourceHostObservation(recordingPort(signalled), own, { title: '[PROJ-7] change' }, { botAccounts: ['service-bot'] }))
+      .toEqual({ outcome: 'ignored', reason_code: 'own_comment', reason: 'review written by the service account' });
+    const { ticket_key: _b, ...theirs } = review('octo-reviewer');
+    expect(await deliverSourceHostObservation(recordingPort(signalled), theirs, { title: '[PROJ-7] change' }, { botAccounts: ['service-bot'] })).toMatchObject({ outcome: 'signalled' });
+    expect(signalled).toHaveLength(1);
+  });
 });
