@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { projectRoot } from '../../src/temporal/temporal-cli-locator';
 
-const root = join(__dirname, '..', '..');
+const root = projectRoot();
 let ready: string | undefined;
 
 /**

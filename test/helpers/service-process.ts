@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { projectRoot } from '../../src/temporal/temporal-cli-locator';
 
-const root = join(__dirname, '..', '..');
+// test/helpers, or dist-bench/test/helpers when a benchmark runs the same helpers.
+const root = projectRoot();
 export const SERVICE_BIN = join(root, 'bin', 'run.js');
 
 export interface ServiceProcess {

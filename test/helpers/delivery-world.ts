@@ -1,0 +1,144 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runGit } from '../../src/containers/git-remote';
+import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
+import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
+import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
+import type { SimPull } from '../../src/sandbox/scmhost-simulator/github-json';
+import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import { ensureContainerImage } from './container-image';
+import { deliveryResponder, type DeliveryModelPlan } from './delivery-model';
+import { startServiceStack, type ServiceStack } from './service-stack';
+import { eventually, getJson } from './webhooks';
+
+const SCM_TOKEN = 'ghp_featureDeliveryToken0123456789abcdef';
+const TRACKER_SECRET = 'delivery-tracker-secret';
+const SCM_SECRET = 'delivery-scmhost-secret';
+export const DELIVERY_OPERATOR_TOKEN = 'delivery-operator-token';
+const BOT = 'service-bot';
+type Json = Record<string, any>;
+
+/**
+ * The world of the delivery flow (its test and its benchmark): the tracker and GitHub simulators with real git
+ * repositories behind smart HTTP, a model whose agents make real changes, rootless podman, and the real worker and
+ * gateway against a Temporal server. The helpers read what a user would look at.
+ */
+export interface DeliveryWorld {
+  tracker: TrackerSimulator;
+  scm: ScmhostSimulator;
+  model: ModelSimulator;
+  stack: ServiceStack;
+  plan: DeliveryModelPlan;
+  execution(key: string): Promise<Json>;
+  /** Waits until the ticket rests at `node` (paused, blocked or completed) with every effect settled. */
+  at(key: string, node: string, what?: string, extra?: (view: Json) => boolean, timeoutMs?: number): Promise<Json>;
+  comments(key: string): string[];
+  pullsOf(repository: string, key: string): SimPull[];
+  /** Subjects of the commits on the ticket branch that are not on main, oldest first. */
+  branchLog(repository: string, key: string): Promise<string[]>;
+  /** What people and CI do on the source host, each with its webhook. */
+  person: {
+    check(repository: string, key: string, name: string, conclusion: string, summary?: string): void;
+    review(repository: string, key: string, state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED', body: string, comments?: Array<{ path: string; line: number; body: string }>): void;
+    merge(repository: string, key: string): void;
+  };
+  close(): Promise<void>;
+}
+
+export async function startDeliveryWorld(temporalAddress: string, options: { repositories: string[]; taskQueue: string; env?: NodeJS.ProcessEnv }): Promise<DeliveryWorld> {
+  ensureContainerImage();
+  const workDir = mkdtempSync(join(tmpdir(), 'feature-delivery-'));
+  chmodSync(workDir, 0o711);
+  const plan: DeliveryModelPlan = {
+    repositories: options.repositories,
+    agentOutputs: {},
+    codeChange: (task) => {
+      const repo = options.repositories.find((r) => task.includes(r));
+      if (!repo || /do not change any file/i.test(task)) return undefined;
+      return { path: 'src/feature.txt', content: `feature for ${repo}\n${task.split('\n')[0]}\n` };
+    },
+  };
+  const tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['FD'] });
+  tracker.state.setProperty(tracker.state.project('FD').properties, 'service.repos', options.repositories);
+  const scm = await startScmhostSimulator({ tokens: { [SCM_TOKEN]: BOT }, repositories: options.repositories });
+  const model = await startModelSimulator({ respond: deliveryResponder(plan) });
+  const auth = { username: 'x-access-token', token: SCM_TOKEN };
+  for (const repo of options.repositories) {
+    const seed = join(workDir, 'seed', repo);
+    await runGit(['clone', '--quiet', `${scm.url}/${repo}.git`, seed], { auth });
+    writeFileSync(join(seed, 'APP.md'), `# ${repo} application\n`);
+    await runGit(['add', '.'], { cwd: seed });
+    await runGit(['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', 'seed'], { cwd: seed });
+    await runGit(['push', '--quiet', `${scm.url}/${repo}.git`, 'HEAD:main'], { cwd: seed, auth });
+  }
+  const stack = await startServiceStack(temporalAddress, {
+    SERVICE_TASK_QUEUE: options.taskQueue,
+    SERVICE_OPERATOR_TOKEN: DELIVERY_OPERATOR_TOKEN,
+    EFFECT_OPERATOR_TOKEN: DELIVERY_OPERATOR_TOKEN,
+    TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
+    TRACKER_BASE_URL: tracker.url,
+    TRACKER_USER_EMAIL: 'service@example.com',
+    TRACKER_API_TOKEN: 'tracker-api-token-delivery',
+    SCMHOST_TOKEN: SCM_TOKEN,
+    SCMHOST_API_URL: scm.url,
+    SCMHOST_WEBHOOK_SECRET: SCM_SECRET,
+    SCMHOST_KNOWN_REPOS: options.repositories.join(','),
+    SCMHOST_BOT_LOGIN: BOT,
+    SERVICE_EFFECT_TIMEOUT_SECONDS: '15',
+    SERVICE_POLL_INTERVAL_SECONDS: '0',
+    CONTAINER_WORK_DIR: join(workDir, 'work'),
+    CONTAINER_TIMEOUT: '180',
+    AUTO_REVIEW_MAX_RETRIES: '0',
+    CI_MAX_FIX_ATTEMPTS: '3',
+    MODEL_CONNECTIONS: JSON.stringify({ sim: { backend: 'openai-compatible', base_url: model.url, allowed_models: ['delivery'], capabilities: ['structured_output', 'tools'] } }),
+    MODEL_DEFAULT: JSON.stringify({ connection: 'sim', model: 'delivery' }),
+    ...options.env,
+  });
+  tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: TRACKER_SECRET });
+  scm.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/scmhost`, secret: SCM_SECRET });
+
+  const execution = async (key: string) => (await getJson(`${stack.api}/api/v1/workflows/${key}/execution`, DELIVERY_OPERATOR_TOKEN)).body as Json;
+  const settled = (v: Json) => v.effects?.every((e: Json) => ['succeeded', 'terminal_failure', 'precondition_failure'].includes(e.status));
+  const repoOf = (repository: string) => {
+    const [owner, name] = repository.split('/');
+    return scm.state.repo(owner!, name!);
+  };
+  const pullsOf = (repository: string, key: string) => scm.state.pullsOf(repoOf(repository)).filter((p) => p.headRef === `service/${key.toLowerCase()}`);
+  const openPull = (repository: string, key: string) => {
+    const pull = pullsOf(repository, key).find((p) => p.state === 'open');
+    if (!pull) throw new Error(`${key} has no open pull request in ${repository}`);
+    return pull;
+  };
+  const reviewer = scm.state.user('octo-reviewer');
+  return {
+    tracker, scm, model, stack, plan, execution,
+    at: (key, node, what = node, extra = () => true, timeoutMs = 240_000) => eventually(async () => {
+      const v = await execution(key);
+      return v.current_position === node && (v.checkpoint?.is_paused || v.status === 'blocked' || v.status === 'completed') && settled(v) && extra(v) ? v : undefined;
+    }, timeoutMs, `${key} at ${what}`).catch(async (error: Error) => { throw new Error(`${error.message}; last view: ${JSON.stringify(await execution(key)).slice(0, 4000)}`); }),
+    comments: (key) => tracker.state.issue(key).comments.map((c) => adfToMarkdown(c.body)),
+    pullsOf,
+    person: {
+      check: (repository, key, name, conclusion, summary) => {
+        scm.state.reportCheckRun(repoOf(repository), { name, headSha: openPull(repository, key).headSha, conclusion, summary: summary ?? `${name}: ${conclusion}` });
+      },
+      review: (repository, key, state, body, comments) => {
+        scm.state.submitReview(repoOf(repository), openPull(repository, key).number, { state, body, comments }, reviewer);
+      },
+      merge: (repository, key) => {
+        scm.state.mergePull(repoOf(repository), openPull(repository, key).number, reviewer);
+      },
+    },
+    branchLog: async (repository, key) => {
+      const clone = join(workDir, 'check', `${repository}-${Date.now()}`);
+      await runGit(['clone', '--quiet', '--branch', `service/${key.toLowerCase()}`, `${scm.url}/${repository}.git`, clone], { auth });
+      return (await runGit(['log', '--format=%s', 'origin/main..HEAD'], { cwd: clone })).trim().split('\n').reverse();
+    },
+    close: async () => {
+      await stack.stop();
+      await Promise.all([tracker.close(), scm.close(), model.close()]);
+      rmSync(workDir, { recursive: true, force: true });
+    },
+  };
+}
