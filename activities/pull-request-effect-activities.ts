@@ -1,12 +1,15 @@
 import { parseRepoRef } from '../src/poller/scmhost-poll';
 import { RetryableProviderError } from '../src/providers/provider-errors';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
+import { idempotencyKeyOf } from '../src/providers/scmhost/idempotency-marker';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import type { EffectOperation, ProviderEvidence } from '../workflows/effect-types';
 
 export type OpenPullRequestOperation = Extract<EffectOperation, { kind: 'scmhost.open_pr' }>;
 export type UpdatePullRequestOperation = Extract<EffectOperation, { kind: 'scmhost.update_pr' }>;
-export type PullRequestEffectClient = Pick<ScmhostClient, 'findPullRequestByHeadBranch' | 'createPullRequest' | 'getRepository' | 'createFork' | 'getPullRequest' | 'updatePullRequest'>;
+export type ReviewReplyOperation = Extract<EffectOperation, { kind: 'scmhost.review_reply' }>;
+export type PullRequestEffectClient = Pick<ScmhostClient, 'findPullRequestByHeadBranch' | 'createPullRequest' | 'getRepository' | 'createFork' | 'getPullRequest' | 'updatePullRequest'
+  | 'listReviewComments' | 'replyToReviewComment'>;
 
 function opened(repository: string, number: number, url: string, adopted: boolean, note?: string): ProviderEvidence {
   return { provider: 'scmhost', ids: { pull_request: `${repository}#${number}`, number: String(number) }, url, ...(adopted ? { adopted: true } : {}), ...(note ? { note } : {}) };
@@ -56,4 +59,16 @@ export async function pullRequestUrl(client: PullRequestEffectClient, operation:
     throw new RetryableProviderError(`no pull request for ${operation.head} in ${operation.repository} yet`, { provider: 'scmhost', operation: 'findPullRequestByHeadBranch', method: 'GET', path: `/repos/${operation.repository}/pulls` });
   }
   return pull.htmlUrl;
+}
+
+/**
+ * `scmhost.review_reply`: one reply in a review thread. The reply carries the effect's key in a hidden marker, so a
+ * repeat after an unknown outcome finds it among the pull request's review comments and adopts it.
+ */
+export async function replyInReviewThreadOnce(client: PullRequestEffectClient, operation: ReviewReplyOperation, key: string): Promise<ProviderEvidence> {
+  const ref = parseRepoRef(operation.repository);
+  const earlier = (await client.listReviewComments(ref, operation.number)).find((comment) => idempotencyKeyOf(comment.body) === key);
+  if (earlier) return { provider: 'scmhost', ids: { comment_id: String(earlier.id) }, url: earlier.htmlUrl, adopted: true };
+  const reply = await client.replyToReviewComment(ref, operation.number, Number(operation.comment_id), redactSecrets(operation.body), { idempotencyKey: key });
+  return { provider: 'scmhost', ids: { comment_id: String(reply.id) }, url: reply.htmlUrl };
 }

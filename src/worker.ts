@@ -94,7 +94,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   // Delivery changes code and opens pull requests on the source host: without its token there is nothing to push
   // to, and a ticket that reaches delivery blocks with station_not_available instead of failing on a clone.
   const delivery = modelConfig && token
-    ? createDeliveryStations({ config, modelConfig, models, tracker, properties: tracker, remotes, logger })
+    ? createDeliveryStations({ config, modelConfig, models, tracker, properties: tracker, remotes, logger, scmhost, onCiFixAttempt: () => metrics.ciFixAttempts.inc() })
     : {};
   return {
     ...createDraftEditActivities(),

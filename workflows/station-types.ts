@@ -62,6 +62,8 @@ export interface StationInput {
   pull_requests?: string[];
   /** Tokens this station may still spend; null when no budget applies. */
   token_budget: number | null;
+  /** CI state of the ticket: checks skipped by `/service skip-gate`, and fix attempts since the last retry or pass. */
+  ci?: { skipped_checks: string[]; fix_attempts: number };
 }
 
 export interface StationResult {

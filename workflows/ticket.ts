@@ -237,6 +237,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       ticket_key: ticketKey, project_key: input.project_key, issue_type: input.issue_type, workflow_kind: input.workflow_kind,
       run_id: state.run_id, node, station: spec.station, visit: visit(), model_key: spec.model_key, params: paramsFor(spec),
       artifacts, outputs, request: runtime.request ?? undefined, token_budget: null, pull_requests: [...state.pull_requests],
+      ci: { skipped_checks: [...state.checkpoint.ci_skipped_checks], fix_attempts: state.checkpoint.ci_fix_attempts },
     };
     const outcome = await callStation(spec, stationInput, {
       timeoutSeconds: settings.station_timeout_seconds, heartbeatSeconds: settings.station_heartbeat_seconds,
@@ -273,6 +274,9 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     if (!(await runIntents(result.effects ?? []))) return;
     runtime.request = null;
     if (spec.station === 'rebase') runtime.rebase_target = null;
+    // SPEC 3.2: fix attempts count until the limit blocks; a pass (or service:retry) starts the count again.
+    if (spec.station === 'attempt_ci_fix') state.checkpoint.ci_fix_attempts += 1;
+    if (spec.station === 'ci_evaluator' && result.outcome === 'pass') state.checkpoint.ci_fix_attempts = 0;
     return moveOn(result.outcome, `${spec.station} returned ${result.outcome}`);
   };
 

@@ -7,18 +7,24 @@ import type { Logger } from '../../src/logging/logger';
 import type { ProjectPropertiesPort } from '../../src/providers/tracker/project-properties-port';
 import type { StationActivity } from '../../workflows/station-types';
 import { containerModelResolver } from './delivery/container-model-resolver';
+import { createCiStations, type CiScmhost } from './delivery/ci-stations';
+import { createReviewStations, type ReviewScmhost } from './delivery/review-stations';
 import { createCompletionStations } from './delivery/completion-stations';
 import { createImplementationStations } from './delivery/implementation-stations';
 import { createPullRequestStations, type DeliveryTracker } from './delivery/pull-request-stations';
 
 export interface DeliveryStationDeps {
-  config: Pick<ServiceConfig, 'container' | 'autoReview' | 'scmhost'>;
+  config: Pick<ServiceConfig, 'container' | 'autoReview' | 'scmhost' | 'ci'>;
   modelConfig: ModelConfiguration;
   models: ModelClient;
   /** Without a tracker the host stations (status moves, pull requests, completion) are not available. */
   tracker?: DeliveryTracker;
   properties?: Pick<ProjectPropertiesPort, 'getProjectProperty'>;
   remotes: GitRemotes;
+  /** The source-host API (check runs, pull requests); without it the CI stations are not available. */
+  scmhost?: () => Promise<CiScmhost & ReviewScmhost>;
+  /** service_ci_fix_attempts_total */
+  onCiFixAttempt?: () => void;
   logger: Logger;
   skillsRoot?: string;
 }
@@ -45,5 +51,12 @@ export function createDeliveryStations(deps: DeliveryStationDeps): Record<string
     }),
     ...createCompletionStations({ tracker: deps.tracker }),
   } : {};
-  return { ...createImplementationStations(containerDeps), ...host };
+  const reviewAndCi = deps.scmhost ? {
+    ...createCiStations({ scmhost: deps.scmhost, ignoredChecks: deps.config.ci.ignoredChecks, maxFixAttempts: deps.config.ci.maxFixAttempts, container: containerDeps, onFixAttempt: deps.onCiFixAttempt }),
+    ...createReviewStations({
+      scmhost: deps.scmhost, botLogin: deps.config.scmhost.botLogin, container: containerDeps,
+      models: deps.models, modelConfig: deps.modelConfig, properties: deps.properties, skillsRoot: deps.skillsRoot,
+    }),
+  } : {};
+  return { ...createImplementationStations(containerDeps), ...host, ...reviewAndCi };
 }

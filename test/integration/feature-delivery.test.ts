@@ -21,7 +21,7 @@ describe('feature delivery end to end', () => {
     await world?.close();
   });
 
-  it('implements a two-repository feature: one branch, commits and pull request per repository, then waits for a person', async () => {
+  it('implements a two-repository feature, fixes a failed CI check, answers a review with a change, and closes tasks, epics and feature when both pull requests merge', async () => {
     const { tracker } = world;
     const issue = tracker.state.createIssue({ projectKey: 'FD', issueType: 'Feature', summary: 'Shared export', description: 'Export in the API and the web app.', labels: ['service:managed', 'service:yolo'] });
     const key = issue.key;
@@ -40,6 +40,40 @@ describe('feature delivery end to end', () => {
     expect(links).toHaveLength(2);
     const children = [...tracker.state.issues.values()].filter((i) => i.labels.includes(`service:parent:${key}`));
     expect(children.map((c) => c.status)).toEqual(children.map(() => 'In Progress'));
+
+    const attempts = (v: Record<string, any>, station: string) => (v.station_attempts as Array<{ station: string }>).filter((a) => a.station === station).length;
+    // The web app goes green first; the API has no checks yet, so the ticket waits for CI.
+    world.person.check('acme/web', key, 'unit-tests', 'success');
+    await world.at(key, 'wait_for_ci_gate', 'waiting for the API checks');
+    // The API's tests fail: an agent fixes them in a container, one commit is pushed, the ticket says so, and the
+    // new head is waited for.
+    world.person.check('acme/api', key, 'unit-tests', 'failure', 'expected 2 rows, got 3');
+    await world.at(key, 'wait_for_ci_gate', 'waiting for CI after the fix', (v) => attempts(v, 'attempt_ci_fix') === 1 && attempts(v, 'ci_evaluator') >= 3);
+    expect(await world.branchLog('acme/api', key)).toContain(`[${key}] fix: address CI failures (attempt 1)`);
+    expect(await world.branchLog('acme/web', key)).not.toContain(`[${key}] fix: address CI failures (attempt 1)`);
+    expect(world.comments(key).filter((c) => c.startsWith('🔧 CI fix attempt 1/3 on acme/api#'))).toHaveLength(1);
+    // Green on the fixed head: back to the person.
+    world.person.check('acme/api', key, 'unit-tests', 'success');
+    await world.at(key, 'human_review_gate', 'the review gate after green CI', (v) => attempts(v, 'ci_evaluator') >= 4);
+
+    // A reviewer asks for a change in a thread: the service changes the code, pushes one commit, answers the thread
+    // with it, and waits for the person again (CI of the new head included).
+    world.person.review('acme/api', key, 'CHANGES_REQUESTED', 'One thing to change.', [{ path: 'APP.md', line: 1, body: 'Say which rows are exported.' }]);
+    await world.at(key, 'wait_for_ci_gate', 'waiting for CI after the review fix', (v) => attempts(v, 'implement_review') === 1);
+    expect((await world.branchLog('acme/api', key)).filter((s) => s === `[${key}] review: address PR feedback`)).toHaveLength(1);
+    const pullNumber = world.pullsOf('acme/api', key)[0]!.number;
+    const root = world.scm.state.reviewComments.find((c) => c.body === 'Say which rows are exported.')!;
+    const replies = world.scm.state.reviewComments.filter((c) => c.inReplyToId === root.id && c.number === pullNumber && c.repo === 'acme/api');
+    expect(replies.map((c) => [c.user.login, c.body.split('\n')[0]!.slice(0, 8)])).toEqual([['service-bot', 'Done in ']]);
+
+    // Both pull requests merge: tasks, epics and the feature close, with one completion comment.
+    world.person.merge('acme/api', key);
+    world.person.merge('acme/web', key);
+    const done = await world.at(key, 'done', 'the end', () => true, 120_000);
+    expect(done.status).toBe('completed');
+    const closed = [...tracker.state.issues.values()].filter((i) => i.labels.includes(`service:parent:${key}`) || i.key === key);
+    expect(closed.map((c) => [c.key, c.status])).toEqual(closed.map((c) => [c.key, 'Closed']));
+    expect(world.comments(key).filter((c) => c.includes(`Closed: `))).toHaveLength(1);
   }, 900_000);
 
   it('pushes one branch, opens one pull request and posts one link when the worker dies during the push and during PR creation', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPullRequestOnce, updatePullRequestOnce } from '../../../activities/pull-request-effect-activities';
+import { openPullRequestOnce, replyInReviewThreadOnce, updatePullRequestOnce } from '../../../activities/pull-request-effect-activities';
 import { createScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../../src/sandbox/scmhost-simulator/scmhost-simulator';
 
@@ -44,5 +44,17 @@ describe('pull request effects', () => {
     const pull = github.state.pull(github.state.repo('acme', 'api'), 1);
     expect(pull.body).toBe('New description; token [REDACTED]');
     expect(await updatePullRequestOnce(await client(), operation)).toMatchObject({ adopted: true, note: 'title and description were already as wanted' });
+  });
+
+  it('replies in a review thread once: a repeat finds the reply by its key', async () => {
+    const repo = github.state.repo('acme', 'api');
+    github.state.submitReview(repo, 1, { state: 'CHANGES_REQUESTED', body: 'see inline', comments: [{ path: 'APP.md', line: 1, body: 'rename this' }] }, github.state.user('octo-reviewer'));
+    const root = github.state.reviewComments.find((c) => c.body === 'rename this')!;
+    const operation = { kind: 'scmhost.review_reply' as const, repository: 'acme/api', number: 1, comment_id: root.id, body: 'Done in abc1234.' };
+    const first = await replyInReviewThreadOnce(await client(), operation, 'FD-1:run:implement_review:1:reply_1');
+    expect(first).not.toHaveProperty('adopted');
+    expect(await replyInReviewThreadOnce(await client(), operation, 'FD-1:run:implement_review:1:reply_1')).toMatchObject({ ids: first.ids, adopted: true });
+    const replies = github.state.reviewComments.filter((c) => c.inReplyToId === root.id);
+    expect(replies.map((c) => [c.body.split('\n')[0], c.user.login])).toEqual([['Done in abc1234.', 'service-bot']]);
   });
 });

@@ -1,0 +1,154 @@
+import type { PullRequest, CheckRun, RepoRef } from '../../../src/providers/scmhost/scmhost-types';
+import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
+import { createContainerStations, type ContainerStationDeps } from '../container-station';
+import { stationFailure } from '../station-failure';
+import { ciVerdict, type CiFailure } from './ci-verdict';
+import { parsePullRequestRef } from './delivery-context';
+import { tasksOfRepository } from './implementation-task-text';
+
+/**
+ * ci_evaluator and attempt_ci_fix (REFERENCE "Feature", "Source host conventions"): the evaluator reads the check
+ * runs of every open pull request's head and decides pass, wait or fail; a failure is fixed by an agent in a
+ * container on the ticket branch of that repository, pushed, and evaluated again, up to CI_MAX_FIX_ATTEMPTS.
+ */
+
+export interface CiScmhost {
+  getPullRequest(ref: RepoRef, number: number): Promise<PullRequest>;
+  listCheckRuns(ref: RepoRef, sha: string): Promise<CheckRun[]>;
+}
+
+export interface CiStationDeps {
+  scmhost: () => Promise<CiScmhost>;
+  /** CI_IGNORED_CHECKS */
+  ignoredChecks: string[];
+  /** CI_MAX_FIX_ATTEMPTS */
+  maxFixAttempts: number;
+  container: ContainerStationDeps;
+  /** Counts service_ci_fix_attempts_total, once per fix the agent pushed. */
+  onFixAttempt?: () => void;
+}
+
+/** A pull request whose head failed, as ci_evaluator keeps it for attempt_ci_fix (`outputs.ci_evaluator.failing`). */
+export interface FailingPullRequest {
+  pull_request: string;
+  repository: string;
+  head_sha: string;
+  failures: CiFailure[];
+}
+
+const CI_FIX_NOTES = '.service/ci_fix.md';
+
+const refOf = (repository: string): RepoRef => {
+  const [owner, repo] = repository.split('/');
+  return { owner: owner!, repo: repo! };
+};
+
+/** What the agent is told: the failed checks first, then the tasks the pull request implements. */
+export function ciFixText(input: StationInput, failing: FailingPullRequest, attempt: number, max: number): string {
+  const checks = failing.failures.map((f, i) => [
+    `### ${i + 1}. ${f.name}: ${f.conclusion}${f.url ? ` (${f.url})` : ''}`,
+    ...(f.title ? [f.title] : []),
+    ...(f.summary ? ['', f.summary] : []),
+    ...(f.text ? ['', '```', f.text, '```'] : []),
+  ].join('\n'));
+  const tasks = tasksOfRepository(input, failing.repository);
+  return [
+    `Ticket ${input.ticket_key}: the CI checks of the pull request ${failing.pull_request} failed on commit ${failing.head_sha.slice(0, 12)}. Fix the cause (attempt ${attempt} of ${max}).`,
+    '',
+    '## Failed checks',
+    ...checks,
+    ...(tasks.length ? ['', '## What the pull request implements', ...tasks.map((t) => `- ${t.summary}`)] : []),
+    '',
+    `Write \`${CI_FIX_NOTES}\`: for each failed check, its cause and what you changed.`,
+  ].join('\n');
+}
+
+function failingOf(input: StationInput): FailingPullRequest | undefined {
+  const failing = (input.outputs.ci_evaluator as { failing?: FailingPullRequest[] } | undefined)?.failing;
+  return Array.isArray(failing) ? failing[0] : undefined;
+}
+
+export function createCiStations(deps: CiStationDeps): Record<string, StationActivity> {
+  const fixInContainer = createContainerStations(deps.container)({
+    skill: 'fix_ci',
+    task: (input) => ciFixText(input, failingOf(input)!, (input.ci?.fix_attempts ?? 0) + 1, deps.maxFixAttempts),
+    outputs: () => [CI_FIX_NOTES],
+    commitMessage: (input) => `[${input.ticket_key}] fix: address CI failures (attempt ${(input.ci?.fix_attempts ?? 0) + 1})`,
+  });
+
+  return {
+    ci_evaluator: async (input) => {
+      const refs = (input.pull_requests ?? []).map((ref) => ({ ref, parsed: parsePullRequestRef(ref) }));
+      if (refs.length === 0) {
+        throw stationFailure({ code: 'pull_request_missing', message: `${input.ticket_key} has no pull request whose CI could be evaluated`, recovery: 'open the pull request (or add service:retry at create_pr), then add service:retry' });
+      }
+      const scmhost = await deps.scmhost();
+      const skipped = input.ci?.skipped_checks ?? [];
+      const failing: FailingPullRequest[] = [];
+      const pending: string[] = [];
+      const passed: string[] = [];
+      const notes: string[] = [];
+      for (const { ref, parsed } of refs) {
+        if (!parsed || parsed.host !== 'github') {
+          notes.push(`${ref}: not evaluated (only GitHub check runs are read)`);
+          continue;
+        }
+        const pull = await scmhost.getPullRequest(refOf(parsed.repository), parsed.number);
+        if (pull.state !== 'open') {
+          notes.push(`${ref}: ${pull.merged ? 'merged' : 'closed'}`);
+          continue;
+        }
+        const verdict = ciVerdict(await scmhost.listCheckRuns(refOf(pull.headRepoFullName ?? parsed.repository), pull.headSha), { ignored: deps.ignoredChecks, skipped });
+        if (verdict.verdict === 'fail') failing.push({ pull_request: ref, repository: parsed.repository, head_sha: pull.headSha, failures: verdict.failures });
+        else if (verdict.verdict === 'wait') pending.push(`${ref}: ${verdict.reason}${verdict.pending.length ? ` (${verdict.pending.join(', ')})` : ''}`);
+        else passed.push(`${ref}: ${verdict.passed.length} passed${verdict.skipped.length ? `, skipped ${verdict.skipped.join(', ')}` : ''}`);
+      }
+      const attempts = input.ci?.fix_attempts ?? 0;
+      // Each pull request is judged on its own: one whose checks all finished with a failure is fixed now, whatever
+      // the checks of the ticket's other pull requests are still doing.
+      if (failing.length > 0) {
+        const what = failing.map((f) => `${f.pull_request} (${f.failures.map((c) => `${c.name}: ${c.conclusion}`).join(', ')})`).join('; ');
+        if (attempts >= deps.maxFixAttempts) {
+          throw stationFailure({
+            code: 'ci_fix_limit', message: `CI fix attempt limit reached (${attempts}/${deps.maxFixAttempts}): ${what}`.slice(0, 1000),
+            recovery: 'fix the checks by hand on the ticket branch (or skip one with /service skip-gate <name>), then add service:retry',
+          });
+        }
+        return { outcome: 'fail', data: { failing, passed, notes }, summary: `CI failed: ${what}`.slice(0, 500) };
+      }
+      if (pending.length > 0) {
+        return { outcome: 'wait', data: { pending, passed, notes, failing: [] }, summary: `CI still running: ${pending.join('; ')}`.slice(0, 500) };
+      }
+      return { outcome: 'pass', data: { passed, notes, failing: [] }, summary: `CI passed: ${[...passed, ...notes].join('; ')}`.slice(0, 500) };
+    },
+
+    attempt_ci_fix: async (input) => {
+      const failing = failingOf(input);
+      if (!failing) {
+        throw stationFailure({ code: 'invalid_station_input', message: 'attempt_ci_fix runs after ci_evaluator found a failure, but outputs.ci_evaluator.failing is empty', recovery: 'add service:retry to evaluate CI again' });
+      }
+      const attempt = (input.ci?.fix_attempts ?? 0) + 1;
+      const result = await fixInContainer({ ...input, params: { ...input.params, repository: failing.repository } });
+      const data = result.data as { commit_sha: string | null; base_sha: string; resumed: boolean; agent: { message?: string } };
+      if (result.outcome === 'agent_failed' || result.outcome === 'outputs_missing') {
+        throw stationFailure({ code: result.outcome === 'agent_failed' ? 'agent_failed' : 'agent_output_missing', message: `the CI fix agent in ${failing.repository} ${result.outcome === 'agent_failed' ? `gave up: ${data.agent.message ?? 'no reason given'}` : `did not write ${CI_FIX_NOTES}`}`, recovery: 'fix the checks by hand on the ticket branch, then add service:retry' });
+      }
+      // A run after a crash finds its own earlier fix on the branch (the head moved past the failing commit).
+      const alreadyPushed = !data.commit_sha && data.resumed && data.base_sha !== failing.head_sha;
+      if (!data.commit_sha && !alreadyPushed) {
+        throw stationFailure({ code: 'nothing_fixed', message: `the CI fix agent changed nothing in ${failing.repository} (${failing.failures.map((f) => f.name).join(', ')} failed)`, recovery: 'fix the checks by hand on the ticket branch (or skip one with /service skip-gate <name>), then add service:retry' });
+      }
+      if (data.commit_sha) deps.onFixAttempt?.();
+      const names = failing.failures.map((f) => `\`${f.name}\``).join(', ');
+      const progress: EffectIntent = {
+        name: 'ci_fix_progress',
+        operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: `🔧 CI fix attempt ${attempt}/${deps.maxFixAttempts} on ${failing.pull_request}: ${names} failed; a fix was pushed${data.commit_sha ? ` (${data.commit_sha.slice(0, 7)})` : ''}. CI runs again.` },
+      };
+      return {
+        ...result, outcome: 'fixed', effects: [...(result.effects ?? []), progress],
+        data: { ...result.data, attempt, pull_request: failing.pull_request },
+        summary: `CI fix attempt ${attempt}/${deps.maxFixAttempts} in ${failing.repository}: ${result.summary ?? ''}`.slice(0, 500),
+      };
+    },
+  };
+}

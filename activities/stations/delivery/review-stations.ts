@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import type { PullRequest, RepoRef, Review, ReviewThread } from '../../../src/providers/scmhost/scmhost-types';
+import type { EffectIntent, StationActivity, StationInput, StationResult } from '../../../workflows/station-types';
+import { createContainerStations, type ContainerStationDeps } from '../container-station';
+import { runModelStep, type ModelStepDeps } from '../planning/model-step';
+import { stationFailure } from '../station-failure';
+import { parsePullRequestRef } from './delivery-context';
+import { issueEffectName } from './pull-request-stations';
+import { decisionsFor, feedbackText, openFeedback, type FeedbackItem } from './review-feedback';
+
+/**
+ * implement_review (REFERENCE "Source host conventions", review response): the open review feedback of the
+ * ticket's pull requests is classified by a model (policy key implement_review_analysis); accepted items are changed
+ * by an agent in a container (implement_review_fix) and pushed as `[KEY] review: address PR feedback`; every thread
+ * gets a reply (what was done, or why not, or a question). Contested or unclear items send the ticket to
+ * review_response_gate, where a person answers.
+ */
+
+export interface ReviewScmhost {
+  getPullRequest(ref: RepoRef, number: number): Promise<PullRequest>;
+  listReviews(ref: RepoRef, number: number): Promise<Review[]>;
+  listReviewThreads(ref: RepoRef, number: number): Promise<ReviewThread[]>;
+  getAuthenticatedUser(): Promise<{ login: string }>;
+}
+
+export interface ReviewStationDeps extends ModelStepDeps {
+  scmhost: () => Promise<ReviewScmhost>;
+  /** SCMHOST_BOT_LOGIN; the token's own login when unset. */
+  botLogin?: string;
+  container: ContainerStationDeps;
+}
+
+const REVIEW_NOTES = '.service/review_fix.md';
+const ANSWERED_LIMIT = 300;
+
+const analysisSchema = z.object({
+  items: z.array(z.object({
+    id: z.string().describe('The item id as given, e.g. t12 or r7'),
+    decision: z.enum(['accept', 'contest', 'clarify', 'ignore']),
+    reply: z.string().describe('What to answer the reviewer (required for contest and clarify; optional otherwise)'),
+    change: z.string().describe('For accept: the change to make, in one or two sentences'),
+  })),
+});
+
+const refOf = (repository: string): RepoRef => {
+  const [owner, repo] = repository.split('/');
+  return { owner: owner!, repo: repo! };
+};
+
+type Decided = ReturnType<typeof decisionsFor>[number];
+
+export function reviewFixText(input: StationInput, repository: string, accepted: readonly Decided[]): string {
+  return [
+    `Ticket ${input.ticket_key}: make the changes the code review of the pull request in ${repository} asked for, and that you accepted.`,
+    '',
+    '## Accepted review items',
+    feedbackText(accepted),
+    '',
+    '## The changes decided on',
+    ...accepted.map((item) => `- ${item.id}: ${item.change || 'as the reviewer asked'}`),
+    '',
+    `Write \`${REVIEW_NOTES}\`: for each item id, what you changed.`,
+  ].join('\n');
+}
+
+/** The reply in a review thread, or the line about a review's text: what was done, or what the model said. */
+export function replyFor(item: Decided, sha: string | undefined): string | undefined {
+  if (item.decision === 'ignore') return undefined;
+  if (item.decision === 'accept') return `Done${sha ? ` in ${sha.slice(0, 7)}` : ''}: ${item.change || 'changed as asked'}${item.reply ? `\n\n${item.reply}` : ''}`;
+  return item.reply;
+}
+
+export function createReviewStations(deps: ReviewStationDeps): Record<string, StationActivity> {
+  const fixInContainer = createContainerStations(deps.container)({
+    skill: 'implement_review_fix',
+    step: 'implement_review',
+    task: (input) => reviewFixText(input, String(input.params?.repository), (input.params?.accepted ?? []) as Decided[]),
+    outputs: () => [REVIEW_NOTES],
+    commitMessage: (input) => `[${input.ticket_key}] review: address PR feedback`,
+  });
+  let login: string | undefined = deps.botLogin;
+
+  return {
+    implement_review: async (input) => {
+      const scmhost = await deps.scmhost();
+      login ??= (await scmhost.getAuthenticatedUser()).login;
+      const previous = (input.outputs.implement_review as { answered?: string[] } | undefined)?.answered ?? [];
+      const answered = new Set(previous);
+      const items: FeedbackItem[] = [];
+      const heads = new Map<string, string>();
+      for (const ref of input.pull_requests ?? []) {
+        const parsed = parsePullRequestRef(ref);
+        if (!parsed || parsed.host !== 'github') continue;
+        const repo = refOf(parsed.repository);
+        const pull = await scmhost.getPullRequest(repo, parsed.number);
+        if (pull.state !== 'open') continue;
+        heads.set(parsed.repository, pull.headSha);
+        const [reviews, threads] = await Promise.all([scmhost.listReviews(repo, parsed.number), scmhost.listReviewThreads(repo, parsed.number)]);
+        items.push(...openFeedback({ pull_request: ref, repository: parsed.repository, number: parsed.number }, reviews, threads, { bot: login, answered }));
+      }
+      if (items.length === 0) {
+        return { outcome: 'addressed', data: { answered: previous, decisions: [] }, summary: 'no open review feedback on the pull requests' };
+      }
+
+      const analysis = await runModelStep(deps, input, {
+        key: 'implement_review_analysis', skill: 'implement_review_analysis', schema: analysisSchema,
+        prompt: [`Ticket ${input.ticket_key}: review feedback on its pull requests. Decide every item.`, '', feedbackText(items)].join('\n'),
+      });
+      const decided = decisionsFor(items, analysis.object.items);
+      const effects: EffectIntent[] = [];
+      const commits = new Map<string, string>();
+      let usage = { ...analysis.usage };
+      for (const repository of [...new Set(decided.filter((d) => d.decision === 'accept').map((d) => d.repository))]) {
+        const accepted = decided.filter((d) => d.decision === 'accept' && d.repository === repository);
+        const result: StationResult = await fixInContainer({ ...input, model_key: 'implement_review_fix', params: { ...input.params, repository, accepted } });
+        const data = result.data as { commit_sha: string | null; base_sha: string; resumed: boolean; agent: { message?: string } };
+        if (result.outcome === 'agent_failed' || result.outcome === 'outputs_missing') {
+          throw stationFailure({ code: result.outcome === 'agent_failed' ? 'agent_failed' : 'agent_output_missing', message: `the review fix agent in ${repository} ${result.outcome === 'agent_failed' ? `gave up: ${data.agent.message ?? 'no reason given'}` : `did not write ${REVIEW_NOTES}`}`, recovery: 'make the change by hand on the ticket branch and answer the review, then add service:retry' });
+        }
+        // A run after a crash finds its own earlier commit on the branch (the head moved past the reviewed one).
+        const alreadyPushed = !data.commit_sha && data.resumed && data.base_sha !== heads.get(repository);
+        if (!data.commit_sha && !alreadyPushed) {
+          throw stationFailure({ code: 'nothing_changed', message: `the review fix agent changed nothing in ${repository} for ${accepted.map((a) => a.id).join(', ')}`, recovery: 'make the change by hand on the ticket branch and answer the review, then add service:retry' });
+        }
+        commits.set(repository, data.commit_sha ?? data.base_sha);
+        effects.push(...(result.effects ?? []).map((e) => ({ ...e, name: issueEffectName(e.name, repository) })));
+        if (result.usage) usage = { ...usage, input_tokens: usage.input_tokens + result.usage.input_tokens, output_tokens: usage.output_tokens + result.usage.output_tokens };
+      }
+
+      for (const item of decided.filter((d) => d.kind === 'thread')) {
+        const body = replyFor(item, commits.get(item.repository));
+        if (body) effects.push({ name: `reply_${item.comment_id}`, operation: { kind: 'scmhost.review_reply', repository: item.repository, number: item.number, comment_id: item.comment_id!, body } });
+      }
+      const reviewItems = decided.filter((d) => d.kind === 'review' && d.decision !== 'ignore');
+      for (const pullRequest of [...new Set(reviewItems.map((d) => d.pull_request))]) {
+        const mine = reviewItems.filter((d) => d.pull_request === pullRequest);
+        const body = ['On the review:', ...mine.map((d) => `- ${d.conversation[0]!.split(':')[0]}: ${replyFor(d, commits.get(d.repository))}`)].join('\n');
+        effects.push({ name: issueEffectName('answer_reviews', pullRequest), operation: { kind: 'scmhost.pr_comment', repository: mine[0]!.repository, number: mine[0]!.number, body } });
+      }
+
+      const open = decided.filter((d) => d.decision === 'contest' || d.decision === 'clarify');
+      const counts = (['accept', 'contest', 'clarify', 'ignore'] as const).map((d) => `${decided.filter((x) => x.decision === d).length} ${d}`).join(', ');
+      return {
+        outcome: open.length > 0 ? 'contested' : 'addressed',
+        effects,
+        data: {
+          answered: [...previous, ...decided.map((d) => d.key)].slice(-ANSWERED_LIMIT),
+          decisions: decided.map((d) => ({ id: d.id, pull_request: d.pull_request, decision: d.decision })),
+          commits: Object.fromEntries(commits),
+          contested: open.map((d) => d.id),
+        },
+        usage,
+        summary: `review feedback: ${counts}${commits.size ? `; pushed to ${[...commits.keys()].join(', ')}` : ''}`,
+      };
+    },
+  };
+}
