@@ -10,7 +10,7 @@ import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
 export type DeliveryOutcome =
   | { outcome: 'started'; ticket_key: string; workflow_id: string }
   | { outcome: 'signalled'; ticket_key: string; routed_by?: 'title' | 'branch' | 'index'; child_key?: string }
-  | { outcome: 'ignored'; reason_code: 'not_managed' | 'own_comment' | 'no_workflow' | 'unroutable'; reason: string; ticket_key?: string };
+  | { outcome: 'ignored'; reason_code: 'not_managed' | 'own_comment' | 'no_workflow' | 'unroutable' | 'completed'; reason: string; ticket_key?: string };
 
 /**
  * Facts end up in workflow state, the timeline and the Temporal UI: a token someone pasted into a comment must not.
@@ -32,12 +32,15 @@ export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, 
     return { outcome: 'ignored', reason_code: own ? 'own_comment' : 'not_managed', reason: plan.reason, ticket_key: observation.ticket_key };
   }
   if (plan.action === 'start') {
-    const { workflowId } = await workflows.startOrSignal({
+    const { workflowId, completed } = await workflows.startOrSignal({
       ticket_key: observation.ticket_key,
       project_key: observation.ticket_key.split('-')[0]!,
       issue_type: observation.facts.issue_type ?? null,
       workflow_kind: plan.workflow_kind,
     }, observation);
+    if (completed) {
+      return { outcome: 'ignored', reason_code: 'completed', reason: `the workflow of ${observation.ticket_key} has completed; a completed ticket is not started again`, ticket_key: observation.ticket_key };
+    }
     return { outcome: 'started', ticket_key: observation.ticket_key, workflow_id: workflowId };
   }
   // A provisioned child's event goes to its feature's workflow, keeping the child's key: the workflow tells them

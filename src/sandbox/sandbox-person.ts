@@ -94,6 +94,15 @@ export class SandboxPerson {
     return pull.number;
   }
 
+  /** Asks for changes on the ticket's pull request as the reviewer; with `line`, as a comment on that line of a file. */
+  async requestChanges(key: string, review: { body: string; line?: { path: string; line: number; body: string } }): Promise<number> {
+    const pull = await this.openPullRequest(key);
+    await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/reviews`, 'POST', {
+      event: 'REQUEST_CHANGES', body: review.body, ...(review.line ? { comments: [review.line] } : {}),
+    });
+    return pull.number;
+  }
+
   /** Merges the ticket's pull request as the reviewer (what a person does on the source host). */
   async mergePullRequest(key: string): Promise<number> {
     const pull = await this.openPullRequest(key);

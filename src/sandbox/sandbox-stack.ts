@@ -164,7 +164,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           `                 SCMHOST_WEBHOOK_SECRET=${secrets.SCMHOST_WEBHOOK_SECRET}`,
           `               read API token (SERVICE_OPERATOR_TOKEN): ${operatorToken}`,
           `                 curl -H "authorization: Bearer ${operatorToken}" ${settings.urls.gateway ?? 'http://127.0.0.1:8000'}/api/v1/workflows/SBX-1/execution`,
-          `               act as a person: service sandbox create-ticket "Try me" | comment SBX-1 "text" | label SBX-1 <label> | approve SBX-1 [--pr] | check SBX-1 [--conclusion failure] | merge SBX-1`,
+          `               act as a person: service sandbox create-ticket "Try me" | comment SBX-1 "text" | label SBX-1 <label> | approve SBX-1 [--pr] | check SBX-1 [--conclusion failure] | review SBX-1 "text" | merge SBX-1`,
           `                 (npx service sandbox --help; add --data-dir when you started with one)`,
         ];
       },

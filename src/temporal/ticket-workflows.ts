@@ -1,4 +1,4 @@
-import { ApplicationFailure, Client, Connection, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
+import { ApplicationFailure, Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
 import type { ExecutionView } from '../../workflows/execution-view';
 import { effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, ticketWorkflowId, timelineQuery, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../../workflows/observation';
@@ -13,7 +13,8 @@ import { TemporalUnavailableError } from './temporal-unavailable-error';
  * Temporal cannot be reached the caller gets TemporalUnavailableError and answers 503, and the provider retries.
  */
 export interface TicketWorkflowsPort {
-  startOrSignal(input: TicketWorkflowInput, observation: Observation): Promise<{ workflowId: string }>;
+  /** `completed`: the ticket's workflow ran to its end before; it is not started again (nothing was signalled). */
+  startOrSignal(input: TicketWorkflowInput, observation: Observation): Promise<{ workflowId: string; completed?: boolean }>;
   signal(ticketKey: string, observation: Observation): Promise<'signalled' | 'not_found'>;
   execution(ticketKey: string): Promise<ExecutionView | undefined>;
   timeline(ticketKey: string, cursor: number, limit: number): Promise<TimelinePage | undefined>;
@@ -88,11 +89,15 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
     }
   }
 
-  async startOrSignal(input: TicketWorkflowInput, observation: Observation): Promise<{ workflowId: string }> {
+  async startOrSignal(input: TicketWorkflowInput, observation: Observation): Promise<{ workflowId: string; completed?: boolean }> {
     const workflowId = ticketWorkflowId(input.ticket_key);
-    await this.bounded(`signal-with-start of ${workflowId}`, this.deadlineMs.write, () => this.client.workflow.signalWithStart(TICKET_WORKFLOW_TYPE, {
+    const started = await this.bounded(`signal-with-start of ${workflowId}`, this.deadlineMs.write, () => this.client.workflow.signalWithStart(TICKET_WORKFLOW_TYPE, {
       workflowId,
       taskQueue: this.taskQueue,
+      // A ticket that ran to its end is never started again by a redelivered issue_created (the poller re-reads
+      // every managed ticket): that would plan, push and open a pull request a second time. A run an operator
+      // terminated, or one that failed, may start again.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       args: [withPinnedDefinition(this.settings ? { ...input, settings: this.settings } : input)],
       signal: observeSignal,
       signalArgs: [observation],
@@ -100,8 +105,11 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
         { key: searchAttributes.ticketKey, value: input.ticket_key },
         { key: searchAttributes.workflowType, value: input.workflow_kind },
       ],
+    }).then(() => true, (error: unknown) => {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
+      throw error;
     }));
-    return { workflowId };
+    return started ? { workflowId } : { workflowId, completed: true };
   }
 
   async signal(ticketKey: string, observation: Observation): Promise<'signalled' | 'not_found'> {

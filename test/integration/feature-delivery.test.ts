@@ -74,6 +74,15 @@ describe('feature delivery end to end', () => {
     const closed = [...tracker.state.issues.values()].filter((i) => i.labels.includes(`service:parent:${key}`) || i.key === key);
     expect(closed.map((c) => [c.key, c.status])).toEqual(closed.map((c) => [c.key, 'Closed']));
     expect(world.comments(key).filter((c) => c.includes(`Closed: `))).toHaveLength(1);
+
+    // The ticket's creation delivered again (the tracker retries, the poller re-reads it): a completed ticket is not
+    // planned and implemented a second time.
+    const created = tracker.webhooks.deliveries.find((d) => d.event === 'jira:issue_created' && (d.payload as { issue?: { key?: string } }).issue?.key === key)!;
+    const again = await fetch(created.url, { method: 'POST', headers: created.headers, body: created.body });
+    expect(again.ok).toBe(true);
+    expect(await again.json()).toMatchObject({ ignored: expect.stringContaining('has completed'), ticket_key: key });
+    expect(await world.execution(key)).toMatchObject({ status: 'completed', run_id: done.run_id });
+    expect(REPOS.map((repo) => world.pullsOf(repo, key).length)).toEqual([1, 1]);
   }, 900_000);
 
   it('pushes one branch, opens one pull request and posts one link when the worker dies during the push and during PR creation', async () => {

@@ -50,4 +50,12 @@ describe('delivering observations', () => {
     expect(await deliverSourceHostObservation(recordingPort(signalled), theirs, { title: '[PROJ-7] change' }, { botAccounts: ['service-bot'] })).toMatchObject({ outcome: 'signalled' });
     expect(signalled).toHaveLength(1);
   });
+
+  it('does not start a completed ticket again when its creation is delivered again, and says why', async () => {
+    const created = { ...base, event: 'issue_created' as const, facts: { labels: ['service:managed'], issue_type: 'Feature' } };
+    const completed = new Proxy({}, { get: (_t, name) => (name === 'startOrSignal' ? async () => ({ workflowId: 'ticket-PROJ-1', completed: true }) : undefined) }) as TicketWorkflowsPort;
+    expect(await deliverTrackerObservation(completed, created, {})).toEqual({
+      outcome: 'ignored', reason_code: 'completed', reason: 'the workflow of PROJ-1 has completed; a completed ticket is not started again', ticket_key: 'PROJ-1',
+    });
+  });
 });

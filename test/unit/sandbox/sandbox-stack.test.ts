@@ -45,7 +45,7 @@ describe('the sandbox stack (simulators and their kept state, without the servic
     }
   });
 
-  it('acts as CI and as the person who merges: a check on the pull request head, then the merge, each with its webhook', async () => {
+  it('acts as CI, as a reviewer and as the person who merges: a check on the pull request head, a review asking for changes on a line, then the merge, each with its webhook', async () => {
     const sandbox = await startSandbox({ stateDir: join(stateDir, '..', 'person'), serviceStateExists: false, env: {} });
     try {
       const repo = sandbox.scmhost.state.repo('sandbox', 'app');
@@ -58,9 +58,12 @@ describe('the sandbox stack (simulators and their kept state, without the servic
       expect(await person.reportCheck('SBX-7', { name: 'build', conclusion: 'failure', summary: 'test failed' })).toEqual({ number: 1, sha: head });
       const runs = sandbox.scmhost.state.checkRuns.filter((run) => run.headSha === head);
       expect(runs.map((run) => [run.name, run.conclusion, run.output.summary])).toEqual([['build', 'failure', 'test failed']]);
+      expect(await person.requestChanges('SBX-7', { body: 'See the line.', line: { path: 'README.md', line: 1, body: 'Name the rows.' } })).toBe(1);
+      expect(sandbox.scmhost.state.reviews.map((r) => [r.state, r.body, r.user.login])).toEqual([['CHANGES_REQUESTED', 'See the line.', 'octo-reviewer']]);
+      expect(sandbox.scmhost.state.reviewComments.map((c) => [c.path, c.line, c.body])).toEqual([['README.md', 1, 'Name the rows.']]);
       expect(await person.mergePullRequest('SBX-7')).toBe(1);
       expect(sandbox.scmhost.state.pull(repo, 1)).toMatchObject({ merged: true, state: 'closed' });
-      expect(events).toEqual(['check_run:completed', 'pull_request:closed']);
+      expect(events).toEqual(['check_run:completed', 'pull_request_review:submitted', 'pull_request:closed']);
     } finally {
       await sandbox.close();
     }
