@@ -14,6 +14,8 @@ export interface DeliveryModelPlan {
   agentOutputs: Record<string, (task: string) => string>;
   /** Agent turns that write these files also change `<file>` in the workspace (a real code change to commit). */
   codeChange: (task: string) => { path: string; content: string } | undefined;
+  /** The review analysis: a decision for an item, by its text; undefined accepts it. */
+  reviewDecision?: (itemText: string) => { decision: 'accept' | 'contest' | 'clarify' | 'ignore'; reply?: string; change?: string } | undefined;
 }
 
 function text(content: unknown): string {
@@ -44,8 +46,19 @@ export function deliveryResponder(plan: DeliveryModelPlan): (request: ChatComple
     if (itemProperties && 'repo' in itemProperties) {
       return answer(request, { items: plan.repositories.map((repo) => ({ summary: `Work in ${repo}`, description: `Everything in ${repo}.`, repo, acceptance_criteria: [`${repo} done`] })) });
     }
-    const tools = request.tools?.map((tool) => tool.function.name) ?? [];
     const messages = request.messages ?? [];
+    if (itemProperties && 'decision' in itemProperties) {
+      // One decision per `### <id> (...)` item of the prompt, from what the item says.
+      const prompt = text(messages.find((message) => message.role === 'user')?.content);
+      const items = prompt.split(/^### /m).slice(1).map((chunk) => ({ id: chunk.split(' ')[0]!, text: chunk }));
+      return answer(request, {
+        items: items.map((item) => {
+          const decided = plan.reviewDecision?.(item.text);
+          return { id: item.id, decision: decided?.decision ?? 'accept', reply: decided?.reply ?? '', change: decided?.change ?? `did what ${item.id} asked` };
+        }),
+      });
+    }
+    const tools = request.tools?.map((tool) => tool.function.name) ?? [];
     if (tools.includes('write_file') && !request.response_format && messages.at(-1)?.role !== 'tool') {
       const task = text(messages.find((message) => message.role === 'user')?.content);
       const calls = requestedFiles(task).map((path) => {

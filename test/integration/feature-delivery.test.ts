@@ -21,7 +21,7 @@ describe('feature delivery end to end', () => {
     await world?.close();
   });
 
-  it('implements a two-repository feature, fixes a failed CI check, answers a review with a change, and closes tasks, epics and feature when both pull requests merge', async () => {
+  it('implements a two-repository feature, fixes a failed CI check on the second attempt, answers a review (one change made, one contested, then retry), and closes tasks, epics and feature when both pull requests merge', async () => {
     const { tracker } = world;
     const issue = tracker.state.createIssue({ projectKey: 'FD', issueType: 'Feature', summary: 'Shared export', description: 'Export in the API and the web app.', labels: ['service:managed', 'service:yolo'] });
     const key = issue.key;
@@ -52,19 +52,35 @@ describe('feature delivery end to end', () => {
     expect(await world.branchLog('acme/api', key)).toContain(`[${key}] fix: address CI failures (attempt 1)`);
     expect(await world.branchLog('acme/web', key)).not.toContain(`[${key}] fix: address CI failures (attempt 1)`);
     expect(world.comments(key).filter((c) => c.startsWith('🔧 CI fix attempt 1/3 on acme/api#'))).toHaveLength(1);
+    // The first fix was not enough: a second attempt, counted on.
+    world.person.check('acme/api', key, 'unit-tests', 'failure', 'expected 2 rows, got 4');
+    await world.at(key, 'wait_for_ci_gate', 'waiting for CI after the second fix', (v) => attempts(v, 'attempt_ci_fix') === 2 && attempts(v, 'ci_evaluator') >= 5);
+    expect((await world.branchLog('acme/api', key)).filter((s) => s.startsWith(`[${key}] fix: address CI failures`))).toEqual([
+      `[${key}] fix: address CI failures (attempt 1)`, `[${key}] fix: address CI failures (attempt 2)`,
+    ]);
+    expect(world.comments(key).filter((c) => c.startsWith('🔧 CI fix attempt 2/3 on acme/api#'))).toHaveLength(1);
     // Green on the fixed head: back to the person.
     world.person.check('acme/api', key, 'unit-tests', 'success');
-    await world.at(key, 'human_review_gate', 'the review gate after green CI', (v) => attempts(v, 'ci_evaluator') >= 4);
+    await world.at(key, 'human_review_gate', 'the review gate after green CI', (v) => attempts(v, 'ci_evaluator') >= 6);
 
-    // A reviewer asks for a change in a thread: the service changes the code, pushes one commit, answers the thread
-    // with it, and waits for the person again (CI of the new head included).
-    world.person.review('acme/api', key, 'CHANGES_REQUESTED', 'One thing to change.', [{ path: 'APP.md', line: 1, body: 'Say which rows are exported.' }]);
-    await world.at(key, 'wait_for_ci_gate', 'waiting for CI after the review fix', (v) => attempts(v, 'implement_review') === 1);
+    // A reviewer asks for two changes: one is made, pushed and answered with its commit; the other is contested with
+    // a reason, and the ticket waits for the person at review_response_gate.
+    world.plan.reviewDecision = (item) => (item.includes('Delete src/feature.txt') ? { decision: 'contest', reply: 'The task needs src/feature.txt: it is the feature.' } : undefined);
+    world.person.review('acme/api', key, 'CHANGES_REQUESTED', 'Two things.', [
+      { path: 'APP.md', line: 1, body: 'Say which rows are exported.' },
+      { path: 'APP.md', line: 1, body: 'Delete src/feature.txt.' },
+    ]);
+    await world.at(key, 'review_response_gate', 'the contested review', (v) => attempts(v, 'implement_review') === 1);
     expect((await world.branchLog('acme/api', key)).filter((s) => s === `[${key}] review: address PR feedback`)).toHaveLength(1);
-    const pullNumber = world.pullsOf('acme/api', key)[0]!.number;
-    const root = world.scm.state.reviewComments.find((c) => c.body === 'Say which rows are exported.')!;
-    const replies = world.scm.state.reviewComments.filter((c) => c.inReplyToId === root.id && c.number === pullNumber && c.repo === 'acme/api');
-    expect(replies.map((c) => [c.user.login, c.body.split('\n')[0]!.slice(0, 8)])).toEqual([['service-bot', 'Done in ']]);
+    const thread = (text: string) => {
+      const root = world.scm.state.reviewComments.find((c) => c.body === text && c.repo === 'acme/api')!;
+      return world.scm.state.reviewComments.filter((c) => c.inReplyToId === root.id).map((c) => [c.user.login, c.body.split('\n')[0]!]);
+    };
+    expect(thread('Say which rows are exported.')).toEqual([['service-bot', expect.stringMatching(/^Done in [0-9a-f]{7}: /)]]);
+    expect(thread('Delete src/feature.txt.')).toEqual([['service-bot', 'The task needs src/feature.txt: it is the feature.']]);
+    // The person lets it stand: service:retry returns to the review gate.
+    tracker.state.updateLabels(key, [{ add: 'service:retry' }]);
+    await world.at(key, 'human_review_gate', 'the review gate after the retry', (v) => attempts(v, 'implement_review') === 1 && !v.checkpoint?.is_blocked);
 
     // Both pull requests merge: tasks, epics and the feature close, with one completion comment.
     world.person.merge('acme/api', key);

@@ -48,7 +48,10 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
     },
     review_response_gate: {
       kind: 'gate', gate: 'review_response', waiting_for: 'a reply in the contested review threads, or service:retry',
-      accepts: [...PULL_REQUEST_FINAL_TRIGGERS, 'service:retry at review_response_gate'], on: final,
+      // A reviewer's answer in a thread arrives as a (commented) review: the answers are read again. An approval
+      // settles the contested points as they stand.
+      accepts: ['a pull request review', ...PULL_REQUEST_FINAL_TRIGGERS, 'service:retry at review_response_gate'],
+      on: { review_approved: afterMerge, changes_requested: 'implement_review', ...final },
     },
     pull_request_closed: PULL_REQUEST_CLOSED,
   };
