@@ -58,6 +58,13 @@ export function deliveryResponder(plan: DeliveryModelPlan): (request: ChatComple
         }),
       });
     }
+    const prompt = text(messages.find((message) => message.role === 'user')?.content);
+    if (schema?.properties?.description && prompt.includes('## What the new commit changed')) {
+      // The description sync: the old description, plus the first line of what changed.
+      const [before, change] = prompt.split('## What the new commit changed');
+      const current = before!.split('## The current description')[1]?.trim() ?? '';
+      return answer(request, { description: `${current}\n\nLatest: ${change!.trim().split('\n')[0]}` });
+    }
     const tools = request.tools?.map((tool) => tool.function.name) ?? [];
     if (tools.includes('write_file') && !request.response_format && messages.at(-1)?.role !== 'tool') {
       const task = text(messages.find((message) => message.role === 'user')?.content);

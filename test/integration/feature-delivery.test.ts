@@ -52,6 +52,9 @@ describe('feature delivery end to end', () => {
     expect(await world.branchLog('acme/api', key)).toContain(`[${key}] fix: address CI failures (attempt 1)`);
     expect(await world.branchLog('acme/web', key)).not.toContain(`[${key}] fix: address CI failures (attempt 1)`);
     expect(world.comments(key).filter((c) => c.startsWith('🔧 CI fix attempt 1/3 on acme/api#'))).toHaveLength(1);
+    // The description follows the pushed fix, and keeps its footer.
+    expect(world.pullsOf('acme/api', key)[0]!.body).toContain('Latest: A fix for the failed CI checks unit-tests (attempt 1):');
+    expect(world.pullsOf('acme/api', key)[0]!.body).toMatch(/_Opened by the service for FD-\d+\._$/);
     // The first fix was not enough: a second attempt, counted on.
     world.person.check('acme/api', key, 'unit-tests', 'failure', 'expected 2 rows, got 4');
     await world.at(key, 'wait_for_ci_gate', 'waiting for CI after the second fix', (v) => attempts(v, 'attempt_ci_fix') === 2 && attempts(v, 'ci_evaluator') >= 5);
@@ -78,6 +81,7 @@ describe('feature delivery end to end', () => {
     };
     expect(thread('Say which rows are exported.')).toEqual([['service-bot', expect.stringMatching(/^Done in [0-9a-f]{7}: /)]]);
     expect(thread('Delete src/feature.txt.')).toEqual([['service-bot', 'The task needs src/feature.txt: it is the feature.']]);
+    expect(world.pullsOf('acme/api', key)[0]!.body).toContain('Latest: Changes a reviewer asked for:');
     // The person lets it stand: service:retry returns to the review gate.
     tracker.state.updateLabels(key, [{ add: 'service:retry' }]);
     await world.at(key, 'human_review_gate', 'the review gate after the retry', (v) => attempts(v, 'implement_review') === 1 && !v.checkpoint?.is_blocked);

@@ -5,6 +5,7 @@ import { stationFailure } from '../station-failure';
 import { ciVerdict, type CiFailure } from './ci-verdict';
 import { parsePullRequestRef } from './delivery-context';
 import { tasksOfRepository } from './implementation-task-text';
+import type { SyncDescription } from './pull-request-description-sync';
 
 /**
  * ci_evaluator and attempt_ci_fix (REFERENCE "Feature", "Source host conventions"): the evaluator reads the check
@@ -26,6 +27,8 @@ export interface CiStationDeps {
   container: ContainerStationDeps;
   /** Counts service_ci_fix_attempts_total, once per fix the agent pushed. */
   onFixAttempt?: () => void;
+  /** Rewrites the pull request's description after a pushed fix (sync_pr_description). */
+  syncDescription?: SyncDescription;
 }
 
 /** A pull request whose head failed, as ci_evaluator keeps it for attempt_ci_fix (`outputs.ci_evaluator.failing`). */
@@ -139,13 +142,19 @@ export function createCiStations(deps: CiStationDeps): Record<string, StationAct
         throw stationFailure({ code: 'nothing_fixed', message: `the CI fix agent changed nothing in ${failing.repository} (${failing.failures.map((f) => f.name).join(', ')} failed)`, recovery: 'fix the checks by hand on the ticket branch (or skip one with /service skip-gate <name>), then add service:retry' });
       }
       if (data.commit_sha) deps.onFixAttempt?.();
+      const number = parsePullRequestRef(failing.pull_request)?.number;
+      const notes = (result.data as { outputs?: Record<string, string> }).outputs?.[CI_FIX_NOTES] ?? result.summary ?? '';
+      const sync = data.commit_sha && number && deps.syncDescription
+        ? await deps.syncDescription(input, { repository: failing.repository, number }, `A fix for the failed CI checks ${failing.failures.map((f) => f.name).join(', ')} (attempt ${attempt}):\n\n${notes}`)
+        : undefined;
       const names = failing.failures.map((f) => `\`${f.name}\``).join(', ');
       const progress: EffectIntent = {
         name: 'ci_fix_progress',
         operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: `🔧 CI fix attempt ${attempt}/${deps.maxFixAttempts} on ${failing.pull_request}: ${names} failed; a fix was pushed${data.commit_sha ? ` (${data.commit_sha.slice(0, 7)})` : ''}. CI runs again.` },
       };
       return {
-        ...result, outcome: 'fixed', effects: [...(result.effects ?? []), progress],
+        ...result, outcome: 'fixed', effects: [...(result.effects ?? []), ...(sync ? [sync.effect] : []), progress],
+        ...(sync && result.usage ? { usage: { ...result.usage, input_tokens: result.usage.input_tokens + sync.usage.input_tokens, output_tokens: result.usage.output_tokens + sync.usage.output_tokens } } : {}),
         data: { ...result.data, attempt, pull_request: failing.pull_request },
         summary: `CI fix attempt ${attempt}/${deps.maxFixAttempts} in ${failing.repository}: ${result.summary ?? ''}`.slice(0, 500),
       };

@@ -7,6 +7,7 @@ import { stationFailure } from '../station-failure';
 import { parsePullRequestRef } from './delivery-context';
 import { issueEffectName } from './pull-request-stations';
 import { decisionsFor, feedbackText, openFeedback, type FeedbackItem } from './review-feedback';
+import type { SyncDescription } from './pull-request-description-sync';
 
 /**
  * implement_review (REFERENCE "Source host conventions", review response): the open review feedback of the
@@ -28,6 +29,8 @@ export interface ReviewStationDeps extends ModelStepDeps {
   /** SCMHOST_BOT_LOGIN; the token's own login when unset. */
   botLogin?: string;
   container: ContainerStationDeps;
+  /** Rewrites the pull request's description after pushed review changes (sync_pr_description). */
+  syncDescription?: SyncDescription;
 }
 
 const REVIEW_NOTES = '.service/review_fix.md';
@@ -125,6 +128,12 @@ export function createReviewStations(deps: ReviewStationDeps): Record<string, St
         commits.set(repository, data.commit_sha ?? data.base_sha);
         effects.push(...(result.effects ?? []).map((e) => ({ ...e, name: issueEffectName(e.name, repository) })));
         if (result.usage) usage = { ...usage, input_tokens: usage.input_tokens + result.usage.input_tokens, output_tokens: usage.output_tokens + result.usage.output_tokens };
+        if (data.commit_sha && deps.syncDescription) {
+          const notes = (result.data as { outputs?: Record<string, string> }).outputs?.[REVIEW_NOTES] ?? result.summary ?? '';
+          const sync = await deps.syncDescription(input, { repository, number: accepted[0]!.number }, `Changes a reviewer asked for:\n${accepted.map((a) => `- ${a.change || a.conversation[0]}`).join('\n')}\n\n${notes}`);
+          effects.push(sync.effect);
+          usage = { ...usage, input_tokens: usage.input_tokens + sync.usage.input_tokens, output_tokens: usage.output_tokens + sync.usage.output_tokens };
+        }
       }
 
       for (const item of decided.filter((d) => d.kind === 'thread')) {
