@@ -8,7 +8,7 @@ import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
 import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
 import { gitPushFailure, performGitPush, type GitPushDeps } from './git-effect-activities';
-import { openPullRequestOnce, pullRequestUrl, replyInReviewThreadOnce, updatePullRequestOnce, type PullRequestEffectClient } from './pull-request-effect-activities';
+import { openPullRequestOnce, pullRequestUrl, replyInReviewThreadOnce, submitReviewOnce, updatePullRequestOnce, type PullRequestEffectClient } from './pull-request-effect-activities';
 
 export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'> & IssueEffectTracker;
 export type EffectScmhost = Pick<ScmhostClient, 'findIssueCommentByIdempotencyKey' | 'createIssueComment'> & PullRequestEffectClient;
@@ -118,8 +118,7 @@ export function createEffectActivities(deps: EffectActivityDeps) {
         return succeeded({ provider: 'tracker', ids: { comment_id: comment.id }, url });
       }
       case 'scmhost.pr_review':
-        // No station asks for a review of its own yet (the service's code review is not built).
-        throw new NotConfigured(`${operation.kind} is not available in this build of the worker`);
+        return succeeded(await submitReviewOnce(await scmhost(), operation, key));
       case 'scmhost.review_reply':
         return succeeded(await replyInReviewThreadOnce(await scmhost(), operation, key));
       case 'scmhost.pr_comment': {

@@ -8,8 +8,9 @@ import type { EffectOperation, ProviderEvidence } from '../workflows/effect-type
 export type OpenPullRequestOperation = Extract<EffectOperation, { kind: 'scmhost.open_pr' }>;
 export type UpdatePullRequestOperation = Extract<EffectOperation, { kind: 'scmhost.update_pr' }>;
 export type ReviewReplyOperation = Extract<EffectOperation, { kind: 'scmhost.review_reply' }>;
+export type PullRequestReviewOperation = Extract<EffectOperation, { kind: 'scmhost.pr_review' }>;
 export type PullRequestEffectClient = Pick<ScmhostClient, 'findPullRequestByHeadBranch' | 'createPullRequest' | 'getRepository' | 'createFork' | 'getPullRequest' | 'updatePullRequest'
-  | 'listReviewComments' | 'replyToReviewComment'>;
+  | 'listReviewComments' | 'replyToReviewComment' | 'listReviews' | 'createReview'>;
 
 function opened(repository: string, number: number, url: string, adopted: boolean, note?: string): ProviderEvidence {
   return { provider: 'scmhost', ids: { pull_request: `${repository}#${number}`, number: String(number) }, url, ...(adopted ? { adopted: true } : {}), ...(note ? { note } : {}) };
@@ -71,4 +72,16 @@ export async function replyInReviewThreadOnce(client: PullRequestEffectClient, o
   if (earlier) return { provider: 'scmhost', ids: { comment_id: String(earlier.id) }, url: earlier.htmlUrl, adopted: true };
   const reply = await client.replyToReviewComment(ref, operation.number, Number(operation.comment_id), redactSecrets(operation.body), { idempotencyKey: key });
   return { provider: 'scmhost', ids: { comment_id: String(reply.id) }, url: reply.htmlUrl };
+}
+
+/** `scmhost.pr_review`: one review by the service's account, found again by its marker on a repeat. */
+export async function submitReviewOnce(client: PullRequestEffectClient, operation: PullRequestReviewOperation, key: string): Promise<ProviderEvidence> {
+  const ref = parseRepoRef(operation.repository);
+  const earlier = (await client.listReviews(ref, operation.number)).find((review) => idempotencyKeyOf(review.body) === key);
+  if (earlier) return { provider: 'scmhost', ids: { review_id: String(earlier.id) }, url: earlier.htmlUrl, adopted: true };
+  const review = await client.createReview(ref, operation.number, {
+    event: operation.event, body: redactSecrets(operation.body), idempotencyKey: key,
+    ...(operation.comments ? { comments: operation.comments.map((c) => ({ ...c, body: redactSecrets(c.body) })) } : {}),
+  });
+  return { provider: 'scmhost', ids: { review_id: String(review.id) }, url: review.htmlUrl };
 }

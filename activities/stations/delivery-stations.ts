@@ -10,6 +10,7 @@ import { containerModelResolver } from './delivery/container-model-resolver';
 import { createCiStations, type CiScmhost } from './delivery/ci-stations';
 import { createReviewStations, type ReviewScmhost } from './delivery/review-stations';
 import { createDescriptionSync } from './delivery/pull-request-description-sync';
+import { createCodeReviewStation } from './delivery/code-review-station';
 import { createCompletionStations } from './delivery/completion-stations';
 import { createImplementationStations } from './delivery/implementation-stations';
 import { createPullRequestStations, type DeliveryTracker } from './delivery/pull-request-stations';
@@ -55,6 +56,7 @@ export function createDeliveryStations(deps: DeliveryStationDeps): Record<string
   const modelStep = { models: deps.models, modelConfig: deps.modelConfig, properties: deps.properties, skillsRoot: deps.skillsRoot };
   const syncDescription = deps.scmhost ? createDescriptionSync({ ...modelStep, scmhost: deps.scmhost }) : undefined;
   const reviewAndCi = deps.scmhost ? {
+    ...createCodeReviewStation(containerDeps),
     ...createCiStations({ scmhost: deps.scmhost, ignoredChecks: deps.config.ci.ignoredChecks, maxFixAttempts: deps.config.ci.maxFixAttempts, container: containerDeps, onFixAttempt: deps.onCiFixAttempt, syncDescription }),
     ...createReviewStations({
       scmhost: deps.scmhost, botLogin: deps.config.scmhost.botLogin, container: containerDeps, syncDescription,

@@ -36,6 +36,11 @@ describe('feature delivery end to end', () => {
       expect(pulls[0]!.title).toBe(`[${key}] Shared export`);
       expect(await world.branchLog(repo, key)).toEqual(expect.arrayContaining([`[${key}] implement the tasks`]));
     }
+    // The service reviewed each pull request once before asking a person (a comment review, never an approval).
+    for (const repo of REPOS) {
+      const own = world.scm.state.reviews.filter((r) => r.repo === repo && r.user.login === 'service-bot' && r.body.includes('Automated review by the service'));
+      expect(own.map((r) => r.state)).toEqual(['COMMENTED']);
+    }
     const links = world.comments(key).filter((c) => REPOS.some((repo) => c.includes(`${repo}/pull/`)));
     expect(links).toHaveLength(2);
     const children = [...tracker.state.issues.values()].filter((i) => i.labels.includes(`service:parent:${key}`));

@@ -40,7 +40,7 @@ export const BUG_DEFINITION: WorkflowDefinition = {
     },
     update_documentation: { kind: 'station', station: 'update_documentation', model_key: 'update_docs', on: { updated: 'create_pr' } },
     create_pr: { kind: 'station', station: 'create_pr', model_key: 'generate_pr_description', on: { opened: 'teardown_workspace' } },
-    teardown_workspace: { kind: 'station', station: 'teardown_workspace', on: { done: 'human_review_gate' } },
+    teardown_workspace: { kind: 'station', station: 'teardown_workspace', on: { done: 'code_review' } },
     ...reviewAndCi('post_merge_summary'),
     post_merge_summary: { kind: 'station', station: 'post_merge_summary', on: { done: 'done' } },
     answer_question: ANSWER_QUESTION,

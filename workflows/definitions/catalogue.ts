@@ -24,6 +24,7 @@ export const STATION_OUTCOMES: Readonly<Record<string, readonly string[]>> = {
   ci_evaluator: ['pass', 'fail', 'wait'],
   attempt_ci_fix: ['fixed'],
   implement_review: ['addressed', 'contested'],
+  code_review: ['reviewed'],
   rebase: ['rebased'],
   complete_tasks: ['done'],
   aggregate_epic_status: ['done'],

@@ -40,7 +40,7 @@ export const FEATURE_DEFINITION: WorkflowDefinition = {
       on: { approved: 'provision_tasks', feedback: 'generate_tasks', regenerate: 'generate_tasks', question: 'answer_question' },
     },
     provision_tasks: { kind: 'station', station: 'provision_tasks', on: { provisioned: 'task_router' } },
-    task_router: { kind: 'router', router: 'next_repository', on: { next: 'setup_workspace', done: 'human_review_gate' } },
+    task_router: { kind: 'router', router: 'next_repository', on: { next: 'setup_workspace', done: 'code_review' } },
     setup_workspace: { kind: 'station', station: 'setup_workspace', on: { ready: 'implement_task' } },
     implement_task: { kind: 'station', station: 'implement_task', model_key: 'implement_work', retry_bound: 100, on: { implemented: 'local_review' } },
     local_review: {

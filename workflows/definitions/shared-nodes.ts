@@ -23,6 +23,8 @@ export const DONE: DefinitionNode = { kind: 'end', result: 'completed' };
 export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> {
   const final = { merged: afterMerge, closed: 'pull_request_closed' };
   return {
+    // The service reviews its own pull requests once before a person is asked to (policy key code_review).
+    code_review: { kind: 'station', station: 'code_review', model_key: 'code_review', accepts: PULL_REQUEST_FINAL_TRIGGERS, on: { reviewed: 'human_review_gate' } },
     human_review_gate: {
       kind: 'gate', gate: 'human_review', waiting_for: 'a review of the pull request (approve, or request changes)',
       accepts: ['a pull request review', ...CI_TRIGGERS],

@@ -29,7 +29,7 @@ export const TASK_TAKEOVER_DEFINITION: WorkflowDefinition = {
       kind: 'station', station: 'run_qualitative_review', model_key: 'task_takeover_review', retry_bound: 2, on_exhausted: 'create_pr',
       on: { passed: 'create_pr', changes_needed: 'execute_task_changes' },
     },
-    create_pr: { kind: 'station', station: 'create_pr', model_key: 'generate_pr_description', on: { opened: 'human_review_gate' } },
+    create_pr: { kind: 'station', station: 'create_pr', model_key: 'generate_pr_description', on: { opened: 'code_review' } },
     ...reviewAndCi('complete_task_takeover'),
     complete_task_takeover: { kind: 'station', station: 'complete_task_takeover', on: { done: 'done' } },
     answer_question: { ...ANSWER_QUESTION, model_key: 'task_takeover_question' },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPullRequestOnce, replyInReviewThreadOnce, updatePullRequestOnce } from '../../../activities/pull-request-effect-activities';
+import { openPullRequestOnce, replyInReviewThreadOnce, submitReviewOnce, updatePullRequestOnce } from '../../../activities/pull-request-effect-activities';
 import { createScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../../src/sandbox/scmhost-simulator/scmhost-simulator';
 
@@ -56,5 +56,13 @@ describe('pull request effects', () => {
     expect(await replyInReviewThreadOnce(await client(), operation, 'FD-1:run:implement_review:1:reply_1')).toMatchObject({ ids: first.ids, adopted: true });
     const replies = github.state.reviewComments.filter((c) => c.inReplyToId === root.id);
     expect(replies.map((c) => [c.body.split('\n')[0], c.user.login])).toEqual([['Done in abc1234.', 'service-bot']]);
+  });
+
+  it('submits the service\'s own review once: a repeat finds it by its key', async () => {
+    const operation = { kind: 'scmhost.pr_review' as const, repository: 'acme/api', number: 1, event: 'COMMENT' as const, body: 'Automated review: one finding.' };
+    const first = await submitReviewOnce(await client(), operation, 'FD-1:run:code_review:1:review_acme_api_1');
+    expect(await submitReviewOnce(await client(), operation, 'FD-1:run:code_review:1:review_acme_api_1')).toMatchObject({ ids: first.ids, adopted: true });
+    const mine = github.state.reviews.filter((r) => r.repo === 'acme/api' && r.user.login === 'service-bot' && r.body);
+    expect(mine.map((r) => [r.state, r.body.split('\n')[0]])).toEqual([['COMMENTED', 'Automated review: one finding.']]);
   });
 });

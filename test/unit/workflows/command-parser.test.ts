@@ -60,7 +60,7 @@ const NODES = [
   'attempt_ci_fix', 'implement_review', 'review_response_gate', 'complete_tasks', 'aggregate_epic_status', 'aggregate_feature_status',
   'escalate_blocked', 'answer_question', 'triage_check', 'triage_gate', 'analyze_bug', 'reflect_rca', 'rca_option_gate', 'plan_bug_fix',
   'decompose_plan', 'implement_bug_fix', 'post_merge_summary', 'generate_plan', 'task_plan_approval_gate', 'execute_task_changes',
-  'run_qualitative_review', 'complete_task_takeover', 'rebase',
+  'run_qualitative_review', 'complete_task_takeover', 'code_review', 'rebase',
 ];
 
 const commandOf = (decision: CommandDecision): Command | undefined => (decision.kind === 'command' ? decision.command : undefined);
@@ -79,7 +79,7 @@ describe('the built-in definitions', () => {
 
 const GATES_WITH_ARTIFACTS = ['prd_approval_gate', 'spec_approval_gate', 'plan_approval_gate', 'task_approval_gate', 'task_plan_approval_gate', 'rca_option_gate', 'triage_gate'];
 const CI_AND_REVIEW = ['human_review_gate', 'ci_evaluator', 'wait_for_ci_gate', 'attempt_ci_fix'];
-const OPEN_PR = [...CI_AND_REVIEW, 'implement_review', 'review_response_gate'];
+const OPEN_PR = [...CI_AND_REVIEW, 'implement_review', 'review_response_gate', 'code_review'];
 
 describe.each<[string, Observation, string[]]>([
   ['label service:prd-approved', labels(['service:prd-approved']), ['prd_approval_gate']],
@@ -456,7 +456,7 @@ describe('pull-request state', () => {
     [pullRequest('synchronize', false), 'implement_review', {}, { kind: 'ignore', reason: 'a push to the pull request is not meaningful at implement_review (only at human_review_gate, ci_evaluator, wait_for_ci_gate, attempt_ci_fix)' }],
     [pullRequest('opened', false), 'human_review_gate', {}, { kind: 'ignore', reason: 'pull request opened is not a command' }],
     [pullRequest('reopened', false), 'human_review_gate', {}, { kind: 'ignore', reason: 'pull request reopened is not a command' }],
-    [pullRequest('closed', true), 'generate_tasks', {}, { kind: 'ignore', reason: 'a merged pull request is not meaningful at generate_tasks (only at human_review_gate, ci_evaluator, wait_for_ci_gate, attempt_ci_fix, implement_review, review_response_gate)' }],
+    [pullRequest('closed', true), 'generate_tasks', {}, { kind: 'ignore', reason: 'a merged pull request is not meaningful at generate_tasks (only at code_review, human_review_gate, ci_evaluator, wait_for_ci_gate, attempt_ci_fix, implement_review, review_response_gate)' }],
     // Proposal pull requests: the merge approves the artifact at its own gate only.
     [pullRequest('closed', true, 'service/prd/proj-1'), 'prd_approval_gate', {}, { kind: 'command', command: { type: 'approve', gate: 'prd_approval_gate', via: 'merge' } }],
     [pullRequest('closed', true, 'service/spec/proj-1'), 'spec_approval_gate', {}, { kind: 'command', command: { type: 'approve', gate: 'spec_approval_gate', via: 'merge' } }],
