@@ -10,7 +10,7 @@ import { proxyUpstreamOf, ProxyUpstreamError, startModelProxy } from '../../src/
 import { workerLabelValue, WORKER_LABEL } from '../../src/containers/orphan-sweep';
 import type { PodmanAccount } from '../../src/containers/podman-account';
 import { runContainer } from '../../src/containers/run-container';
-import { commitWorkspace, prepareWorkspace, serviceBranch } from '../../src/containers/workspace';
+import { chownTree, commitWorkspace, prepareWorkspace, serviceBranch } from '../../src/containers/workspace';
 import type { Logger } from '../../src/logging/logger';
 import type { ResolvedTarget } from '../../src/models/model-client';
 import { redactSecrets } from '../../src/redaction/redact-secrets';
@@ -30,6 +30,10 @@ export interface ContainerStationSpec {
   outputs?(input: StationInput): string[];
   /** `[KEY] ...` */
   commitMessage(input: StationInput): string;
+  /** Runs on the host in the fresh workspace before the agent (e.g. starts the merge whose conflicts it resolves). */
+  prepare?(workspaceDir: string, input: StationInput): Promise<void>;
+  /** Checks the workspace after the agent and before the commit; throws a station failure to refuse the commit. */
+  beforeCommit?(workspaceDir: string, input: StationInput): Promise<void>;
 }
 
 export interface ContainerStationDeps {
@@ -115,6 +119,10 @@ export function createContainerStations(deps: ContainerStationDeps) {
       await chmod(base, 0o711);
       const setupStarted = Date.now();
       const workspace = await prepareWorkspace({ dir: workspaceDir, remote, branchRemote: fork ? deps.remotes.remoteFor(fork) : undefined, branch: serviceBranch(input.ticket_key), baseBranch: typeof input.params?.base_branch === 'string' ? input.params.base_branch : undefined, owner });
+      if (spec.prepare) {
+        await spec.prepare(workspaceDir, input);
+        if (owner) await chownTree(workspaceDir, owner.uid, owner.gid);
+      }
       await rm(runDir, { recursive: true, force: true });
       await mkdir(runDir, { recursive: true, mode: 0o755 });
       if (owner) await chown(runDir, owner.uid, owner.gid);
@@ -190,6 +198,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
         if (text !== undefined) outputTexts[path] = text.slice(0, MAX_OUTPUT_CHARS);
       }
       const teardownStarted = Date.now();
+      if (spec.beforeCommit && agent.status !== 'failed') await spec.beforeCommit(workspaceDir, input);
       const commit = await commitWorkspace(workspaceDir, spec.commitMessage(input));
       await rm(runDir, { recursive: true, force: true });
       timings.teardown_ms = Date.now() - teardownStarted;

@@ -11,6 +11,7 @@ import { createCiStations, type CiScmhost } from './delivery/ci-stations';
 import { createReviewStations, type ReviewScmhost } from './delivery/review-stations';
 import { createDescriptionSync } from './delivery/pull-request-description-sync';
 import { createCodeReviewStation } from './delivery/code-review-station';
+import { createRebaseStation } from './delivery/rebase-station';
 import { createCompletionStations } from './delivery/completion-stations';
 import { createImplementationStations } from './delivery/implementation-stations';
 import { createPullRequestStations, type DeliveryTracker } from './delivery/pull-request-stations';
@@ -57,6 +58,7 @@ export function createDeliveryStations(deps: DeliveryStationDeps): Record<string
   const syncDescription = deps.scmhost ? createDescriptionSync({ ...modelStep, scmhost: deps.scmhost }) : undefined;
   const reviewAndCi = deps.scmhost ? {
     ...createCodeReviewStation(containerDeps),
+    ...createRebaseStation({ scmhost: deps.scmhost, remotes: deps.remotes, workDir: deps.config.container.workDir, container: containerDeps }),
     ...createCiStations({ scmhost: deps.scmhost, ignoredChecks: deps.config.ci.ignoredChecks, maxFixAttempts: deps.config.ci.maxFixAttempts, container: containerDeps, onFixAttempt: deps.onCiFixAttempt, syncDescription }),
     ...createReviewStations({
       scmhost: deps.scmhost, botLogin: deps.config.scmhost.botLogin, container: containerDeps, syncDescription,

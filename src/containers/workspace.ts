@@ -1,4 +1,4 @@
-import { chown, mkdir, readdir, rm, appendFile, lstat } from 'node:fs/promises';
+import { chown, mkdir, readdir, readFile, rm, appendFile, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { remoteBranchHead, runGit, type GitRemote } from './git-remote';
 
@@ -27,7 +27,7 @@ export interface PrepareWorkspaceInput {
   owner?: { uid: number; gid: number };
 }
 
-async function chownTree(path: string, uid: number, gid: number): Promise<void> {
+export async function chownTree(path: string, uid: number, gid: number): Promise<void> {
   const stat = await lstat(path);
   await chown(path, uid, gid).catch(() => undefined);
   if (!stat.isDirectory()) return;
@@ -71,4 +71,42 @@ export async function commitWorkspace(dir: string, message: string, author = { n
   if (files.length === 0) return { sha: null, files };
   await runGit(['-c', `user.name=${author.name}`, '-c', `user.email=${author.email}`, 'commit', '--quiet', '--no-verify', '-m', message], { cwd: dir });
   return { sha: (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).trim(), files };
+}
+
+/** What merging the base branch into the ticket branch left in the workspace. */
+export interface BaseMerge {
+  base: string;
+  /** `up_to_date`: nothing to merge; `clean`: merged and staged; `conflicts`: files with conflicts, staged otherwise. */
+  state: 'up_to_date' | 'clean' | 'conflicts';
+  conflicts: string[];
+}
+
+/**
+ * Starts a merge of `origin/<base>` into the checked-out branch without committing it, so that whoever resolves
+ * the conflicts commits the merge (git records both parents while MERGE_HEAD exists). `/service rebase` merges
+ * rather than rewriting history: the branch moves forward and the push needs no force.
+ */
+export async function startBaseMerge(dir: string, base: string): Promise<BaseMerge> {
+  const ahead = (await runGit(['rev-list', '--count', `HEAD..origin/${base}`], { cwd: dir })).trim();
+  if (ahead === '0') return { base, state: 'up_to_date', conflicts: [] };
+  try {
+    await runGit(['-c', 'user.name=service', '-c', 'user.email=service@localhost', 'merge', '--no-commit', '--no-ff', `origin/${base}`], { cwd: dir });
+    return { base, state: 'clean', conflicts: [] };
+  } catch (error) {
+    const conflicts = (await runGit(['diff', '--name-only', '--diff-filter=U'], { cwd: dir })).split('\n').filter(Boolean);
+    if (conflicts.length === 0) throw error;
+    return { base, state: 'conflicts', conflicts };
+  }
+}
+
+const MARKER = /^(<{7}|={7}|>{7})(\s|$)/m;
+
+/** Files of `files` that still hold a conflict marker line (`<<<<<<<`, `=======`, `>>>>>>>`). */
+export async function filesWithConflictMarkers(dir: string, files: readonly string[]): Promise<string[]> {
+  const left: string[] = [];
+  for (const file of files) {
+    const text = await readFile(join(dir, file), 'utf8').catch(() => '');
+    if (MARKER.test(text)) left.push(file);
+  }
+  return left;
 }

@@ -1,6 +1,6 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { runGit } from '../../src/containers/git-remote';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
 import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
@@ -37,11 +37,17 @@ export interface DeliveryWorld {
   pullsOf(repository: string, key: string): SimPull[];
   /** Subjects of the commits on the ticket branch that are not on main, oldest first. */
   branchLog(repository: string, key: string): Promise<string[]>;
+  /** A file as it is on the ticket branch. */
+  fileOnBranch(repository: string, key: string, path: string): Promise<string>;
+  /** Someone else's commit on main (what makes a rebase necessary). */
+  pushToMain(repository: string, path: string, content: string): Promise<void>;
   /** What people and CI do on the source host, each with its webhook. */
   person: {
     check(repository: string, key: string, name: string, conclusion: string, summary?: string): void;
     review(repository: string, key: string, state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED', body: string, comments?: Array<{ path: string; line: number; body: string }>): void;
     merge(repository: string, key: string): void;
+    /** A comment on the ticket's pull request (e.g. `/service rebase`). */
+    comment(repository: string, key: string, body: string): void;
   };
   close(): Promise<void>;
 }
@@ -126,9 +132,26 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
       review: (repository, key, state, body, comments) => {
         scm.state.submitReview(repoOf(repository), openPull(repository, key).number, { state, body, comments }, reviewer);
       },
+      comment: (repository, key, body) => {
+        scm.state.addIssueComment(repoOf(repository), openPull(repository, key).number, body, reviewer);
+      },
       merge: (repository, key) => {
         scm.state.mergePull(repoOf(repository), openPull(repository, key).number, reviewer);
       },
+    },
+    fileOnBranch: async (repository, key, path) => {
+      const clone = join(workDir, 'check', `${repository}-${Date.now()}`);
+      await runGit(['clone', '--quiet', '--branch', `service/${key.toLowerCase()}`, `${scm.url}/${repository}.git`, clone], { auth });
+      return readFileSync(join(clone, path), 'utf8');
+    },
+    pushToMain: async (repository, path, content) => {
+      const clone = join(workDir, 'main', `${repository}-${Date.now()}`);
+      await runGit(['clone', '--quiet', '--branch', 'main', `${scm.url}/${repository}.git`, clone], { auth });
+      mkdirSync(dirname(join(clone, path)), { recursive: true });
+      writeFileSync(join(clone, path), content);
+      await runGit(['add', '-A'], { cwd: clone });
+      await runGit(['-c', 'user.name=octo', '-c', 'user.email=octo@example.com', 'commit', '--quiet', '-m', `change ${path} on main`], { cwd: clone });
+      await runGit(['push', '--quiet', 'origin', 'main'], { cwd: clone, auth });
     },
     branchLog: async (repository, key) => {
       const clone = join(workDir, 'check', `${repository}-${Date.now()}`);

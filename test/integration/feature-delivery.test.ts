@@ -110,7 +110,7 @@ describe('feature delivery end to end', () => {
     expect(REPOS.map((repo) => world.pullsOf(repo, key).length)).toEqual([1, 1]);
   }, 900_000);
 
-  it('pushes one branch, opens one pull request and posts one link when the worker dies during the push and during PR creation', async () => {
+  it('pushes one branch, opens one pull request and posts one link when the worker dies during the push and during PR creation; /service rebase merges main, resolving a conflict in a container', async () => {
     const { tracker, scm, stack } = world;
     world.plan.repositories = ['acme/api'];
     const issue = tracker.state.createIssue({ projectKey: 'FD', issueType: 'Story', summary: 'Crash safe', labels: ['service:managed', 'service:yolo'] });
@@ -133,5 +133,21 @@ describe('feature delivery end to end', () => {
     expect(world.comments(key).filter((c) => c.includes('acme/api/pull/'))).toHaveLength(1);
     const log = await world.branchLog('acme/api', key);
     expect(log.filter((subject) => subject === `[${key}] implement the tasks`)).toHaveLength(1);
+
+    // `/service rebase` on the pull request after main moved on: the merge is clean, pushed from the host, and the
+    // ticket returns where it was (then waits for CI of the new head).
+    const rebases = (v: Record<string, any>) => (v.station_attempts as Array<{ station: string }>).filter((a) => a.station === 'rebase').length;
+    const merged = `[${key}] merge main into ${branch}`;
+    await world.pushToMain('acme/api', 'OTHER.md', 'other work\n');
+    world.person.comment('acme/api', key, '/service rebase');
+    await world.at(key, 'wait_for_ci_gate', 'after the clean rebase', (v) => rebases(v) === 1);
+    expect((await world.branchLog('acme/api', key)).filter((s) => s === merged)).toHaveLength(1);
+    // main changed the file the branch added: the agent resolves the conflict in a container, no marker is left.
+    await world.pushToMain('acme/api', 'src/feature.txt', 'main wrote this\n');
+    world.person.comment('acme/api', key, '/service rebase');
+    await world.at(key, 'wait_for_ci_gate', 'after the conflicting rebase', (v) => rebases(v) === 2);
+    expect((await world.branchLog('acme/api', key)).filter((s) => s === merged)).toHaveLength(2);
+    expect(await world.fileOnBranch('acme/api', key, 'src/feature.txt')).not.toMatch(/^(<{7}|={7}|>{7})/m);
+    expect(world.pullsOf('acme/api', key)).toHaveLength(1);
   }, 1_200_000);
 });

@@ -25,6 +25,8 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
   return {
     // The service reviews its own pull requests once before a person is asked to (policy key code_review).
     code_review: { kind: 'station', station: 'code_review', model_key: 'code_review', accepts: PULL_REQUEST_FINAL_TRIGGERS, on: { reviewed: 'human_review_gate' } },
+    // `/service rebase` from wherever the ticket stands with a pull request; it returns there (workflows/rebase-decision.ts).
+    rebase: { kind: 'station', station: 'rebase', model_key: 'rebase', accepts: PULL_REQUEST_FINAL_TRIGGERS, on: { rebased: '$return' } },
     human_review_gate: {
       kind: 'gate', gate: 'human_review', waiting_for: 'a review of the pull request (approve, or request changes)',
       accepts: ['a pull request review', ...CI_TRIGGERS],

@@ -79,7 +79,7 @@ describe('the built-in definitions', () => {
 
 const GATES_WITH_ARTIFACTS = ['prd_approval_gate', 'spec_approval_gate', 'plan_approval_gate', 'task_approval_gate', 'task_plan_approval_gate', 'rca_option_gate', 'triage_gate'];
 const CI_AND_REVIEW = ['human_review_gate', 'ci_evaluator', 'wait_for_ci_gate', 'attempt_ci_fix'];
-const OPEN_PR = [...CI_AND_REVIEW, 'implement_review', 'review_response_gate', 'code_review'];
+const OPEN_PR = [...CI_AND_REVIEW, 'implement_review', 'review_response_gate', 'code_review', 'rebase'];
 
 describe.each<[string, Observation, string[]]>([
   ['label service:prd-approved', labels(['service:prd-approved']), ['prd_approval_gate']],
@@ -456,7 +456,7 @@ describe('pull-request state', () => {
     [pullRequest('synchronize', false), 'implement_review', {}, { kind: 'ignore', reason: 'a push to the pull request is not meaningful at implement_review (only at human_review_gate, ci_evaluator, wait_for_ci_gate, attempt_ci_fix)' }],
     [pullRequest('opened', false), 'human_review_gate', {}, { kind: 'ignore', reason: 'pull request opened is not a command' }],
     [pullRequest('reopened', false), 'human_review_gate', {}, { kind: 'ignore', reason: 'pull request reopened is not a command' }],
-    [pullRequest('closed', true), 'generate_tasks', {}, { kind: 'ignore', reason: 'a merged pull request is not meaningful at generate_tasks (only at code_review, human_review_gate, ci_evaluator, wait_for_ci_gate, attempt_ci_fix, implement_review, review_response_gate)' }],
+    [pullRequest('closed', true), 'generate_tasks', {}, { kind: 'ignore', reason: 'a merged pull request is not meaningful at generate_tasks (only at code_review, rebase, human_review_gate, ci_evaluator, wait_for_ci_gate, attempt_ci_fix, implement_review, review_response_gate)' }],
     // Proposal pull requests: the merge approves the artifact at its own gate only.
     [pullRequest('closed', true, 'service/prd/proj-1'), 'prd_approval_gate', {}, { kind: 'command', command: { type: 'approve', gate: 'prd_approval_gate', via: 'merge' } }],
     [pullRequest('closed', true, 'service/spec/proj-1'), 'spec_approval_gate', {}, { kind: 'command', command: { type: 'approve', gate: 'spec_approval_gate', via: 'merge' } }],

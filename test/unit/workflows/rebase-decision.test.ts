@@ -4,9 +4,7 @@ import { pullRequestRefOf, rebaseDecision } from '../../../workflows/rebase-deci
 import type { Observation } from '../../../workflows/observation';
 import type { TicketState } from '../../../workflows/ticket-state';
 
-// No built-in definition has the rebase station yet (it is not built): the decision is tested on one that has it.
-const builtIn = BUILT_IN_DEFINITIONS.feature;
-const feature = { ...builtIn, nodes: { ...builtIn.nodes, rebase: { kind: 'station' as const, station: 'rebase', model_key: 'rebase', on: { rebased: '$return' } } } };
+const feature = BUILT_IN_DEFINITIONS.feature;
 type Position = Pick<TicketState, 'checkpoint' | 'pull_requests' | 'runtime'>;
 const at = (node: string, extra: { blocked?: boolean; prs?: string[] } = {}): Position => ({
   checkpoint: { current_node: node, is_blocked: extra.blocked ?? false, is_paused: true } as TicketState['checkpoint'],
@@ -25,7 +23,8 @@ describe('rebaseDecision', () => {
     expect(rebaseDecision(feature, at('attempt_ci_fix', { blocked: true }), null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('add service:retry first') });
     expect(rebaseDecision(feature, at('human_review_gate'), 'other/repo#9')).toMatchObject({ type: 'refuse', reason: expect.stringContaining('acme/api#3, acme/web#4') });
     expect(rebaseDecision(feature, at('rebase'), null)).toMatchObject({ type: 'refuse', reason: 'a rebase is running already' });
-    expect(rebaseDecision(builtIn, at('human_review_gate'), null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('no rebase step') });
+    const withoutRebase = { ...feature, nodes: Object.fromEntries(Object.entries(feature.nodes).filter(([id]) => id !== 'rebase')) };
+    expect(rebaseDecision(withoutRebase, at('human_review_gate'), null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('no rebase step') });
   });
 
   it('names the pull request a comment was written on, GitHub or GitLab', () => {

@@ -1,0 +1,108 @@
+import { join } from 'node:path';
+import type { GitRemotes } from '../../../src/containers/git-remote';
+import { commitWorkspace, filesWithConflictMarkers, prepareWorkspace, serviceBranch, startBaseMerge } from '../../../src/containers/workspace';
+import type { PullRequest, RepoRef } from '../../../src/providers/scmhost/scmhost-types';
+import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
+import { createContainerStations, type ContainerStationDeps } from '../container-station';
+import { stationFailure } from '../station-failure';
+import { parsePullRequestRef } from './delivery-context';
+import { issueEffectName } from './pull-request-stations';
+
+/**
+ * rebase (`/service rebase`, REFERENCE "Commands"): the base branch is merged into the ticket branch of each target
+ * pull request. A clean merge is committed and pushed from the host; conflicts go to an agent in a container (policy
+ * key rebase), and the merge is only committed when no conflict marker is left. The branch moves forward (a merge
+ * commit), so the push needs no force and a reviewer's comments stay on their commits.
+ */
+
+export interface RebaseStationDeps {
+  scmhost: () => Promise<{ getPullRequest(ref: RepoRef, number: number): Promise<PullRequest> }>;
+  remotes: GitRemotes;
+  /** CONTAINER_WORK_DIR */
+  workDir: string;
+  container: ContainerStationDeps;
+}
+
+const REBASE_NOTES = '.service/rebase.md';
+
+export function rebaseText(input: StationInput, repository: string, base: string, conflicts: readonly string[]): string {
+  return [
+    `Ticket ${input.ticket_key}: the base branch \`${base}\` of ${repository} is being merged into \`${serviceBranch(input.ticket_key)}\`, and these files have conflicts:`,
+    ...conflicts.map((file) => `- ${file}`),
+    '',
+    'Resolve every conflict (no conflict marker may remain); do not commit.',
+    '',
+    `Write \`${REBASE_NOTES}\`: each file and how you resolved it.`,
+  ].join('\n');
+}
+
+const mergeMessage = (input: StationInput, base: string) => `[${input.ticket_key}] merge ${base} into ${serviceBranch(input.ticket_key)}`;
+
+export function createRebaseStation(deps: RebaseStationDeps): Record<string, StationActivity> {
+  const resolveInContainer = createContainerStations(deps.container)({
+    skill: 'rebase',
+    task: (input) => rebaseText(input, String(input.params?.repository), String(input.params?.base), (input.params?.conflicts ?? []) as string[]),
+    outputs: () => [REBASE_NOTES],
+    commitMessage: (input) => mergeMessage(input, String(input.params?.base)),
+    // The container's workspace is a fresh clone: the same merge is started there for the agent to finish.
+    prepare: async (dir, input) => {
+      await startBaseMerge(dir, String(input.params?.base));
+    },
+    beforeCommit: async (dir, input) => {
+      const conflicts = (input.params?.conflicts ?? []) as string[];
+      const left = await filesWithConflictMarkers(dir, conflicts);
+      if (left.length > 0) {
+        throw stationFailure({
+          code: 'rebase_conflict',
+          message: `merging ${String(input.params?.base)} into ${serviceBranch(input.ticket_key)} of ${String(input.params?.repository)} left conflicts the agent did not resolve: ${left.join(', ')}`,
+          recovery: `merge ${String(input.params?.base)} into the branch by hand and push, then add service:retry`,
+        });
+      }
+    },
+  });
+
+  return {
+    rebase: async (input) => {
+      const target = typeof input.params?.pull_request === 'string' ? input.params.pull_request : undefined;
+      const refs = target ? [target] : input.pull_requests ?? [];
+      const scmhost = await deps.scmhost();
+      const effects: EffectIntent[] = [];
+      const done: string[] = [];
+      for (const ref of refs) {
+        const parsed = parsePullRequestRef(ref);
+        if (!parsed || parsed.host !== 'github') { done.push(`${ref}: not rebased (GitHub pull requests only)`); continue; }
+        const [owner, repo] = parsed.repository.split('/');
+        const pull = await scmhost.getPullRequest({ owner: owner!, repo: repo! }, parsed.number);
+        if (pull.state !== 'open') { done.push(`${ref}: ${pull.merged ? 'merged' : 'closed'}`); continue; }
+        const remote = deps.remotes.remoteFor(parsed.repository);
+        if (remote.changeRequestMode === 'fork') {
+          throw stationFailure({ code: 'rebase_unsupported', message: `${ref} lives on a fork; /service rebase of fork pull requests is not built`, recovery: `merge ${pull.baseRef} into the branch by hand, then add service:retry` });
+        }
+        const dir = join(deps.workDir, `${input.ticket_key.toLowerCase()}-${input.node}-${input.visit}-${input.run_id.slice(0, 12)}-${issueEffectName('host', parsed.repository)}`, 'workspace');
+        const workspace = await prepareWorkspace({ dir, remote, branch: serviceBranch(input.ticket_key) });
+        const merge = await startBaseMerge(dir, pull.baseRef);
+        if (merge.state === 'up_to_date') { done.push(`${ref}: already up to date with ${pull.baseRef}`); continue; }
+        if (merge.state === 'clean') {
+          const commit = await commitWorkspace(dir, mergeMessage(input, pull.baseRef));
+          if (commit.sha) {
+            effects.push({ name: issueEffectName('push', parsed.repository), required: true, operation: { kind: 'git.push', repository: parsed.repository, branch: workspace.branch, commit_sha: commit.sha, base_sha: workspace.baseSha, workspace: dir, mode: 'direct' } });
+          }
+          done.push(`${ref}: merged ${pull.baseRef} cleanly`);
+          continue;
+        }
+        const result = await resolveInContainer({ ...input, params: { ...input.params, repository: parsed.repository, base: pull.baseRef, conflicts: merge.conflicts } });
+        const data = result.data as { commit_sha: string | null; agent: { message?: string } };
+        if (result.outcome === 'agent_failed' || !data.commit_sha) {
+          throw stationFailure({
+            code: 'rebase_conflict',
+            message: `merging ${pull.baseRef} into ${workspace.branch} of ${parsed.repository} has conflicts in ${merge.conflicts.join(', ')} that the agent could not resolve${data.agent.message ? `: ${data.agent.message}` : ''}`,
+            recovery: `merge ${pull.baseRef} into the branch by hand and push, then add service:retry`,
+          });
+        }
+        effects.push(...(result.effects ?? []).map((e) => ({ ...e, name: issueEffectName(e.name, parsed.repository) })));
+        done.push(`${ref}: merged ${pull.baseRef}, conflicts in ${merge.conflicts.join(', ')} resolved`);
+      }
+      return { outcome: 'rebased', effects, data: { results: done }, summary: done.join('; ').slice(0, 500) || 'no pull request to rebase' };
+    },
+  };
+}
