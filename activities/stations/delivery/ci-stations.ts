@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { PullRequest, CheckRun, RepoRef } from '../../../src/providers/scmhost/scmhost-types';
 import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
 import { createContainerStations, type ContainerStationDeps } from '../container-station';
@@ -40,6 +41,48 @@ export interface FailingPullRequest {
 }
 
 const CI_FIX_NOTES = '.service/ci_fix.md';
+const CI_ANALYSIS_FILE = '.service/ci_analysis.json';
+
+const analysisSchema = z.object({
+  summary: z.string().default(''),
+  causes: z.array(z.object({ check: z.string().default(''), cause: z.string(), file: z.string().optional(), fix: z.string().default('') })).default([]),
+});
+export type CiAnalysis = z.infer<typeof analysisSchema>;
+
+/** The analysis the agent wrote, or what is wrong with it. Pure; exported for tests. */
+export function parseCiAnalysis(text: string | undefined): CiAnalysis | { error: string } {
+  if (text === undefined) return { error: `${CI_ANALYSIS_FILE} was not written` };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { error: `${CI_ANALYSIS_FILE} is not JSON` };
+  }
+  const parsed = analysisSchema.safeParse(json);
+  return parsed.success ? parsed.data : { error: `${CI_ANALYSIS_FILE}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'} ${i.message}`).join('; ')}` };
+}
+
+function failedChecksText(failing: FailingPullRequest): string[] {
+  return failing.failures.map((f, i) => [
+    `### ${i + 1}. ${f.name}: ${f.conclusion}${f.url ? ` (${f.url})` : ''}`,
+    ...(f.title ? [f.title] : []),
+    ...(f.summary ? ['', f.summary] : []),
+    ...(f.text ? ['', '```', f.text, '```'] : []),
+  ].join('\n'));
+}
+
+/** What the analysis agent is told (read-only): the failed checks and where to write its diagnosis. */
+export function ciAnalysisText(input: StationInput, failing: FailingPullRequest): string {
+  return [
+    `Ticket ${input.ticket_key}: the CI checks of the pull request ${failing.pull_request} failed on commit ${failing.head_sha.slice(0, 12)}. Find out why.`,
+    'Do not change any file except the output file.',
+    '',
+    '## Failed checks',
+    ...failedChecksText(failing),
+    '',
+    `Write \`${CI_ANALYSIS_FILE}\` as JSON: {"summary": "...", "causes": [{"check": "...", "cause": "...", "file": "...", "fix": "..."}]}.`,
+  ].join('\n');
+}
 
 const refOf = (repository: string): RepoRef => {
   const [owner, repo] = repository.split('/');
@@ -47,19 +90,18 @@ const refOf = (repository: string): RepoRef => {
 };
 
 /** What the agent is told: the failed checks first, then the tasks the pull request implements. */
-export function ciFixText(input: StationInput, failing: FailingPullRequest, attempt: number, max: number): string {
-  const checks = failing.failures.map((f, i) => [
-    `### ${i + 1}. ${f.name}: ${f.conclusion}${f.url ? ` (${f.url})` : ''}`,
-    ...(f.title ? [f.title] : []),
-    ...(f.summary ? ['', f.summary] : []),
-    ...(f.text ? ['', '```', f.text, '```'] : []),
-  ].join('\n'));
+export function ciFixText(input: StationInput, failing: FailingPullRequest, attempt: number, max: number, analysis?: CiAnalysis): string {
+  const checks = failedChecksText(failing);
+  const diagnosis = analysis && (analysis.summary || analysis.causes.length)
+    ? ['', '## The analysis (do this)', ...(analysis.summary ? [analysis.summary] : []), ...analysis.causes.map((c) => `- ${c.check ? `${c.check}: ` : ''}${c.cause}${c.file ? ` (\`${c.file}\`)` : ''}${c.fix ? ` Fix: ${c.fix}` : ''}`)]
+    : [];
   const tasks = tasksOfRepository(input, failing.repository);
   return [
     `Ticket ${input.ticket_key}: the CI checks of the pull request ${failing.pull_request} failed on commit ${failing.head_sha.slice(0, 12)}. Fix the cause (attempt ${attempt} of ${max}).`,
     '',
     '## Failed checks',
     ...checks,
+    ...diagnosis,
     ...(tasks.length ? ['', '## What the pull request implements', ...tasks.map((t) => `- ${t.summary}`)] : []),
     '',
     `Write \`${CI_FIX_NOTES}\`: for each failed check, its cause and what you changed.`,
@@ -72,9 +114,16 @@ function failingOf(input: StationInput): FailingPullRequest | undefined {
 }
 
 export function createCiStations(deps: CiStationDeps): Record<string, StationActivity> {
+  const analyseInContainer = createContainerStations(deps.container)({
+    skill: 'ci_analysis',
+    step: 'ci_analysis',
+    task: (input) => ciAnalysisText(input, failingOf(input)!),
+    outputs: () => [CI_ANALYSIS_FILE],
+    commitMessage: (input) => `[${input.ticket_key}] CI analysis notes`,
+  });
   const fixInContainer = createContainerStations(deps.container)({
     skill: 'fix_ci',
-    task: (input) => ciFixText(input, failingOf(input)!, (input.ci?.fix_attempts ?? 0) + 1, deps.maxFixAttempts),
+    task: (input) => ciFixText(input, failingOf(input)!, (input.ci?.fix_attempts ?? 0) + 1, deps.maxFixAttempts, input.params?.analysis as CiAnalysis | undefined),
     outputs: () => [CI_FIX_NOTES],
     commitMessage: (input) => `[${input.ticket_key}] fix: address CI failures (attempt ${(input.ci?.fix_attempts ?? 0) + 1})`,
   });
@@ -131,7 +180,14 @@ export function createCiStations(deps: CiStationDeps): Record<string, StationAct
         throw stationFailure({ code: 'invalid_station_input', message: 'attempt_ci_fix runs after ci_evaluator found a failure, but outputs.ci_evaluator.failing is empty', recovery: 'add service:retry to evaluate CI again' });
       }
       const attempt = (input.ci?.fix_attempts ?? 0) + 1;
-      const result = await fixInContainer({ ...input, params: { ...input.params, repository: failing.repository } });
+      // First a read-only diagnosis (policy key ci_analysis); whatever it changed is not pushed.
+      const analysed = await analyseInContainer({ ...input, model_key: 'ci_analysis', params: { ...input.params, repository: failing.repository } });
+      const analysis = parseCiAnalysis((analysed.data as { outputs: Record<string, string> }).outputs[CI_ANALYSIS_FILE]);
+      if (analysed.outcome === 'agent_failed' || 'error' in analysis) {
+        const why = 'error' in analysis ? analysis.error : (analysed.data as { agent: { message?: string } }).agent.message ?? 'no reason given';
+        throw stationFailure({ code: analysed.outcome === 'agent_failed' ? 'agent_failed' : 'agent_output_invalid', message: `the CI analysis of ${failing.pull_request} failed: ${why}`, recovery: 'add service:retry to analyse again, or fix the checks by hand' });
+      }
+      const result = await fixInContainer({ ...input, params: { ...input.params, repository: failing.repository, analysis } });
       const data = result.data as { commit_sha: string | null; base_sha: string; resumed: boolean; agent: { message?: string } };
       if (result.outcome === 'agent_failed' || result.outcome === 'outputs_missing') {
         throw stationFailure({ code: result.outcome === 'agent_failed' ? 'agent_failed' : 'agent_output_missing', message: `the CI fix agent in ${failing.repository} ${result.outcome === 'agent_failed' ? `gave up: ${data.agent.message ?? 'no reason given'}` : `did not write ${CI_FIX_NOTES}`}`, recovery: 'fix the checks by hand on the ticket branch, then add service:retry' });
@@ -152,10 +208,11 @@ export function createCiStations(deps: CiStationDeps): Record<string, StationAct
         name: 'ci_fix_progress',
         operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: `🔧 CI fix attempt ${attempt}/${deps.maxFixAttempts} on ${failing.pull_request}: ${names} failed; a fix was pushed${data.commit_sha ? ` (${data.commit_sha.slice(0, 7)})` : ''}. CI runs again.` },
       };
+      const spent = [analysed.usage, result.usage, sync?.usage].filter((u): u is NonNullable<typeof u> => Boolean(u));
       return {
         ...result, outcome: 'fixed', effects: [...(result.effects ?? []), ...(sync ? [sync.effect] : []), progress],
-        ...(sync && result.usage ? { usage: { ...result.usage, input_tokens: result.usage.input_tokens + sync.usage.input_tokens, output_tokens: result.usage.output_tokens + sync.usage.output_tokens } } : {}),
-        data: { ...result.data, attempt, pull_request: failing.pull_request },
+        ...(spent.length ? { usage: { ...spent[0]!, input_tokens: spent.reduce((n, u) => n + u.input_tokens, 0), output_tokens: spent.reduce((n, u) => n + u.output_tokens, 0) } } : {}),
+        data: { ...result.data, attempt, pull_request: failing.pull_request, analysis },
         summary: `CI fix attempt ${attempt}/${deps.maxFixAttempts} in ${failing.repository}: ${result.summary ?? ''}`.slice(0, 500),
       };
     },

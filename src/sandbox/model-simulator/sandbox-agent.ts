@@ -10,6 +10,7 @@ export const SIMULATED_AGENT_TEXT = 'Simulated by the sandbox model: no real mod
 const SIMULATED_JSON: Record<string, unknown> = {
   'local_review.json': { verdict: 'passed', findings: [] },
   'code_review.json': { summary: 'Simulated review: nothing to flag.', findings: [] },
+  'ci_analysis.json': { summary: 'Simulated analysis: no cause found.', causes: [] },
 };
 
 function text(content: unknown): string {

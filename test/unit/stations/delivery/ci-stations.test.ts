@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ciFixText, createCiStations, type CiScmhost } from '../../../../activities/stations/delivery/ci-stations';
+import { ciAnalysisText, ciFixText, createCiStations, parseCiAnalysis, type CiScmhost } from '../../../../activities/stations/delivery/ci-stations';
 import type { CheckRun, PullRequest } from '../../../../src/providers/scmhost/scmhost-types';
 import type { StationInput } from '../../../../workflows/station-types';
 import { stationFailureDetails } from '../../../../activities/stations/station-failure';
@@ -68,5 +68,22 @@ describe('ciFixText', () => {
     expect(text).toContain('### 1. test: failure (https://ci/1)');
     expect(text).toContain('AssertionError');
     expect(text).toContain('.service/ci_fix.md');
+  });
+
+  it('hands the fix agent the analysis first when there is one', () => {
+    const failing = { pull_request: 'acme/api#1', repository: 'acme/api', head_sha: 'abcdef1234567890', failures: [{ name: 'test', conclusion: 'failure' }] };
+    const analysis = { summary: 'An off-by-one.', causes: [{ check: 'test', cause: 'the loop skips the last row', file: 'src/export.ts', fix: 'use <=' }] };
+    const text = ciFixText(input(), failing, 1, 5, analysis);
+    expect(text).toContain('## The analysis (do this)\nAn off-by-one.\n- test: the loop skips the last row (`src/export.ts`) Fix: use <=');
+    expect(ciFixText(input(), failing, 1, 5, { summary: '', causes: [] })).not.toContain('## The analysis');
+    expect(ciAnalysisText(input(), failing)).toContain('Do not change any file except the output file.');
+  });
+});
+
+describe('parseCiAnalysis', () => {
+  it('reads the diagnosis, and says what is wrong with a bad one', () => {
+    expect(parseCiAnalysis('{"summary":"s","causes":[{"cause":"c"}]}')).toEqual({ summary: 's', causes: [{ check: '', cause: 'c', fix: '' }] });
+    expect(parseCiAnalysis(undefined)).toEqual({ error: '.service/ci_analysis.json was not written' });
+    expect(parseCiAnalysis('{"causes":[{}]}')).toMatchObject({ error: expect.stringContaining('causes.0.cause') });
   });
 });
