@@ -37,6 +37,7 @@ const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout
 
 /** The marker that tells a ticket run by the station runtime from one started by the v0.1 build (replayed as such). */
 export const STATION_RUNTIME_PATCH = 'station-runtime';
+export const SKIP_GATE_REEVALUATES_PATCH = 'skip-gate-reevaluates';
 
 const STATION_ATTEMPTS_KEPT = 50;
 const OUTPUT_STRING_LIMIT = 2_000;
@@ -551,6 +552,12 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
         await reply(replyName, observation, `✅ ${verb} CI checks whose name contains \`${command.check}\` (skipped now: ${state.checkpoint.ci_skipped_checks.map((c) => `\`${c}\``).join(', ') || 'none'}).`);
         if (observation.source_system !== 'tracker') {
           await effect(`${replyName}_note`, { kind: 'tracker.comment', issue_key: ticketKey, body: `ℹ️ ${verb} CI checks matching \`${command.match}\`, as asked on the pull request.` });
+        }
+        // Waiting for CI (or for a review with CI still open): the checks are judged again with the new skip list, so
+        // skipping a check that will never finish ends the wait. Patched: histories from before replay unchanged.
+        const here = definition?.nodes[state.checkpoint.current_node];
+        if (here?.kind === 'gate' && here.on.ci_event && state.checkpoint.is_paused && !state.checkpoint.is_blocked && patched(SKIP_GATE_REEVALUATES_PATCH)) {
+          return passGate(state.checkpoint.current_node, here, 'ci_event', null, `/service ${command.type === 'skip_gate' ? 'skip-gate' : 'unskip-gate'}`);
         }
         return;
       }

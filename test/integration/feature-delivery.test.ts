@@ -110,7 +110,7 @@ describe('feature delivery end to end', () => {
     expect(REPOS.map((repo) => world.pullsOf(repo, key).length)).toEqual([1, 1]);
   }, 900_000);
 
-  it('pushes one branch, opens one pull request and posts one link when the worker dies during the push and during PR creation; /service rebase merges main, resolving a conflict in a container', async () => {
+  it('pushes one branch, opens one pull request and posts one link when the worker dies during the push and during PR creation; /service rebase merges main, resolving a conflict in a container; /service skip-gate ends a wait for a stuck check', async () => {
     const { tracker, scm, stack } = world;
     world.plan.repositories = ['acme/api'];
     const issue = tracker.state.createIssue({ projectKey: 'FD', issueType: 'Story', summary: 'Crash safe', labels: ['service:managed', 'service:yolo'] });
@@ -145,9 +145,24 @@ describe('feature delivery end to end', () => {
     // main changed the file the branch added: the agent resolves the conflict in a container, no marker is left.
     await world.pushToMain('acme/api', 'src/feature.txt', 'main wrote this\n');
     world.person.comment('acme/api', key, '/service rebase');
-    await world.at(key, 'wait_for_ci_gate', 'after the conflicting rebase', (v) => rebases(v) === 2);
+    const last = (v: Record<string, any>) => (v.station_attempts as Array<{ station: string }>).at(-1)?.station;
+    await world.at(key, 'wait_for_ci_gate', 'after the conflicting rebase', (v) => rebases(v) === 2 && last(v) === 'ci_evaluator');
     expect((await world.branchLog('acme/api', key)).filter((s) => s === merged)).toHaveLength(2);
     expect(await world.fileOnBranch('acme/api', key, 'src/feature.txt')).not.toMatch(/^(<{7}|={7}|>{7})/m);
     expect(world.pullsOf('acme/api', key)).toHaveLength(1);
+
+    // A check that never finishes holds the ticket at wait_for_ci_gate; `/service skip-gate` on the pull request
+    // answers there, notes it on the ticket, and CI is judged again without it.
+    const evaluations = (v: Record<string, any>) => (v.station_attempts as Array<{ station: string }>).filter((a) => a.station === 'ci_evaluator').length;
+    const before = evaluations(await world.execution(key));
+    const head = world.pullsOf('acme/api', key).find((p) => p.state === 'open')!.headSha;
+    world.scm.state.reportCheckRun(api, { name: 'e2e (chrome)', headSha: head, status: 'in_progress' });
+    world.person.check('acme/api', key, 'build', 'success');
+    await world.at(key, 'wait_for_ci_gate', 'waiting for the e2e check', (v) => evaluations(v) > before);
+    world.person.comment('acme/api', key, '/service skip-gate e2e');
+    await world.at(key, 'human_review_gate', 'the review gate once e2e is skipped');
+    const number = world.pullsOf('acme/api', key)[0]!.number;
+    expect(world.scm.state.issueComments.filter((c) => c.repo === 'acme/api' && c.number === number && c.body.startsWith('✅ Skipping CI checks whose name contains `e2e`'))).toHaveLength(1);
+    expect(world.comments(key).filter((c) => c.startsWith('ℹ️ Skipping CI checks matching `e2e`'))).toHaveLength(1);
   }, 1_200_000);
 });

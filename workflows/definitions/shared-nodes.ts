@@ -39,8 +39,9 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
       on: { pass: 'human_review_gate', fail: 'attempt_ci_fix', wait: 'wait_for_ci_gate' },
     },
     wait_for_ci_gate: {
-      kind: 'gate', gate: 'ci_wait', waiting_for: 'the pull request\'s checks to finish', accepts: CI_TRIGGERS,
-      on: { ci_event: 'ci_evaluator', ...final },
+      // A person may review while CI still runs (or where no CI reports at all): the review counts as at the review gate.
+      kind: 'gate', gate: 'ci_wait', waiting_for: 'the pull request\'s checks to finish, or a review', accepts: ['a pull request review', ...CI_TRIGGERS],
+      on: { review_approved: afterMerge, changes_requested: 'implement_review', ci_event: 'ci_evaluator', ...final },
     },
     attempt_ci_fix: {
       kind: 'station', station: 'attempt_ci_fix', model_key: 'ci_fix', retry_bound: 5, exhausted_code: 'ci_fix_limit', accepts: CI_TRIGGERS,
