@@ -8,6 +8,7 @@ import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
 import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
 import { gitPushFailure, performGitPush, type GitPushDeps } from './git-effect-activities';
+import { mergeRequestUrl, noteOnMergeRequestOnce, openMergeRequestOnce, reviewAsNote, updateMergeRequestOnce, type GitLabRepository } from './merge-request-effect-activities';
 import { openPullRequestOnce, pullRequestUrl, replyInReviewThreadOnce, submitReviewOnce, updatePullRequestOnce, type PullRequestEffectClient } from './pull-request-effect-activities';
 
 export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'> & IssueEffectTracker;
@@ -18,13 +19,15 @@ export interface EffectActivityDeps {
   scmhost?: () => Promise<EffectScmhost>;
   /** Git remotes for `git.push`; unset = pushes fail closed as not configured. */
   git?: GitPushDeps;
+  /** The repository registry's entry (GitLab) of a repository, with its client; undefined for GitHub repositories. */
+  gitlab?: (repository: string) => GitLabRepository | undefined;
   logger: Logger;
 }
 
 export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tracker.comment'), issue_key: z.string().min(1), body: z.string().min(1) }),
   z.object({ kind: z.literal('tracker.labels'), issue_key: z.string().min(1), add: z.array(z.string()), remove: z.array(z.string()) }),
-  z.object({ kind: z.literal('scmhost.pr_comment'), repository: z.string().regex(/^[^/\s]+\/[^/\s]+$/), number: z.number().int().positive(), body: z.string().min(1) }),
+  z.object({ kind: z.literal('scmhost.pr_comment'), repository: z.string().regex(/^[^/\s]+(\/[^/\s]+)+$/), number: z.number().int().positive(), body: z.string().min(1) }),
   // planning: tracker issue effects
   ...trackerIssueOperationSchemas,
   // delivery: pull requests and reviews (GitHub repositories as owner/repo, GitLab projects as group/.../project)
@@ -75,6 +78,14 @@ export function createEffectActivities(deps: EffectActivityDeps) {
   };
 
   async function perform(key: string, operation: EffectOperation): Promise<EffectAttemptResult> {
+    let gitlab: GitLabRepository | undefined;
+    try {
+      gitlab = 'repository' in operation && operation.kind !== 'git.push' ? deps.gitlab?.(operation.repository) : undefined;
+    } catch (error) {
+      // A registry entry whose connection has no credential: no attempt can succeed until an operator sets it.
+      throw new NotConfigured(error instanceof Error ? error.message : String(error));
+    }
+    if (gitlab) return performOnGitLab(key, operation, gitlab);
     switch (operation.kind) {
       case 'tracker.comment': {
         const client = tracker();
@@ -129,6 +140,30 @@ export function createEffectActivities(deps: EffectActivityDeps) {
         const comment = await client.createIssueComment(ref, operation.number, redactSecrets(operation.body), { idempotencyKey: key });
         return succeeded({ provider: 'scmhost', ids: { comment_id: String(comment.id) }, url: comment.htmlUrl });
       }
+    }
+  }
+
+  /** The pull-request effects of a repository of the registry, on its GitLab merge request. */
+  async function performOnGitLab(key: string, operation: EffectOperation, gitlab: GitLabRepository): Promise<EffectAttemptResult> {
+    switch (operation.kind) {
+      case 'scmhost.open_pr':
+        return succeeded(await openMergeRequestOnce(gitlab, operation));
+      case 'scmhost.update_pr':
+        return succeeded(await updateMergeRequestOnce(gitlab, operation));
+      case 'tracker.pull_request_link': {
+        const client = tracker();
+        const earlier = await client.findCommentByIdempotencyKey(operation.issue_key, key);
+        if (earlier) return succeeded({ provider: 'tracker', ids: { comment_id: earlier.id }, adopted: true });
+        const url = await mergeRequestUrl(gitlab, operation);
+        const comment = await client.addComment(operation.issue_key, redactSecrets(operation.text.split('{url}').join(url)), { idempotencyKey: key });
+        return succeeded({ provider: 'tracker', ids: { comment_id: comment.id }, url });
+      }
+      case 'scmhost.pr_comment':
+        return succeeded(await noteOnMergeRequestOnce(gitlab, operation.number, operation.body, key));
+      case 'scmhost.pr_review':
+        return succeeded(await noteOnMergeRequestOnce(gitlab, operation.number, reviewAsNote(operation), key));
+      default:
+        throw new NotConfigured(`${operation.kind} is not available for GitLab project ${gitlab.entry.namespace}`);
     }
   }
 

@@ -9,6 +9,7 @@ import { proposalDeps } from '../activities/stations/planning/proposal-deps';
 import { sweepOrphansInBackground } from './containers/orphan-sweep';
 import { resolvePodmanAccount } from './containers/podman-account';
 import { loadRepositoryRegistry } from './config/repository-registry';
+import { createGitLabRepositories } from './providers/gitlab/gitlab-repositories';
 import { createIntakeStation } from '../activities/stations/intake-station';
 import { createStationActivities } from '../activities/stations/station-activities';
 import { createPlanningStations } from '../activities/stations/planning-stations';
@@ -79,7 +80,10 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     fallbackDefaultRepo: config.scmhost.defaultRepo,
   });
   const modelConfig = options.models ?? parseModelConfiguration(process.env).config;
-  const remotes = createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry: loadRepositoryRegistry() });
+  const registry = loadRepositoryRegistry();
+  const remotes = createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry });
+  // GitLab projects of the repository registry (SERVICE_REPOS_CONFIG_PATH): merge requests, notes and pipelines.
+  const gitlab = registry && registry.repositories.size > 0 ? createGitLabRepositories(registry, { onLatency }) : undefined;
   // The planning stations write to the tracker and read its project properties: without a tracker they are not
   // available, and a ticket that reaches one blocks with station_not_available rather than pretend.
   const models = createModelClient({ metrics: modelMetricsFrom(metrics) });
@@ -91,10 +95,11 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       proposals: proposalDeps(config, tracker, remotes, scmhost),
     })
     : {};
-  // Delivery changes code and opens pull requests on the source host: without its token there is nothing to push
-  // to, and a ticket that reaches delivery blocks with station_not_available instead of failing on a clone.
-  const delivery = modelConfig && token
-    ? createDeliveryStations({ config, modelConfig, models, tracker, properties: tracker, remotes, logger, scmhost, onCiFixAttempt: () => metrics.ciFixAttempts.inc() })
+  // Delivery changes code and opens pull requests on a source host: without GitHub's token or a GitLab project in
+  // the registry there is nothing to push to, and a ticket that reaches delivery blocks with station_not_available
+  // instead of failing on a clone.
+  const delivery = modelConfig && (token || gitlab)
+    ? createDeliveryStations({ config, modelConfig, models, tracker, properties: tracker, remotes, logger, scmhost, gitlab, onCiFixAttempt: () => metrics.ciFixAttempts.inc() })
     : {};
   return {
     ...createDraftEditActivities(),
@@ -107,7 +112,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       logger: logger.child({ component: 'poller' }),
     }),
     ...createEffectActivities({
-      tracker, scmhost, logger: logger.child({ component: 'effects' }),
+      tracker, scmhost, gitlab, logger: logger.child({ component: 'effects' }),
       git: { remotes, scmhost },
     }),
     ...projectConfig,

@@ -8,6 +8,7 @@ import type { ProjectPropertiesPort } from '../../src/providers/tracker/project-
 import type { StationActivity } from '../../workflows/station-types';
 import { containerModelResolver } from './delivery/container-model-resolver';
 import { createCiStations, type CiScmhost } from './delivery/ci-stations';
+import type { GitLabRepositoryClient } from '../../src/providers/gitlab/gitlab-repositories';
 import { createReviewStations, type ReviewScmhost } from './delivery/review-stations';
 import { createDescriptionSync } from './delivery/pull-request-description-sync';
 import { createCodeReviewStation } from './delivery/code-review-station';
@@ -26,6 +27,8 @@ export interface DeliveryStationDeps {
   remotes: GitRemotes;
   /** The source-host API (check runs, pull requests); without it the CI stations are not available. */
   scmhost?: () => Promise<CiScmhost & ReviewScmhost>;
+  /** The GitLab projects of the repository registry (merge requests and pipelines). */
+  gitlab?: (repository: string) => GitLabRepositoryClient | undefined;
   /** service_ci_fix_attempts_total */
   onCiFixAttempt?: () => void;
   logger: Logger;
@@ -55,15 +58,18 @@ export function createDeliveryStations(deps: DeliveryStationDeps): Record<string
     ...createCompletionStations({ tracker: deps.tracker }),
   } : {};
   const modelStep = { models: deps.models, modelConfig: deps.modelConfig, properties: deps.properties, skillsRoot: deps.skillsRoot };
-  const syncDescription = deps.scmhost ? createDescriptionSync({ ...modelStep, scmhost: deps.scmhost }) : undefined;
-  const reviewAndCi = deps.scmhost ? {
+  const hosts = { scmhost: deps.scmhost, gitlab: deps.gitlab };
+  const syncDescription = deps.scmhost || deps.gitlab ? createDescriptionSync({ ...modelStep, ...hosts }) : undefined;
+  // Review answers read GitHub's review threads; a GitLab merge request is approved by merging it.
+  const review = deps.scmhost ? createReviewStations({
+    scmhost: deps.scmhost, botLogin: deps.config.scmhost.botLogin, container: containerDeps, syncDescription,
+    models: deps.models, modelConfig: deps.modelConfig, properties: deps.properties, skillsRoot: deps.skillsRoot,
+  }) : {};
+  const reviewAndCi = deps.scmhost || deps.gitlab ? {
     ...createCodeReviewStation(containerDeps),
-    ...createRebaseStation({ scmhost: deps.scmhost, remotes: deps.remotes, workDir: deps.config.container.workDir, container: containerDeps }),
-    ...createCiStations({ scmhost: deps.scmhost, ignoredChecks: deps.config.ci.ignoredChecks, maxFixAttempts: deps.config.ci.maxFixAttempts, container: containerDeps, onFixAttempt: deps.onCiFixAttempt, syncDescription }),
-    ...createReviewStations({
-      scmhost: deps.scmhost, botLogin: deps.config.scmhost.botLogin, container: containerDeps, syncDescription,
-      models: deps.models, modelConfig: deps.modelConfig, properties: deps.properties, skillsRoot: deps.skillsRoot,
-    }),
+    ...createRebaseStation({ ...hosts, remotes: deps.remotes, workDir: deps.config.container.workDir, container: containerDeps }),
+    ...createCiStations({ ...hosts, ignoredChecks: deps.config.ci.ignoredChecks, maxFixAttempts: deps.config.ci.maxFixAttempts, container: containerDeps, onFixAttempt: deps.onCiFixAttempt, syncDescription }),
+    ...review,
   } : {};
   return { ...createImplementationStations(containerDeps), ...host, ...reviewAndCi };
 }

@@ -5,6 +5,7 @@ import { runGit } from '../../src/containers/git-remote';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
 import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
+import { startGitLabSimulator, type GitLabSimulator, type SimMergeRequest } from '../../src/sandbox/gitlab-simulator/gitlab-simulator';
 import type { SimPull } from '../../src/sandbox/scmhost-simulator/github-json';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { ensureContainerImage } from './container-image';
@@ -15,6 +16,8 @@ import { eventually, getJson } from './webhooks';
 const SCM_TOKEN = 'ghp_featureDeliveryToken0123456789abcdef';
 const TRACKER_SECRET = 'delivery-tracker-secret';
 const SCM_SECRET = 'delivery-scmhost-secret';
+const GITLAB_TOKEN = 'glpat-featureDeliveryToken0123';
+const GITLAB_SECRET = 'delivery-gitlab-secret';
 export const DELIVERY_OPERATOR_TOKEN = 'delivery-operator-token';
 const BOT = 'service-bot';
 type Json = Record<string, any>;
@@ -27,6 +30,8 @@ type Json = Record<string, any>;
 export interface DeliveryWorld {
   tracker: TrackerSimulator;
   scm: ScmhostSimulator;
+  /** GitLab, for the projects of `gitlabProjects` (listed in a repository registry file). */
+  gitlab: GitLabSimulator;
   model: ModelSimulator;
   stack: ServiceStack;
   plan: DeliveryModelPlan;
@@ -35,6 +40,8 @@ export interface DeliveryWorld {
   at(key: string, node: string, what?: string, extra?: (view: Json) => boolean, timeoutMs?: number): Promise<Json>;
   comments(key: string): string[];
   pullsOf(repository: string, key: string): SimPull[];
+  /** The merge requests of the ticket branch in a GitLab project. */
+  mergeRequestsOf(project: string, key: string): SimMergeRequest[];
   /** Subjects of the commits on the ticket branch that are not on main, oldest first. */
   branchLog(repository: string, key: string): Promise<string[]>;
   /** A file as it is on the ticket branch. */
@@ -48,35 +55,55 @@ export interface DeliveryWorld {
     merge(repository: string, key: string): void;
     /** A comment on the ticket's pull request (e.g. `/service rebase`). */
     comment(repository: string, key: string, body: string): void;
+    /** GitLab CI finishes a pipeline for the head of the ticket's merge request. */
+    pipeline(project: string, key: string, status: 'success' | 'failed' | 'running'): void;
+    /** Someone merges the ticket's merge request in a GitLab project. */
+    mergeRequestMerge(project: string, key: string): void;
   };
   close(): Promise<void>;
 }
 
-export async function startDeliveryWorld(temporalAddress: string, options: { repositories: string[]; taskQueue: string; env?: NodeJS.ProcessEnv }): Promise<DeliveryWorld> {
+export async function startDeliveryWorld(temporalAddress: string, options: { repositories: string[]; gitlabProjects?: string[]; taskQueue: string; env?: NodeJS.ProcessEnv }): Promise<DeliveryWorld> {
   ensureContainerImage();
   const workDir = mkdtempSync(join(tmpdir(), 'feature-delivery-'));
   chmodSync(workDir, 0o711);
+  const gitlabProjects = options.gitlabProjects ?? [];
+  const allRepositories = [...options.repositories, ...gitlabProjects];
   const plan: DeliveryModelPlan = {
-    repositories: options.repositories,
+    repositories: allRepositories,
     agentOutputs: {},
     codeChange: (task) => {
-      const repo = options.repositories.find((r) => task.includes(r));
+      const repo = allRepositories.find((r) => task.includes(r));
       if (!repo || /do not change any file/i.test(task)) return undefined;
       return { path: 'src/feature.txt', content: `feature for ${repo}\n${task.split('\n')[0]}\n` };
     },
   };
   const tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['FD'] });
-  tracker.state.setProperty(tracker.state.project('FD').properties, 'service.repos', options.repositories);
+  tracker.state.setProperty(tracker.state.project('FD').properties, 'service.repos', allRepositories);
   const scm = await startScmhostSimulator({ tokens: { [SCM_TOKEN]: BOT }, repositories: options.repositories });
+  const gitlab = await startGitLabSimulator({ tokens: { [GITLAB_TOKEN]: BOT }, projects: gitlabProjects });
+  const gitlabAuth = { username: 'oauth2', token: GITLAB_TOKEN };
+  const registryFile = join(workDir, 'repositories.yaml');
+  writeFileSync(registryFile, [
+    'connections:',
+    '  gitlab-sim:',
+    '    provider: gitlab',
+    `    base_url: ${gitlab.url}`,
+    '    credential_env: DELIVERY_GITLAB_TOKEN',
+    '    webhook_secret_env: DELIVERY_GITLAB_WEBHOOK_SECRET',
+    'repositories:',
+    ...(gitlabProjects.length ? gitlabProjects.flatMap((project) => [`  ${project}:`, '    provider: gitlab', '    connection: gitlab-sim', `    namespace: ${project}`]) : ['  {}']),
+  ].join('\n').replace('repositories:\n  {}', 'repositories: {}'));
+  const hostOf = (repository: string) => (gitlabProjects.includes(repository) ? { url: gitlab.url, auth: gitlabAuth } : { url: scm.url, auth: { username: 'x-access-token', token: SCM_TOKEN } });
   const model = await startModelSimulator({ respond: deliveryResponder(plan) });
-  const auth = { username: 'x-access-token', token: SCM_TOKEN };
-  for (const repo of options.repositories) {
+  for (const repo of allRepositories) {
     const seed = join(workDir, 'seed', repo);
-    await runGit(['clone', '--quiet', `${scm.url}/${repo}.git`, seed], { auth });
+    const host = hostOf(repo);
+    await runGit(['clone', '--quiet', `${host.url}/${repo}.git`, seed], { auth: host.auth });
     writeFileSync(join(seed, 'APP.md'), `# ${repo} application\n`);
     await runGit(['add', '.'], { cwd: seed });
     await runGit(['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', 'seed'], { cwd: seed });
-    await runGit(['push', '--quiet', `${scm.url}/${repo}.git`, 'HEAD:main'], { cwd: seed, auth });
+    await runGit(['push', '--quiet', `${host.url}/${repo}.git`, 'HEAD:main'], { cwd: seed, auth: host.auth });
   }
   const stack = await startServiceStack(temporalAddress, {
     SERVICE_TASK_QUEUE: options.taskQueue,
@@ -91,6 +118,9 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
     SCMHOST_WEBHOOK_SECRET: SCM_SECRET,
     SCMHOST_KNOWN_REPOS: options.repositories.join(','),
     SCMHOST_BOT_LOGIN: BOT,
+    SERVICE_REPOS_CONFIG_PATH: registryFile,
+    DELIVERY_GITLAB_TOKEN: GITLAB_TOKEN,
+    DELIVERY_GITLAB_WEBHOOK_SECRET: GITLAB_SECRET,
     SERVICE_EFFECT_TIMEOUT_SECONDS: '15',
     SERVICE_POLL_INTERVAL_SECONDS: '0',
     CONTAINER_WORK_DIR: join(workDir, 'work'),
@@ -103,6 +133,13 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
   });
   tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: TRACKER_SECRET });
   scm.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/scmhost`, secret: SCM_SECRET });
+  gitlab.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/gitlab`, secret: GITLAB_SECRET });
+  const mergeRequestsOf = (project: string, key: string) => gitlab.state.project(project).mergeRequests.filter((mr) => mr.sourceBranch === `service/${key.toLowerCase()}`);
+  const openMergeRequest = (project: string, key: string) => {
+    const mr = mergeRequestsOf(project, key).find((m) => m.state === 'opened');
+    if (!mr) throw new Error(`${key} has no open merge request in ${project}`);
+    return mr;
+  };
 
   const execution = async (key: string) => (await getJson(`${stack.api}/api/v1/workflows/${key}/execution`, DELIVERY_OPERATOR_TOKEN)).body as Json;
   const settled = (v: Json) => v.effects?.every((e: Json) => ['succeeded', 'terminal_failure', 'precondition_failure'].includes(e.status));
@@ -118,7 +155,7 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
   };
   const reviewer = scm.state.user('octo-reviewer');
   return {
-    tracker, scm, model, stack, plan, execution,
+    tracker, scm, gitlab, model, stack, plan, execution, mergeRequestsOf,
     at: (key, node, what = node, extra = () => true, timeoutMs = 240_000) => eventually(async () => {
       const v = await execution(key);
       return v.current_position === node && (v.checkpoint?.is_paused || v.status === 'blocked' || v.status === 'completed') && settled(v) && extra(v) ? v : undefined;
@@ -138,29 +175,38 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
       merge: (repository, key) => {
         scm.state.mergePull(repoOf(repository), openPull(repository, key).number, reviewer);
       },
+      pipeline: (project, key, status) => {
+        const sim = gitlab.state.project(project);
+        const mr = openMergeRequest(project, key);
+        gitlab.state.reportPipeline(sim, mr.sourceBranch, sim.branches.get(mr.sourceBranch)!, status);
+      },
+      mergeRequestMerge: (project, key) => {
+        const sim = gitlab.state.project(project);
+        gitlab.state.merge(sim, openMergeRequest(project, key));
+      },
     },
     fileOnBranch: async (repository, key, path) => {
       const clone = join(workDir, 'check', `${repository}-${Date.now()}`);
-      await runGit(['clone', '--quiet', '--branch', `service/${key.toLowerCase()}`, `${scm.url}/${repository}.git`, clone], { auth });
+      await runGit(['clone', '--quiet', '--branch', `service/${key.toLowerCase()}`, `${hostOf(repository).url}/${repository}.git`, clone], { auth: hostOf(repository).auth });
       return readFileSync(join(clone, path), 'utf8');
     },
     pushToMain: async (repository, path, content) => {
       const clone = join(workDir, 'main', `${repository}-${Date.now()}`);
-      await runGit(['clone', '--quiet', '--branch', 'main', `${scm.url}/${repository}.git`, clone], { auth });
+      await runGit(['clone', '--quiet', '--branch', 'main', `${hostOf(repository).url}/${repository}.git`, clone], { auth: hostOf(repository).auth });
       mkdirSync(dirname(join(clone, path)), { recursive: true });
       writeFileSync(join(clone, path), content);
       await runGit(['add', '-A'], { cwd: clone });
       await runGit(['-c', 'user.name=octo', '-c', 'user.email=octo@example.com', 'commit', '--quiet', '-m', `change ${path} on main`], { cwd: clone });
-      await runGit(['push', '--quiet', 'origin', 'main'], { cwd: clone, auth });
+      await runGit(['push', '--quiet', 'origin', 'main'], { cwd: clone, auth: hostOf(repository).auth });
     },
     branchLog: async (repository, key) => {
       const clone = join(workDir, 'check', `${repository}-${Date.now()}`);
-      await runGit(['clone', '--quiet', '--branch', `service/${key.toLowerCase()}`, `${scm.url}/${repository}.git`, clone], { auth });
+      await runGit(['clone', '--quiet', '--branch', `service/${key.toLowerCase()}`, `${hostOf(repository).url}/${repository}.git`, clone], { auth: hostOf(repository).auth });
       return (await runGit(['log', '--format=%s', 'origin/main..HEAD'], { cwd: clone })).trim().split('\n').reverse();
     },
     close: async () => {
       await stack.stop();
-      await Promise.all([tracker.close(), scm.close(), model.close()]);
+      await Promise.all([tracker.close(), scm.close(), gitlab.close(), model.close()]);
       rmSync(workDir, { recursive: true, force: true });
     },
   };

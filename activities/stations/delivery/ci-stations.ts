@@ -3,7 +3,9 @@ import type { PullRequest, CheckRun, RepoRef } from '../../../src/providers/scmh
 import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
 import { createContainerStations, type ContainerStationDeps } from '../container-station';
 import { stationFailure } from '../station-failure';
-import { ciVerdict, type CiFailure } from './ci-verdict';
+import { ciVerdict, pipelineCheckRuns, type CiFailure } from './ci-verdict';
+import type { GitLabClient } from '../../../src/providers/gitlab/gitlab-client';
+import type { RegistryRepository } from '../../../src/config/repository-registry';
 import { parsePullRequestRef } from './delivery-context';
 import { tasksOfRepository } from './implementation-task-text';
 import type { SyncDescription } from './pull-request-description-sync';
@@ -19,8 +21,14 @@ export interface CiScmhost {
   listCheckRuns(ref: RepoRef, sha: string): Promise<CheckRun[]>;
 }
 
+/** A GitLab project of the repository registry and what CI evaluation reads of it. */
+export type CiGitLab = (repository: string) => { entry: RegistryRepository; client: Pick<GitLabClient, 'getMergeRequest' | 'listPipelinesForSha'> } | undefined;
+
 export interface CiStationDeps {
-  scmhost: () => Promise<CiScmhost>;
+  /** GitHub; unset when only GitLab projects are configured. */
+  scmhost?: () => Promise<CiScmhost>;
+  /** GitLab projects of the repository registry (pipelines of the merge request's head). */
+  gitlab?: CiGitLab;
   /** CI_IGNORED_CHECKS */
   ignoredChecks: string[];
   /** CI_MAX_FIX_ATTEMPTS */
@@ -128,30 +136,46 @@ export function createCiStations(deps: CiStationDeps): Record<string, StationAct
     commitMessage: (input) => `[${input.ticket_key}] fix: address CI failures (attempt ${(input.ci?.fix_attempts ?? 0) + 1})`,
   });
 
+  /** The head commit of an open pull request (GitHub) or merge request (GitLab) and the checks reported for it. */
+  async function headAndChecks(parsed: { repository: string; number: number; host: 'github' | 'gitlab' }): Promise<{ sha: string; checks: CheckRun[] } | { closed: string }> {
+    const gitlab = deps.gitlab?.(parsed.repository);
+    if (gitlab) {
+      const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, parsed.number);
+      if (mr.state !== 'opened') return { closed: mr.state };
+      return { sha: mr.sha, checks: pipelineCheckRuns(await gitlab.client.listPipelinesForSha(gitlab.entry.namespace, mr.sha)) };
+    }
+    if (parsed.host !== 'github' || !deps.scmhost) {
+      throw stationFailure({ code: 'source_host_not_configured', message: `${parsed.repository} is neither a GitHub repository this worker can read (SCMHOST_TOKEN) nor an entry of the repository registry`, recovery: 'configure the source host of this repository, restart the worker, then add service:retry' });
+    }
+    const scmhost = await deps.scmhost();
+    const pull = await scmhost.getPullRequest(refOf(parsed.repository), parsed.number);
+    if (pull.state !== 'open') return { closed: pull.merged ? 'merged' : 'closed' };
+    return { sha: pull.headSha, checks: await scmhost.listCheckRuns(refOf(pull.headRepoFullName ?? parsed.repository), pull.headSha) };
+  }
+
   return {
     ci_evaluator: async (input) => {
       const refs = (input.pull_requests ?? []).map((ref) => ({ ref, parsed: parsePullRequestRef(ref) }));
       if (refs.length === 0) {
         throw stationFailure({ code: 'pull_request_missing', message: `${input.ticket_key} has no pull request whose CI could be evaluated`, recovery: 'open the pull request (or add service:retry at create_pr), then add service:retry' });
       }
-      const scmhost = await deps.scmhost();
       const skipped = input.ci?.skipped_checks ?? [];
       const failing: FailingPullRequest[] = [];
       const pending: string[] = [];
       const passed: string[] = [];
       const notes: string[] = [];
       for (const { ref, parsed } of refs) {
-        if (!parsed || parsed.host !== 'github') {
-          notes.push(`${ref}: not evaluated (only GitHub check runs are read)`);
+        if (!parsed) {
+          notes.push(`${ref}: not evaluated (not a pull request reference)`);
           continue;
         }
-        const pull = await scmhost.getPullRequest(refOf(parsed.repository), parsed.number);
-        if (pull.state !== 'open') {
-          notes.push(`${ref}: ${pull.merged ? 'merged' : 'closed'}`);
+        const head = await headAndChecks(parsed);
+        if ('closed' in head) {
+          notes.push(`${ref}: ${head.closed}`);
           continue;
         }
-        const verdict = ciVerdict(await scmhost.listCheckRuns(refOf(pull.headRepoFullName ?? parsed.repository), pull.headSha), { ignored: deps.ignoredChecks, skipped });
-        if (verdict.verdict === 'fail') failing.push({ pull_request: ref, repository: parsed.repository, head_sha: pull.headSha, failures: verdict.failures });
+        const verdict = ciVerdict(head.checks, { ignored: deps.ignoredChecks, skipped });
+        if (verdict.verdict === 'fail') failing.push({ pull_request: ref, repository: parsed.repository, head_sha: head.sha, failures: verdict.failures });
         else if (verdict.verdict === 'wait') pending.push(`${ref}: ${verdict.reason}${verdict.pending.length ? ` (${verdict.pending.join(', ')})` : ''}`);
         else passed.push(`${ref}: ${verdict.passed.length} passed${verdict.skipped.length ? `, skipped ${verdict.skipped.join(', ')}` : ''}`);
       }

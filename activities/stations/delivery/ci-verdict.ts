@@ -59,3 +59,22 @@ export function ciVerdict(runs: readonly CheckRun[], options: { ignored: readonl
   }
   return { verdict: 'pass', passed: judged.map((run) => run.name), skipped: skipped.map((run) => run.name) };
 }
+
+/** GitLab's final pipeline states in GitHub's conclusion words (as the workflow reads pipeline webhooks). */
+const PIPELINE_CONCLUSIONS: Readonly<Record<string, string>> = { success: 'success', failed: 'failure', canceled: 'cancelled', skipped: 'skipped' };
+
+/**
+ * The pipelines of a GitLab commit as check runs named `pipeline` (the name `/service skip-gate pipeline` and the
+ * pipeline webhooks use), so one verdict serves both hosts: the newest pipeline counts, a pipeline that has not
+ * finished (including one waiting for a manual job) is still running. Pure; exported for tests.
+ */
+export function pipelineCheckRuns(pipelines: ReadonlyArray<{ id: number; sha: string; status: string; webUrl: string }>): CheckRun[] {
+  return pipelines.map((pipeline) => {
+    const conclusion = PIPELINE_CONCLUSIONS[pipeline.status];
+    return {
+      id: pipeline.id, name: 'pipeline', headSha: pipeline.sha, detailsUrl: pipeline.webUrl,
+      status: conclusion ? 'completed' : 'in_progress', conclusion: conclusion ?? null,
+      output: { title: `Pipeline #${pipeline.id}`, summary: `GitLab pipeline #${pipeline.id}: ${pipeline.status} (${pipeline.webUrl})` },
+    };
+  });
+}

@@ -9,7 +9,21 @@ import { issueEffectName } from './pull-request-stations';
  * description is rewritten to match, as an `scmhost.update_pr` effect (which adopts when nothing changed).
  */
 export interface DescriptionSyncDeps extends ModelStepDeps {
-  scmhost: () => Promise<{ getPullRequest(ref: RepoRef, number: number): Promise<PullRequest> }>;
+  scmhost?: () => Promise<{ getPullRequest(ref: RepoRef, number: number): Promise<PullRequest> }>;
+  /** Merge requests of the repository registry's GitLab projects. */
+  gitlab?: (repository: string) => { entry: { namespace: string }; client: { getMergeRequest(namespace: string, iid: number): Promise<{ title: string; description: string }> } } | undefined;
+}
+
+/** The title and description as they are now, on GitHub or GitLab. */
+async function currentDescription(deps: DescriptionSyncDeps, pull: { repository: string; number: number }): Promise<{ title: string; body: string }> {
+  const gitlab = deps.gitlab?.(pull.repository);
+  if (gitlab) {
+    const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, pull.number);
+    return { title: mr.title, body: mr.description };
+  }
+  if (!deps.scmhost) throw new Error(`${pull.repository} is not a repository of a configured source host`);
+  const [owner, repo] = pull.repository.split('/');
+  return (await deps.scmhost()).getPullRequest({ owner: owner!, repo: repo! }, pull.number);
 }
 
 export type SyncDescription = (input: StationInput, pull: { repository: string; number: number }, change: string) => Promise<{ effect: EffectIntent; usage: NonNullable<StationResult['usage']> }>;
@@ -20,8 +34,7 @@ const CHANGE_LIMIT = 6000;
 
 export function createDescriptionSync(deps: DescriptionSyncDeps): SyncDescription {
   return async (input, pull, change) => {
-    const [owner, repo] = pull.repository.split('/');
-    const current = await (await deps.scmhost()).getPullRequest({ owner: owner!, repo: repo! }, pull.number);
+    const current = await currentDescription(deps, pull);
     const footer = FOOTER.exec(current.body)?.[0] ?? `\n\n---\n_Opened by the service for ${input.ticket_key}._`;
     const step = await runModelStep({ ...deps }, { ...input, model_key: 'sync_pr_description' }, {
       key: 'sync_pr_description', skill: 'sync_pr_description', schema,

@@ -16,7 +16,9 @@ import { issueEffectName } from './pull-request-stations';
  */
 
 export interface RebaseStationDeps {
-  scmhost: () => Promise<{ getPullRequest(ref: RepoRef, number: number): Promise<PullRequest> }>;
+  scmhost?: () => Promise<{ getPullRequest(ref: RepoRef, number: number): Promise<PullRequest> }>;
+  /** Merge requests of the repository registry's GitLab projects. */
+  gitlab?: (repository: string) => { entry: { namespace: string }; client: { getMergeRequest(namespace: string, iid: number): Promise<{ state: string; targetBranch: string }> } } | undefined;
   remotes: GitRemotes;
   /** CONTAINER_WORK_DIR */
   workDir: string;
@@ -61,19 +63,32 @@ export function createRebaseStation(deps: RebaseStationDeps): Record<string, Sta
     },
   });
 
+  /** Open, merged or closed, and the base branch, of a pull request (GitHub) or merge request (GitLab). */
+  async function pullState(parsed: { repository: string; number: number }): Promise<{ state: 'open' | 'merged' | 'closed'; baseRef: string }> {
+    const gitlab = deps.gitlab?.(parsed.repository);
+    if (gitlab) {
+      const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, parsed.number);
+      return { state: mr.state === 'opened' ? 'open' : mr.state === 'merged' ? 'merged' : 'closed', baseRef: mr.targetBranch };
+    }
+    if (!deps.scmhost) {
+      throw stationFailure({ code: 'source_host_not_configured', message: `${parsed.repository} is neither a GitHub repository this worker can read (SCMHOST_TOKEN) nor an entry of the repository registry`, recovery: 'configure the source host of this repository, restart the worker, then add service:retry' });
+    }
+    const [owner, repo] = parsed.repository.split('/');
+    const pull = await (await deps.scmhost()).getPullRequest({ owner: owner!, repo: repo! }, parsed.number);
+    return { state: pull.state === 'open' ? 'open' : pull.merged ? 'merged' : 'closed', baseRef: pull.baseRef };
+  }
+
   return {
     rebase: async (input) => {
       const target = typeof input.params?.pull_request === 'string' ? input.params.pull_request : undefined;
       const refs = target ? [target] : input.pull_requests ?? [];
-      const scmhost = await deps.scmhost();
       const effects: EffectIntent[] = [];
       const done: string[] = [];
       for (const ref of refs) {
         const parsed = parsePullRequestRef(ref);
-        if (!parsed || parsed.host !== 'github') { done.push(`${ref}: not rebased (GitHub pull requests only)`); continue; }
-        const [owner, repo] = parsed.repository.split('/');
-        const pull = await scmhost.getPullRequest({ owner: owner!, repo: repo! }, parsed.number);
-        if (pull.state !== 'open') { done.push(`${ref}: ${pull.merged ? 'merged' : 'closed'}`); continue; }
+        if (!parsed) { done.push(`${ref}: not rebased (not a pull request reference)`); continue; }
+        const pull = await pullState(parsed);
+        if (pull.state !== 'open') { done.push(`${ref}: ${pull.state}`); continue; }
         const remote = deps.remotes.remoteFor(parsed.repository);
         if (remote.changeRequestMode === 'fork') {
           throw stationFailure({ code: 'rebase_unsupported', message: `${ref} lives on a fork; /service rebase of fork pull requests is not built`, recovery: `merge ${pull.baseRef} into the branch by hand, then add service:retry` });

@@ -12,6 +12,9 @@ type SimNote = SimMergeRequest['notes'][number];
 export class GitLabJson {
   constructor(private readonly webUrl: () => string) {}
 
+  projectUrl(project: SimProject): string { return `${this.webUrl()}/${project.path}`; }
+  mergeRequestUrl(project: SimProject, mr: SimMergeRequest): string { return `${this.webUrl()}/${project.path}/-/merge_requests/${mr.iid}`; }
+
   /** GitLab's UserBasic. The simulator knows users by username only; the id is derived from it. */
   user(username: string) {
     return {
@@ -65,7 +68,7 @@ export class GitLabJson {
       merge_status: open ? 'can_be_merged' : 'unchecked',
       detailed_merge_status: !open ? 'not_open' : draft ? 'draft_status' : 'mergeable',
       sha: project.branches.get(mr.sourceBranch) ?? '',
-      merge_commit_sha: null,
+      merge_commit_sha: mr.mergeCommitSha ?? null,
       squash_commit_sha: null,
       user_notes_count: mr.notes.filter((note) => !note.system).length,
       discussion_locked: null,

@@ -1,13 +1,14 @@
 /**
  * A GitLab look-alike (REST v4) for the GitLab client's tests and the sandbox: projects with branches, merge
  * requests, notes and pipelines, in memory, under an optional self-managed path prefix, with GitLab's error
- * bodies, PRIVATE-TOKEN checks and the shared fault injector. Webhooks are not simulated yet. Response shapes are in
- * gitlab-json.ts.
+ * bodies, PRIVATE-TOKEN checks and the shared fault injector, and GitLab's webhooks (merge request, note, pipeline)
+ * with the `X-Gitlab-Token` secret on every change. Response shapes are in gitlab-json.ts.
  */
 import express, { NextFunction, Request, Response } from 'express';
 import { createHash, randomUUID } from 'node:crypto';
 import { FaultInjector, createFaultInjector } from '../fault-injector';
 import { closeServer, listen } from '../listen';
+import { createWebhookSender, type WebhookSender, type WebhookTarget } from '../webhook-sender';
 import { createGitSmartHttp, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
 import { GitLabJson } from './gitlab-json';
 
@@ -19,14 +20,22 @@ export interface GitLabSimulatorOptions {
   /** Accepted tokens and the username each acts as; when unset any token acts as `service-bot`. */
   tokens?: Record<string, string>;
   projects?: string[];
+  /** The gateway's /api/v1/webhooks/gitlab; `secret` is sent as X-Gitlab-Token. */
+  webhook?: WebhookTarget;
 }
+
+/** A change the simulator announces with a webhook, as GitLab does. */
+export type GitLabSimEvent =
+  | { kind: 'merge_request'; project: SimProject; mr: SimMergeRequest; action: 'open' | 'update' | 'merge' | 'close'; user: string }
+  | { kind: 'note'; project: SimProject; mr: SimMergeRequest; note: SimMergeRequest['notes'][number]; user: string }
+  | { kind: 'pipeline'; project: SimProject; pipeline: SimPipeline; user: string };
 
 export interface SimProject {
   id: number; path: string; defaultBranch: string; branches: Map<string, string>; nextIid: number;
   mergeRequests: SimMergeRequest[]; pipelines: SimPipeline[];
 }
 export interface SimMergeRequest {
-  id: number; iid: number; title: string; description: string; state: 'opened' | 'closed' | 'merged'; sourceBranch: string; targetBranch: string;
+  id: number; iid: number; title: string; description: string; state: 'opened' | 'closed' | 'merged'; sourceBranch: string; targetBranch: string; mergeCommitSha?: string;
   author: string; createdAt: string; updatedAt: string; notes: Array<{ id: number; body: string; author: string; system: boolean; createdAt: string; updatedAt: string }>;
 }
 export interface SimPipeline { id: number; iid: number; sha: string; ref: string; status: string; createdAt: string; updatedAt: string }
@@ -38,7 +47,27 @@ export class GitLabSimError extends Error {
 export class GitLabState {
   readonly projects = new Map<string, SimProject>();
   private nextId = 100;
+  private readonly listeners: Array<(event: GitLabSimEvent) => void> = [];
   id(): number { return this.nextId++; }
+
+  onEvent(listener: (event: GitLabSimEvent) => void): void { this.listeners.push(listener); }
+  emit(event: GitLabSimEvent): void { for (const listener of this.listeners) listener(event); }
+
+  /** The merge request of a source branch (open first). */
+  mergeRequestOf(project: SimProject, sourceBranch: string): SimMergeRequest | undefined {
+    return project.mergeRequests.filter((mr) => mr.sourceBranch === sourceBranch).sort((a, b) => Number(b.state === 'opened') - Number(a.state === 'opened') || b.iid - a.iid)[0];
+  }
+
+  /** A person merges an open merge request (GitLab answers 405 when it is not open). */
+  merge(project: SimProject, mr: SimMergeRequest, user = 'octo-reviewer'): SimMergeRequest {
+    if (mr.state !== 'opened') throw new GitLabSimError(405, { message: '405 Method Not Allowed' });
+    mr.state = 'merged';
+    mr.mergeCommitSha = sha(`merge:${mr.id}`);
+    mr.updatedAt = new Date().toISOString();
+    project.branches.set(mr.targetBranch, mr.mergeCommitSha);
+    this.emit({ kind: 'merge_request', project, mr, action: 'merge', user });
+    return mr;
+  }
 
   createProject(path: string, defaultBranch = 'main'): SimProject {
     const existing = this.projects.get(path);
@@ -65,14 +94,17 @@ export class GitLabState {
     const time = new Date().toISOString();
     const pipeline = { id: this.id(), iid: project.pipelines.length + 1, sha: commit, ref, status, createdAt: time, updatedAt: time };
     project.pipelines.push(pipeline);
+    this.emit({ kind: 'pipeline', project, pipeline, user: 'gitlab-ci' });
     return pipeline;
   }
 
-  addNote(mr: SimMergeRequest, body: string, author: string): SimMergeRequest['notes'][number] {
+  addNote(mr: SimMergeRequest, body: string, author: string, project?: SimProject): SimMergeRequest['notes'][number] {
     if (!body.trim()) throw new GitLabSimError(400, { message: { note: ["can't be blank"] } });
     const time = new Date().toISOString();
     const note = { id: this.id(), body, author, system: false, createdAt: time, updatedAt: time };
     mr.notes.push(note);
+    const owner = project ?? [...this.projects.values()].find((p) => p.mergeRequests.includes(mr));
+    if (owner) this.emit({ kind: 'note', project: owner, mr, note, user: author });
     return note;
   }
 }
@@ -85,6 +117,7 @@ export interface GitLabSimulator {
   state: GitLabState;
   faults: FaultInjector;
   git: GitSmartHttp;
+  webhooks: WebhookSender;
   close(): Promise<void>;
 }
 
@@ -98,6 +131,14 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   const json = new GitLabJson(() => url);
   for (const path of options.projects ?? []) state.createProject(path);
   const faults = createFaultInjector((status, message) => ({ message: `${status} ${message}` }));
+  const webhooks = createWebhookSender(options.webhook);
+  state.onEvent((event) => {
+    const name = { merge_request: 'Merge Request Hook', note: 'Note Hook', pipeline: 'Pipeline Hook' }[event.kind];
+    webhooks.send(event.kind, gitlabHookPayload(json, event), () => {
+      const secret = webhooks.target?.secret;
+      return { 'content-type': 'application/json', 'x-gitlab-event': name, 'user-agent': 'GitLab/simulator', ...(secret ? { 'x-gitlab-token': secret } : {}) };
+    });
+  });
   const app = express();
   app.disable('x-powered-by');
   // Git over smart HTTP at `<url>/<namespace>.git` (token as the Basic password, e.g. `oauth2:<token>`).
@@ -170,6 +211,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
       sourceBranch: body.source_branch ?? '', targetBranch: body.target_branch ?? '', author: String(res.locals.username), createdAt: time, updatedAt: time, notes: [],
     };
     project.mergeRequests.push(mr);
+    state.emit({ kind: 'merge_request', project, mr, action: 'open', user: mr.author });
     res.status(201).json(json.mergeRequest(project, mr));
   });
   api.get('/projects/:id/merge_requests/:iid', (req, res) => { res.json(json.mergeRequest(projectOf(req), mrOf(req))); });
@@ -178,10 +220,16 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     const body = (req.body ?? {}) as { title?: string; description?: string; state_event?: string };
     if (body.title !== undefined) mr.title = body.title;
     if (body.description !== undefined) mr.description = body.description;
-    if (body.state_event === 'close' && mr.state === 'opened') mr.state = 'closed';
+    const closing = body.state_event === 'close' && mr.state === 'opened';
+    if (closing) mr.state = 'closed';
     if (body.state_event === 'reopen' && mr.state === 'closed') mr.state = 'opened';
     mr.updatedAt = new Date().toISOString();
+    state.emit({ kind: 'merge_request', project: projectOf(req), mr, action: closing ? 'close' : 'update', user: String(res.locals.username) });
     res.json(json.mergeRequest(projectOf(req), mr));
+  });
+  api.put('/projects/:id/merge_requests/:iid/merge', (req, res) => {
+    const project = projectOf(req);
+    res.json(json.mergeRequest(project, state.merge(project, mrOf(req), String(res.locals.username))));
   });
   api.get('/projects/:id/merge_requests/:iid/notes', (req, res) => {
     const mr = mrOf(req);
@@ -189,7 +237,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   });
   api.post('/projects/:id/merge_requests/:iid/notes', (req, res) => {
     const mr = mrOf(req);
-    const note = state.addNote(mr, String((req.body as { body?: string } | undefined)?.body ?? ''), String(res.locals.username));
+    const note = state.addNote(mr, String((req.body as { body?: string } | undefined)?.body ?? ''), String(res.locals.username), projectOf(req));
     res.status(201).json(json.note(projectOf(req), mr, note));
   });
   api.get('/projects/:id/merge_requests/:iid/pipelines', (req, res) => {
@@ -218,6 +266,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     state,
     faults,
     git,
+    webhooks,
     async close() { faults.releaseAll(); await closeServer(started.server); git.close(); },
   };
 }
@@ -231,4 +280,38 @@ function paged<T>(req: Request, res: Response, items: T[]): T[] {
   res.setHeader('x-total', String(items.length));
   res.setHeader('x-next-page', page * perPage < items.length ? String(page + 1) : '');
   return items.slice((page - 1) * perPage, page * perPage);
+}
+
+/** GitLab's webhook bodies (the fields GitLab documents for merge request, note and pipeline events). */
+export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Record<string, unknown> {
+  const project = { id: event.project.id, name: event.project.path.split('/').pop(), path_with_namespace: event.project.path, default_branch: event.project.defaultBranch, web_url: json.projectUrl(event.project) };
+  const user = { username: event.user, name: event.user };
+  const mrRef = (mr: SimMergeRequest) => ({ id: mr.id, iid: mr.iid, title: mr.title, source_branch: mr.sourceBranch, target_branch: mr.targetBranch, state: mr.state });
+  switch (event.kind) {
+    case 'merge_request': {
+      const head = event.project.branches.get(event.mr.sourceBranch);
+      return {
+        object_kind: 'merge_request', event_type: 'merge_request', user, project,
+        object_attributes: {
+          ...mrRef(event.mr), action: event.action, description: event.mr.description, updated_at: event.mr.updatedAt, created_at: event.mr.createdAt,
+          last_commit: head ? { id: head } : null, merge_commit_sha: event.mr.mergeCommitSha ?? null, url: json.mergeRequestUrl(event.project, event.mr),
+        },
+      };
+    }
+    case 'note':
+      return {
+        object_kind: 'note', event_type: 'note', user, project,
+        object_attributes: { id: event.note.id, note: event.note.body, noteable_type: 'MergeRequest', action: 'create', created_at: event.note.createdAt, updated_at: event.note.updatedAt },
+        merge_request: mrRef(event.mr),
+      };
+    case 'pipeline': {
+      const mr = event.project.mergeRequests.find((m) => m.state === 'opened' && m.sourceBranch === event.pipeline.ref);
+      const finished = ['success', 'failed', 'canceled', 'skipped'].includes(event.pipeline.status);
+      return {
+        object_kind: 'pipeline', user, project,
+        object_attributes: { id: event.pipeline.id, iid: event.pipeline.iid, ref: event.pipeline.ref, sha: event.pipeline.sha, status: event.pipeline.status, created_at: event.pipeline.createdAt, finished_at: finished ? event.pipeline.updatedAt : null },
+        merge_request: mr ? mrRef(mr) : null,
+      };
+    }
+  }
 }

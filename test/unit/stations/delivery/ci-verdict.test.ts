@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ciVerdict } from '../../../../activities/stations/delivery/ci-verdict';
+import { ciVerdict, pipelineCheckRuns } from '../../../../activities/stations/delivery/ci-verdict';
 import type { CheckRun } from '../../../../src/providers/scmhost/scmhost-types';
 
 let id = 0;
@@ -36,5 +36,26 @@ describe('ciVerdict', () => {
 
   it('judges a check that ran again by its latest run', () => {
     expect(ciVerdict([run('test', 'completed', 'failure'), run('test', 'completed', 'success')], none)).toMatchObject({ verdict: 'pass', passed: ['test'] });
+  });
+});
+
+describe('GitLab pipelines as checks', () => {
+  const pipeline = (pid: number, status: string) => ({ id: pid, sha: 'abc', status, webUrl: `https://gitlab.example/p/-/pipelines/${pid}` });
+
+  it('judges the newest pipeline of the commit: a failed one after a success fails, with its link', () => {
+    const verdict = ciVerdict(pipelineCheckRuns([pipeline(7, 'success'), pipeline(9, 'failed')]), none);
+    expect(verdict).toMatchObject({ verdict: 'fail', failures: [{ name: 'pipeline', conclusion: 'failure', url: 'https://gitlab.example/p/-/pipelines/9' }] });
+  });
+
+  it('waits for a running or manual pipeline and for a commit without one; passes a success or skipped one', () => {
+    expect(ciVerdict(pipelineCheckRuns([]), none)).toMatchObject({ verdict: 'wait', reason: 'no checks reported yet' });
+    expect(ciVerdict(pipelineCheckRuns([pipeline(3, 'running')]), none)).toMatchObject({ verdict: 'wait', pending: ['pipeline'] });
+    expect(ciVerdict(pipelineCheckRuns([pipeline(4, 'manual')]), none)).toMatchObject({ verdict: 'wait' });
+    expect(ciVerdict(pipelineCheckRuns([pipeline(5, 'success')]), none)).toMatchObject({ verdict: 'pass', passed: ['pipeline'] });
+    expect(ciVerdict(pipelineCheckRuns([pipeline(6, 'skipped')]), none)).toMatchObject({ verdict: 'pass' });
+  });
+
+  it('lets /service skip-gate pipeline pass a failed pipeline', () => {
+    expect(ciVerdict(pipelineCheckRuns([pipeline(8, 'canceled')]), { ignored: [], skipped: ['pipeline'] })).toMatchObject({ verdict: 'pass', skipped: ['pipeline'] });
   });
 });

@@ -1,0 +1,88 @@
+import type { RegistryRepository } from '../src/config/repository-registry';
+import type { GitLabClient } from '../src/providers/gitlab/gitlab-client';
+import { RetryableProviderError, TerminalProviderError } from '../src/providers/provider-errors';
+import { redactSecrets } from '../src/redaction/redact-secrets';
+import type { EffectOperation, ProviderEvidence } from '../workflows/effect-types';
+
+/**
+ * The pull-request effects for a repository of the repository registry (GitLab): the same contract as the GitHub
+ * ones in pull-request-effect-activities.ts, on merge requests and notes. The ticket's PR index keeps a merge
+ * request as `<namespace>!<iid>`, which is how GitLab's webhooks name it too.
+ */
+export type MergeRequestClient = Pick<GitLabClient, 'findMergeRequestBySourceBranch' | 'createMergeRequest' | 'getProject' | 'getMergeRequest' | 'updateMergeRequest'
+  | 'findNoteByIdempotencyKey' | 'createMergeRequestNote'>;
+
+/** A registry repository and the client of its connection. */
+export interface GitLabRepository {
+  entry: RegistryRepository;
+  client: MergeRequestClient;
+}
+
+type Op<K extends EffectOperation['kind']> = Extract<EffectOperation, { kind: K }>;
+
+function opened(namespace: string, iid: number, url: string, adopted: boolean, note?: string): ProviderEvidence {
+  return { provider: 'gitlab', ids: { pull_request: `${namespace}!${iid}`, number: String(iid) }, url, ...(adopted ? { adopted: true } : {}), ...(note ? { note } : {}) };
+}
+
+/**
+ * `scmhost.open_pr` on GitLab: the open merge request of the source branch is adopted, so a repeat never opens a
+ * second one. Fork mode is not offered: GitLab forks need a project of the service account, which the registry
+ * does not name.
+ */
+export async function openMergeRequestOnce(gitlab: GitLabRepository, operation: Op<'scmhost.open_pr'>): Promise<ProviderEvidence> {
+  const { entry, client } = gitlab;
+  if (operation.mode === 'fork') {
+    throw new TerminalProviderError(`fork mode is not supported for GitLab project ${entry.namespace}; set change_request_mode: direct in the repository registry`, { provider: 'gitlab', operation: 'createMergeRequest', method: 'POST', path: `/projects/${entry.namespace}/merge_requests` });
+  }
+  const existing = await client.findMergeRequestBySourceBranch(entry.namespace, operation.head);
+  if (existing?.state === 'opened') return opened(entry.namespace, existing.iid, existing.webUrl, true, 'an open merge request of this branch exists; adopted');
+  const target = operation.base ?? entry.defaultBranch ?? (await client.getProject(entry.namespace)).defaultBranch;
+  const created = await client.createMergeRequest(entry.namespace, {
+    title: operation.title, description: redactSecrets(operation.body), sourceBranch: operation.head, targetBranch: target, draft: operation.draft ?? false,
+  });
+  return opened(entry.namespace, created.iid, created.webUrl, false);
+}
+
+/** `scmhost.update_pr` on GitLab: title and description; adopts when they are already as wanted. */
+export async function updateMergeRequestOnce(gitlab: GitLabRepository, operation: Op<'scmhost.update_pr'>): Promise<ProviderEvidence> {
+  const { entry, client } = gitlab;
+  const current = await client.getMergeRequest(entry.namespace, operation.number);
+  const description = operation.body === undefined ? undefined : redactSecrets(operation.body);
+  // A draft keeps its prefix: GitLab keeps the draft state in the title.
+  const title = operation.title === undefined ? undefined : current.draft && !/^draft:/i.test(operation.title) ? `Draft: ${operation.title}` : operation.title;
+  const changes = {
+    ...(title !== undefined && title !== current.title ? { title } : {}),
+    ...(description !== undefined && description !== current.description ? { description } : {}),
+  };
+  if (Object.keys(changes).length === 0) return opened(entry.namespace, current.iid, current.webUrl, true, 'title and description were already as wanted');
+  const updated = await client.updateMergeRequest(entry.namespace, operation.number, changes);
+  return opened(entry.namespace, updated.iid, updated.webUrl, false);
+}
+
+/** The web link of the merge request of a branch; not opened yet is retryable (the opening effect runs first). */
+export async function mergeRequestUrl(gitlab: GitLabRepository, operation: { head: string }): Promise<string> {
+  const mr = await gitlab.client.findMergeRequestBySourceBranch(gitlab.entry.namespace, operation.head);
+  if (!mr) {
+    throw new RetryableProviderError(`no merge request for ${operation.head} in ${gitlab.entry.namespace} yet`, { provider: 'gitlab', operation: 'findMergeRequestBySourceBranch', method: 'GET', path: `/projects/${gitlab.entry.namespace}/merge_requests` });
+  }
+  return mr.webUrl;
+}
+
+/**
+ * One note on a merge request, carrying the effect's key in a hidden marker so that a repeat finds it. Used for
+ * `scmhost.pr_comment`, and for `scmhost.pr_review` (a GitLab merge request has no comment reviews: the review is a
+ * note; an APPROVE is not given by the service).
+ */
+export async function noteOnMergeRequestOnce(gitlab: GitLabRepository, number: number, body: string, key: string): Promise<ProviderEvidence> {
+  const { entry, client } = gitlab;
+  const earlier = await client.findNoteByIdempotencyKey(entry.namespace, number, key);
+  if (earlier) return { provider: 'gitlab', ids: { note_id: String(earlier.id) }, adopted: true };
+  const note = await client.createMergeRequestNote(entry.namespace, number, redactSecrets(body), { idempotencyKey: key });
+  return { provider: 'gitlab', ids: { note_id: String(note.id) } };
+}
+
+/** The review as a note: the body, then each finding with its place. */
+export function reviewAsNote(operation: Op<'scmhost.pr_review'>): string {
+  const findings = (operation.comments ?? []).map((c) => `- \`${c.path}:${c.line}\`: ${c.body}`);
+  return findings.length ? `${operation.body}\n\n${findings.join('\n')}` : operation.body;
+}

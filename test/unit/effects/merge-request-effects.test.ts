@@ -1,0 +1,99 @@
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEffectActivities } from '../../../activities/effect-activities';
+import { parseRepositoryRegistry } from '../../../src/config/repository-registry';
+import { gitlabHookSchema } from '../../../src/ingress/gitlab/gitlab-webhook-schema';
+import { normaliseGitLabEvent } from '../../../src/ingress/gitlab/normalise-gitlab-event';
+import { createLogger } from '../../../src/logging/logger';
+import { createGitLabRepositories } from '../../../src/providers/gitlab/gitlab-repositories';
+import { startGitLabSimulator, type GitLabSimulator } from '../../../src/sandbox/gitlab-simulator/gitlab-simulator';
+
+const TOKEN = 'glpat-mergeRequestEffects0123';
+
+/** The pull-request effects of a GitLab project of the repository registry, over real HTTP against the GitLab simulator. */
+describe('merge request effects', () => {
+  let gitlab: GitLabSimulator;
+  let effects: ReturnType<typeof createEffectActivities>;
+  let hooks: Server;
+  const received: Array<{ headers: Record<string, string | string[] | undefined>; body: unknown }> = [];
+
+  beforeAll(async () => {
+    hooks = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => { body += chunk; });
+      req.on('end', () => { received.push({ headers: req.headers, body: JSON.parse(body) }); res.statusCode = 202; res.end(); });
+    });
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    const port = (hooks.address() as { port: number }).port;
+    gitlab = await startGitLabSimulator({ tokens: { [TOKEN]: 'service-bot' }, projects: ['platform/billing', 'platform/forked'], webhook: { url: `http://127.0.0.1:${port}/hook`, secret: 'hook-secret' } });
+    const registry = parseRepositoryRegistry(JSON.stringify({
+      connections: { gl: { provider: 'gitlab', base_url: gitlab.url, credential_env: 'GL_TOKEN' }, unset: { provider: 'gitlab', base_url: gitlab.url, credential_env: 'GL_UNSET' } },
+      repositories: {
+        'platform/billing': { provider: 'gitlab', connection: 'gl', namespace: 'platform/billing' },
+        'platform/forked': { provider: 'gitlab', connection: 'gl', namespace: 'platform/forked', change_request_mode: 'fork' },
+        'platform/nocred': { provider: 'gitlab', connection: 'unset', namespace: 'platform/nocred' },
+      },
+    }));
+    effects = createEffectActivities({ gitlab: createGitLabRepositories(registry, { env: { GL_TOKEN: TOKEN } }), logger: createLogger({ level: 'error', write: () => undefined }) });
+  });
+  afterAll(async () => Promise.all([gitlab?.close(), new Promise((resolve) => hooks?.close(resolve))]));
+
+  const perform = (key: string, operation: Record<string, unknown>, attempt = 1) => effects.performEffect({ idempotency_key: key, attempt, operation } as never);
+
+  it('opens a merge request once (a repeat adopts the open one of the branch), as a draft when asked, and its reference is group/project!iid', async () => {
+    const project = gitlab.state.project('platform/billing');
+    gitlab.state.push(project, 'service/fd-1');
+    const operation = { kind: 'scmhost.open_pr', repository: 'platform/billing', head: 'service/fd-1', base: null, title: '[FD-1] Export', body: 'What and why; token glpat-abcdefghijklmnopqrst', draft: true };
+    const first = await perform('FD-1:r:create_pr:1:open_pr', operation);
+    expect(first).toMatchObject({ status: 'succeeded', evidence: { provider: 'gitlab', ids: { pull_request: 'platform/billing!1', number: '1' }, url: `${gitlab.url}/platform/billing/-/merge_requests/1` } });
+    expect(first.evidence).not.toHaveProperty('adopted');
+    const again = await perform('FD-1:r:create_pr:1:open_pr', { ...operation, title: 'a retry' }, 2);
+    expect(again).toMatchObject({ status: 'succeeded', evidence: { ids: { pull_request: 'platform/billing!1' }, adopted: true } });
+    expect(project.mergeRequests.map((mr) => [mr.iid, mr.title, mr.targetBranch, mr.description])).toEqual([[1, 'Draft: [FD-1] Export', 'main', 'What and why; token [REDACTED]']]);
+  });
+
+  it('updates the description only when it differs, keeping the draft prefix of the title', async () => {
+    const operation = { kind: 'scmhost.update_pr', repository: 'platform/billing', number: 1, title: '[FD-1] Export v2', body: 'New description' };
+    expect(await perform('k-update', operation)).toMatchObject({ status: 'succeeded', evidence: { ids: { pull_request: 'platform/billing!1' } } });
+    const mr = gitlab.state.project('platform/billing').mergeRequests[0]!;
+    expect([mr.title, mr.description]).toEqual(['Draft: [FD-1] Export v2', 'New description']);
+    expect(await perform('k-update', operation, 2)).toMatchObject({ evidence: { adopted: true } });
+  });
+
+  it('posts a comment and the service review as notes once each, found again by their key', async () => {
+    const comment = { kind: 'scmhost.pr_comment', repository: 'platform/billing', number: 1, body: 'Rebased on main.' };
+    const review = { kind: 'scmhost.pr_review', repository: 'platform/billing', number: 1, event: 'COMMENT', body: 'Automated review by the service', comments: [{ path: 'src/a.ts', line: 3, body: 'an off-by-one' }] };
+    expect(await perform('k-comment', comment)).toMatchObject({ status: 'succeeded' });
+    expect(await perform('k-review', review)).toMatchObject({ status: 'succeeded' });
+    expect(await perform('k-comment', comment, 2)).toMatchObject({ evidence: { adopted: true } });
+    expect(await perform('k-review', review, 2)).toMatchObject({ evidence: { adopted: true } });
+    const notes = gitlab.state.project('platform/billing').mergeRequests[0]!.notes.map((n) => n.body.split('\n<!--')[0]!.trim());
+    expect(notes).toEqual(['Rebased on main.', 'Automated review by the service\n\n- `src/a.ts:3`: an off-by-one']);
+  });
+
+  it('fails closed, without a write, for fork mode, a review reply and a connection without its credential', async () => {
+    gitlab.state.push(gitlab.state.project('platform/forked'), 'service/fd-2');
+    const fork = await perform('k-fork', { kind: 'scmhost.open_pr', repository: 'platform/forked', head: 'service/fd-2', base: null, title: 't', body: 'b', mode: 'fork' });
+    expect(fork).toMatchObject({ status: 'terminal_failure', error: expect.stringContaining('fork mode is not supported for GitLab project platform/forked') });
+    const reply = await perform('k-reply', { kind: 'scmhost.review_reply', repository: 'platform/billing', number: 1, comment_id: 5, body: 'Done' });
+    expect(reply).toMatchObject({ status: 'terminal_failure', error: 'scmhost.review_reply is not available for GitLab project platform/billing' });
+    const nocred = await perform('k-nocred', { kind: 'scmhost.pr_comment', repository: 'platform/nocred', number: 1, body: 'x' });
+    expect(nocred).toMatchObject({ status: 'terminal_failure', error: expect.stringContaining('set GL_UNSET') });
+    expect(gitlab.state.project('platform/forked').mergeRequests).toHaveLength(0);
+  });
+
+  it('announces merge requests, notes, pipelines and merges with GitLab webhooks the ingress reads', async () => {
+    const project = gitlab.state.project('platform/billing');
+    const mr = project.mergeRequests[0]!;
+    gitlab.state.reportPipeline(project, mr.sourceBranch, project.branches.get(mr.sourceBranch)!, 'failed');
+    gitlab.state.merge(project, mr);
+    await gitlab.webhooks.flush();
+    expect(received.every((r) => r.headers['x-gitlab-token'] === 'hook-secret')).toBe(true);
+    const observed = received.map((r) => normaliseGitLabEvent(gitlabHookSchema.parse(r.body)));
+    const kinds = observed.map((o) => (o.kind === 'observation' ? `${o.observation.event}:${o.observation.claim ?? o.observation.facts.action}` : o.kind));
+    expect(kinds).toEqual(['merge_request:open', 'merge_request:update', 'note:created', 'note:created', 'pipeline:completed', 'merge_request:merged']);
+    const pipeline = observed[4]!;
+    expect(pipeline.kind === 'observation' && pipeline.observation.facts.pipeline).toMatchObject({ status: 'failed', sha: project.branches.get('service/fd-1') });
+    expect(pipeline.kind === 'observation' && pipeline.routing.pull_request_ref).toBe('platform/billing!1');
+  });
+});
