@@ -83,7 +83,7 @@ export function createCodeReviewStation(container: ContainerStationDeps): Record
       let usage: NonNullable<StationResult['usage']> | undefined;
       for (const ref of input.pull_requests ?? []) {
         const parsed = parsePullRequestRef(ref);
-        if (!parsed || parsed.host !== 'github') continue;
+        if (!parsed) continue;
         const result = await reviewInContainer({ ...input, params: { ...input.params, repository: parsed.repository } });
         const data = result.data as { commit_sha: string | null; outputs: Record<string, string>; agent: { message?: string } };
         if (result.outcome === 'agent_failed') {
