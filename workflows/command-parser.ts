@@ -1,5 +1,5 @@
 import { decidePullRequestComment, decideTicketComment } from './command-comments';
-import { decideCheckRun, decidePipeline, decidePullRequestChange, decideReview, pullRequestTarget } from './command-pull-requests';
+import { decideCheckRun, decideMergeRequestNote, decidePipeline, decidePullRequestChange, decideReview, pullRequestTarget } from './command-pull-requests';
 import { decideTicketUpdate } from './command-ticket-updates';
 import type { CommandDecision, CommandPosition } from './command-types';
 import type { CommentFact, Observation } from './observation';
@@ -39,6 +39,7 @@ export function parseCommand(observation: Observation, position: CommandPosition
     case 'note':
       if (!facts.comment) return { kind: 'ignore', reason: 'pull-request comment without a body' };
       if (isEdit(facts.action, facts.comment)) return { kind: 'ignore', reason: 'an edited comment is not a new command; write a new comment' };
+      if (observation.event === 'note') return decideMergeRequestNote(facts, position);
       return decidePullRequestComment(facts.comment.body, pullRequestTarget(facts), position);
     case 'pull_request_review':
       return decideReview(facts, position);

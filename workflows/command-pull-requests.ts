@@ -1,5 +1,7 @@
 import { PROPOSAL_BRANCH_PREFIX, PROPOSAL_GATES, whyNotMeaningful, type Trigger } from './command-meaning';
 import type { Command, CommandDecision, CommandPosition, PullRequestTarget } from './command-types';
+import { decidePullRequestComment } from './command-comments';
+import { isServiceCommand } from './command-service-verbs';
 import type { ObservationFacts } from './observation';
 
 /**
@@ -62,6 +64,22 @@ export function decideReview(facts: ObservationFacts, position: CommandPosition)
   if (review.state === 'approved') return when('a pull request review', position, { type: 'review_approved', review_id: review.id, ...author, ...target });
   // SPEC 3.2: a plain "commented" review is treated as changes_requested.
   return when('a pull request review', position, { type: 'review_changes_requested', review_id: review.id, state: review.state, body: review.body, ...author, ...target });
+}
+
+/**
+ * A GitLab note on a merge request. `/service` verbs are commands as on GitHub; GitLab has no "changes requested"
+ * review, so a person's note on the change's merge request is its review (SPEC 3.2 reads a commented review as
+ * changes requested), meaningful where a review is (the review gates and the CI wait). Notes on a proposal merge
+ * request and elsewhere are conversation.
+ */
+export function decideMergeRequestNote(facts: ObservationFacts, position: CommandPosition): CommandDecision {
+  const comment = facts.comment!;
+  const body = comment.body.trimStart();
+  if (isServiceCommand(body)) return decidePullRequestComment(body, pullRequestTarget(facts), position);
+  const pull_request = pullRequestTarget(facts);
+  if (!pull_request || aboutProposal(facts)) return ignore('merge-request conversation, not a command');
+  if (whyNotMeaningful('a pull request review', position)) return ignore('merge-request conversation, not a review here');
+  return { kind: 'command', command: { type: 'review_changes_requested', review_id: `note:${comment.id}`, state: 'commented', body: comment.body, ...(comment.author ? { author: comment.author } : {}), pull_request } };
 }
 
 export function decideCheckRun(facts: ObservationFacts, position: CommandPosition): CommandDecision {

@@ -60,9 +60,8 @@ export function createDeliveryStations(deps: DeliveryStationDeps): Record<string
   const modelStep = { models: deps.models, modelConfig: deps.modelConfig, properties: deps.properties, skillsRoot: deps.skillsRoot };
   const hosts = { scmhost: deps.scmhost, gitlab: deps.gitlab };
   const syncDescription = deps.scmhost || deps.gitlab ? createDescriptionSync({ ...modelStep, ...hosts }) : undefined;
-  // Review answers read GitHub's review threads; a GitLab merge request is approved by merging it.
-  const review = deps.scmhost ? createReviewStations({
-    scmhost: deps.scmhost, botLogin: deps.config.scmhost.botLogin, container: containerDeps, syncDescription,
+  const review = deps.scmhost || deps.gitlab ? createReviewStations({
+    ...hosts, botLogin: deps.config.scmhost.botLogin, container: containerDeps, syncDescription,
     models: deps.models, modelConfig: deps.modelConfig, properties: deps.properties, skillsRoot: deps.skillsRoot,
   }) : {};
   const reviewAndCi = deps.scmhost || deps.gitlab ? {

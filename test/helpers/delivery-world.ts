@@ -57,6 +57,8 @@ export interface DeliveryWorld {
     comment(repository: string, key: string, body: string): void;
     /** GitLab CI finishes a pipeline for the head of the ticket's merge request. */
     pipeline(project: string, key: string, status: 'success' | 'failed' | 'running'): void;
+    /** A reviewer's note on the ticket's merge request in a GitLab project. */
+    mergeRequestNote(project: string, key: string, body: string): void;
     /** Someone merges the ticket's merge request in a GitLab project. */
     mergeRequestMerge(project: string, key: string): void;
   };
@@ -179,6 +181,9 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
         const sim = gitlab.state.project(project);
         const mr = openMergeRequest(project, key);
         gitlab.state.reportPipeline(sim, mr.sourceBranch, sim.branches.get(mr.sourceBranch)!, status);
+      },
+      mergeRequestNote: (project, key, body) => {
+        gitlab.state.addNote(openMergeRequest(project, key), body, 'octo-reviewer', gitlab.state.project(project));
       },
       mergeRequestMerge: (project, key) => {
         const sim = gitlab.state.project(project);

@@ -19,7 +19,7 @@ describe('feature delivery to GitLab', () => {
     await world?.close();
   });
 
-  it('opens one merge request, reviews it in a note, fixes a failed pipeline, and closes the work when the merge request is merged', async () => {
+  it('opens one merge request, reviews it in a note, fixes a failed pipeline, answers a reviewer\'s note with a change, and closes the work when the merge request is merged', async () => {
     const { tracker, gitlab } = world;
     const key = tracker.state.createIssue({ projectKey: 'FD', issueType: 'Feature', summary: 'Invoice export', description: 'Export invoices as CSV.', labels: ['service:managed', 'service:yolo'] }).key;
 
@@ -43,9 +43,19 @@ describe('feature delivery to GitLab', () => {
     expect(world.comments(key).filter((c) => c.startsWith(`🔧 CI fix attempt 1/3 on ${PROJECT}!${mr!.iid}`))).toHaveLength(1);
     expect(world.mergeRequestsOf(PROJECT, key)[0]!.description).toContain('Latest: A fix for the failed CI checks pipeline (attempt 1):');
 
-    // Green on the fixed head, then a person merges: tasks, epic and feature close.
+    // Green on the fixed head; then a reviewer's note asks for a change: it is made and pushed, and the note is
+    // answered in a note naming the commit.
     world.person.pipeline(PROJECT, key, 'success');
     await world.at(key, 'human_review_gate', 'the review gate after a green pipeline', (v) => attempts(v, 'ci_evaluator') >= 3);
+    world.person.mergeRequestNote(PROJECT, key, 'Say which invoices are exported.');
+    await world.at(key, 'wait_for_ci_gate', 'waiting for the pipeline of the review change', (v) => attempts(v, 'implement_review') === 1);
+    expect((await world.branchLog(PROJECT, key)).filter((s) => s === `[${key}] review: address PR feedback`)).toHaveLength(1);
+    const answers = world.mergeRequestsOf(PROJECT, key)[0]!.notes.filter((n) => n.author === 'service-bot' && n.body.startsWith('On the review:'));
+    expect(answers.map((n) => n.body.split('\n')[1])).toEqual([expect.stringMatching(/^- octo-reviewer: Done in [0-9a-f]{7}: /)]);
+
+    // Green again, then a person merges: tasks, epic and feature close.
+    world.person.pipeline(PROJECT, key, 'success');
+    await world.at(key, 'human_review_gate', 'the review gate after the review change', (v) => attempts(v, 'ci_evaluator') >= 4);
     world.person.mergeRequestMerge(PROJECT, key);
     const done = await world.at(key, 'done', 'the end', () => true, 120_000);
     expect(done.status).toBe('completed');

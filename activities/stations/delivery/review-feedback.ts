@@ -73,3 +73,21 @@ export function decisionsFor(items: readonly FeedbackItem[], answers: ReadonlyAr
     return { ...item, decision: silent ? 'accept' : decision, reply: answer?.reply?.trim() ?? '', change: answer?.change?.trim() ?? '' };
   });
 }
+
+/**
+ * The open feedback of a GitLab merge request: notes by people (not system notes, not the service's own notes, which
+ * carry its idempotency marker, not `/service` commands), each once. A merge request note is read like the text of
+ * a GitHub review: it gets its answer in one note on the merge request.
+ */
+export function openMergeRequestFeedback(
+  pull: { pull_request: string; repository: string; number: number },
+  notes: ReadonlyArray<{ id: number; body: string; author?: string; system: boolean; idempotencyKey?: string }>,
+  options: { bot?: string; answered: ReadonlySet<string> },
+): FeedbackItem[] {
+  const bot = options.bot?.toLowerCase();
+  return notes
+    .filter((note) => !note.system && !note.idempotencyKey && (note.author ?? '').toLowerCase() !== bot)
+    .filter((note) => note.body.trim() && !/^\s*\/service\b/i.test(note.body))
+    .filter((note) => !options.answered.has(`n${note.id}`))
+    .map((note) => ({ ...pull, id: `n${note.id}`, key: `n${note.id}`, kind: 'review' as const, conversation: [`${note.author ?? 'someone'}: ${note.body.slice(0, TEXT_LIMIT)}`] }));
+}

@@ -6,7 +6,8 @@ import { runModelStep, type ModelStepDeps } from '../planning/model-step';
 import { stationFailure } from '../station-failure';
 import { parsePullRequestRef } from './delivery-context';
 import { issueEffectName } from './pull-request-stations';
-import { decisionsFor, feedbackText, openFeedback, type FeedbackItem } from './review-feedback';
+import { decisionsFor, feedbackText, openFeedback, openMergeRequestFeedback, type FeedbackItem } from './review-feedback';
+import type { GitLabClient } from '../../../src/providers/gitlab/gitlab-client';
 import type { SyncDescription } from './pull-request-description-sync';
 
 /**
@@ -25,7 +26,10 @@ export interface ReviewScmhost {
 }
 
 export interface ReviewStationDeps extends ModelStepDeps {
-  scmhost: () => Promise<ReviewScmhost>;
+  /** GitHub; unset when only GitLab projects are configured. */
+  scmhost?: () => Promise<ReviewScmhost>;
+  /** GitLab projects of the repository registry: the notes of their merge requests. */
+  gitlab?: (repository: string) => { entry: { namespace: string }; client: Pick<GitLabClient, 'getMergeRequest' | 'listMergeRequestNotes'> } | undefined;
   /** SCMHOST_BOT_LOGIN; the token's own login when unset. */
   botLogin?: string;
   container: ContainerStationDeps;
@@ -85,21 +89,31 @@ export function createReviewStations(deps: ReviewStationDeps): Record<string, St
 
   return {
     implement_review: async (input) => {
-      const scmhost = await deps.scmhost();
-      login ??= (await scmhost.getAuthenticatedUser()).login;
       const previous = (input.outputs.implement_review as { answered?: string[] } | undefined)?.answered ?? [];
       const answered = new Set(previous);
       const items: FeedbackItem[] = [];
       const heads = new Map<string, string>();
       for (const ref of input.pull_requests ?? []) {
         const parsed = parsePullRequestRef(ref);
-        if (!parsed || parsed.host !== 'github') continue;
+        if (!parsed) continue;
+        const pull = { pull_request: ref, repository: parsed.repository, number: parsed.number };
+        const gitlab = deps.gitlab?.(parsed.repository);
+        if (gitlab) {
+          const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, parsed.number);
+          if (mr.state !== 'opened') continue;
+          heads.set(parsed.repository, mr.sha);
+          items.push(...openMergeRequestFeedback(pull, await gitlab.client.listMergeRequestNotes(gitlab.entry.namespace, parsed.number), { bot: deps.botLogin, answered }));
+          continue;
+        }
+        if (parsed.host !== 'github' || !deps.scmhost) continue;
+        const scmhost = await deps.scmhost();
+        login ??= (await scmhost.getAuthenticatedUser()).login;
         const repo = refOf(parsed.repository);
-        const pull = await scmhost.getPullRequest(repo, parsed.number);
-        if (pull.state !== 'open') continue;
-        heads.set(parsed.repository, pull.headSha);
+        const github = await scmhost.getPullRequest(repo, parsed.number);
+        if (github.state !== 'open') continue;
+        heads.set(parsed.repository, github.headSha);
         const [reviews, threads] = await Promise.all([scmhost.listReviews(repo, parsed.number), scmhost.listReviewThreads(repo, parsed.number)]);
-        items.push(...openFeedback({ pull_request: ref, repository: parsed.repository, number: parsed.number }, reviews, threads, { bot: login, answered }));
+        items.push(...openFeedback(pull, reviews, threads, { bot: login, answered }));
       }
       if (items.length === 0) {
         return { outcome: 'addressed', data: { answered: previous, decisions: [] }, summary: 'no open review feedback on the pull requests' };

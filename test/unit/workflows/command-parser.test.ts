@@ -443,6 +443,24 @@ describe('CI results', () => {
   });
 });
 
+describe('GitLab notes on the merge request', () => {
+  const target = { repository: 'acme/web', number: 3, head_ref: 'service/proj-1' };
+  it('reads a person\'s note at a review gate as a commented review (GitLab has no changes-requested review)', () => {
+    expect(parseCommand(gitlabNote('Rename the export column.'), at('human_review_gate'))).toEqual({
+      kind: 'command', command: { type: 'review_changes_requested', review_id: 'note:n1', state: 'commented', body: 'Rename the export column.', pull_request: target },
+    });
+    expect(parseCommand(gitlabNote('I still want it renamed.'), at('review_response_gate'))).toMatchObject({ kind: 'command', command: { type: 'review_changes_requested' } });
+  });
+
+  it('is conversation elsewhere and on a proposal merge request; an edit never counts', () => {
+    expect(parseCommand(gitlabNote('nice'), at('implement_task', { is_paused: false }))).toEqual({ kind: 'ignore', reason: 'merge-request conversation, not a review here' });
+    const proposal = observation('note', { action: 'created', repository: 'acme/web', pull_request: { number: 4, head_ref: 'service/prd/proj-1' }, comment: { id: 'n2', body: 'looks good' } }, 'gitlab');
+    expect(parseCommand(proposal, at('human_review_gate'))).toEqual({ kind: 'ignore', reason: 'merge-request conversation, not a command' });
+    const edited = observation('note', { action: 'edited', repository: 'acme/web', pull_request: { number: 3, head_ref: 'service/proj-1' }, comment: { id: 'n1', body: 'changed' } }, 'gitlab');
+    expect(parseCommand(edited, at('human_review_gate')).kind).toBe('ignore');
+  });
+});
+
 describe('pull-request state', () => {
   it.each<[Observation, string, Partial<CommandPosition>, CommandDecision]>([
     [pullRequest('closed', true), 'human_review_gate', {}, { kind: 'command', command: { type: 'pr_merged', pull_request: TARGET } }],
