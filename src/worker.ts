@@ -11,6 +11,8 @@ import { resolvePodmanAccount } from './containers/podman-account';
 import { loadRepositoryRegistry } from './config/repository-registry';
 import { createIntakeStation } from '../activities/stations/intake-station';
 import { createStationActivities } from '../activities/stations/station-activities';
+import { createBudgetGuard } from '../activities/stations/budget-guard';
+import { budgetDefaultsFromEnv } from './budgets/token-budget';
 import { createPlanningStations } from '../activities/stations/planning-stations';
 import { createDeliveryStations } from '../activities/stations/delivery-stations';
 import { createDraftEditActivities } from '../activities/draft-edit-activities';
@@ -111,7 +113,10 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       git: { remotes, scmhost },
     }),
     ...projectConfig,
-    ...createStationActivities({ implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...delivery, ...options.stations } }),
+    ...createStationActivities({
+      implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...delivery, ...options.stations },
+      budget: createBudgetGuard({ defaults: budgetDefaultsFromEnv(process.env), properties: tracker, onSpent: (stage, tokens) => metrics.tokensSpent.inc({ stage }, tokens) }),
+    }),
   };
 }
 

@@ -27,7 +27,7 @@ function decodeFailure(error: unknown): StationCallResult {
       const details = (cause.details?.[0] ?? {}) as Partial<StationFailureDetails>;
       return {
         type: 'failure',
-        failure: { code: details.code ?? 'station_failed', message: details.message ?? cause.message, recovery: details.recovery, effects: details.effects },
+        failure: { code: details.code ?? 'station_failed', message: details.message ?? cause.message, recovery: details.recovery, effects: details.effects, ...(details.usage ? { usage: details.usage } : {}) },
       };
     }
     if (cause.type === INVALID_STATION_RESULT_TYPE) return { type: 'invalid', message: cause.message };

@@ -31,6 +31,7 @@ import { DEFAULT_SETTINGS, initialTicketState, type Runtime, type StationAttempt
 import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot } from './ticket-search-attributes';
 import { registerReadAndReplayHandlers } from './read-and-replay-handlers';
 import { appendTimeline } from './timeline';
+import { countSpend, spendOf } from './token-spend';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
@@ -221,7 +222,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
         text: artifact.text.slice(0, ARTIFACT_CHARACTER_LIMIT), digest: artifact.digest, version: (previous?.version ?? 0) + 1, updated_at: nowIso(),
       };
     }
-    if (result.usage) runtime.tokens_spent += result.usage.input_tokens + result.usage.output_tokens;
+    countSpend(runtime, spec.station, result.usage);
   };
 
   /** A question is about the artifact of the gate it was asked at; the station is told which. */
@@ -237,7 +238,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     const stationInput: StationInput = {
       ticket_key: ticketKey, project_key: input.project_key, issue_type: input.issue_type, workflow_kind: input.workflow_kind,
       run_id: state.run_id, node, station: spec.station, visit: visit(), model_key: spec.model_key, params: paramsFor(spec),
-      artifacts, outputs, request: runtime.request ?? undefined, token_budget: null, pull_requests: [...state.pull_requests],
+      artifacts, outputs, request: runtime.request ?? undefined, token_budget: null, spend: spendOf(runtime), pull_requests: [...state.pull_requests],
       ci: { skipped_checks: [...state.checkpoint.ci_skipped_checks], fix_attempts: state.checkpoint.ci_fix_attempts },
     };
     const outcome = await callStation(spec, stationInput, {
@@ -250,6 +251,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     };
     if (outcome.type === 'failure') {
       const { failure } = outcome;
+      countSpend(runtime, spec.station, failure.usage);
       recordAttempt({ ...base, status: failure.code === 'station_not_available' ? 'not_available' : 'failed', error: `${failure.code}: ${failure.message}`, effects: failure.effects?.length ?? 0 });
       const reported = failure.effects && failure.effects.length > 0;
       if (reported) await runIntents(failure.effects!);

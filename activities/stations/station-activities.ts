@@ -75,12 +75,14 @@ export interface StationActivityOptions {
   /** Station implementations by station name; catalogue stations missing here fail with station_not_available. */
   implemented: Record<string, StationActivity>;
   heartbeatIntervalMs?: number;
+  /** The token-budget check around each implemented station (budget-guard.ts); none: no budgets apply. */
+  budget?: (station: string, run: StationActivity) => StationActivity;
 }
 
 export function createStationActivities(options: StationActivityOptions): Record<string, StationActivity> {
   const interval = options.heartbeatIntervalMs ?? 5_000;
   const activities: Record<string, StationActivity> = {};
   for (const station of Object.keys(STATION_OUTCOMES)) activities[station] = notAvailable(station);
-  for (const [station, run] of Object.entries(options.implemented)) activities[station] = withHeartbeat(station, run, interval);
+  for (const [station, run] of Object.entries(options.implemented)) activities[station] = withHeartbeat(station, options.budget ? options.budget(station, run) : run, interval);
   return activities;
 }

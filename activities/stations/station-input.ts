@@ -32,6 +32,7 @@ export const stationInputSchema = z.object({
   }).optional(),
   pull_requests: z.array(z.string()).optional(),
   token_budget: z.number().nullable(),
+  spend: z.object({ ticket: z.number().int().min(0), stages: z.record(z.string(), z.number().int().min(0)) }).optional(),
 });
 
 export function parseStationInput(raw: StationInput): StationInput {
