@@ -176,6 +176,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       workflowsPath: require.resolve('../workflows'),
       activities: createActivities(config, client, metrics, logger, options),
       sinks: workerSinks(metrics),
+      // A station's heartbeat reaches the server at least every 2 s, and with its answer a cancellation (service:stop).
+      maxHeartbeatThrottleInterval: '2 seconds',
       shutdownGraceTime: '5s',
       shutdownForceTime: '15s',
     });

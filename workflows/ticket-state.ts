@@ -57,7 +57,7 @@ export interface StationAttempt {
   visit: number;
   started_at: string;
   finished_at: string | null;
-  status: 'running' | 'succeeded' | 'failed' | 'invalid' | 'not_available';
+  status: 'running' | 'succeeded' | 'failed' | 'invalid' | 'not_available' | 'stopped';
   outcome: string | null;
   summary: string | null;
   error: string | null;

@@ -32,6 +32,7 @@ import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot }
 import { registerReadAndReplayHandlers } from './read-and-replay-handlers';
 import { appendTimeline } from './timeline';
 import { countSpend, spendOf } from './token-spend';
+import { isStopRequest, KILL_SWITCH_PATCH, runStoppable, STOP_LABEL } from './kill-switch';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
@@ -233,6 +234,26 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     return { ...spec.params, artifact: gate.artifact };
   };
 
+  /** The kill switch: stop requests that arrived while a station runs, for the station's watcher. */
+  const stopRequests: Observation[] = [];
+  let stationRunning = false;
+  const stopCounts = async (_request: Observation) => patched(KILL_SWITCH_PATCH);
+  /** service:stop or `/service stop`: an operator action; the ticket blocks with `stopped` until service:retry. */
+  const stopTicket = async (observation: Observation, cancelled: string | null) => {
+    const node = state.checkpoint.current_node;
+    const viaLabel = observation.facts.label_change?.added.includes(STOP_LABEL) ?? false;
+    const by = observation.facts.comment?.author ?? observation.facts.actor_ids?.[0] ?? observation.facts.sender ?? 'someone';
+    const how = viaLabel ? STOP_LABEL : '/service stop';
+    timeline({
+      kind: 'operator_action', occurred_at: nowIso(), status: 'stopped',
+      summary: `${how} by ${by}: ${cancelled ? `the running ${cancelled} station was cancelled at ${node}` : `stopped at ${node}`}`,
+      details: { action: 'stop', by, via: how, node, cancelled_station: cancelled, delivery_identity: observation.delivery_identity },
+    });
+    await block('stopped', `stopped by ${by} (${how})${cancelled ? `; the running ${cancelled} station was cancelled` : ''}`);
+    // The label is a request: once carried out it goes, so that it can be used again after service:retry.
+    if (viaLabel) await effect(`stop_${state.retry_count}_label`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [STOP_LABEL] });
+  };
+
   const runStation = async (node: string, spec: StationNode) => {
     const started = nowIso();
     const stationInput: StationInput = {
@@ -241,14 +262,22 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       artifacts, outputs, request: runtime.request ?? undefined, token_budget: null, spend: spendOf(runtime), pull_requests: [...state.pull_requests],
       ci: { skipped_checks: [...state.checkpoint.ci_skipped_checks], fix_attempts: state.checkpoint.ci_fix_attempts },
     };
-    const outcome = await callStation(spec, stationInput, {
+    stationRunning = true;
+    const run = await runStoppable(() => callStation(spec, stationInput, {
       timeoutSeconds: settings.station_timeout_seconds, heartbeatSeconds: settings.station_heartbeat_seconds,
       summary: `${spec.station} for ${ticketKey} (${node}, visit ${visit()})`,
+    }), stopRequests, stopCounts).finally(() => {
+      stationRunning = false;
     });
     const base: StationAttempt = {
       node, station: spec.station, visit: visit(), started_at: started, finished_at: nowIso(), status: 'succeeded',
       outcome: null, summary: null, error: null, effects: 0, usage: null,
     };
+    if (run.stoppedBy && (!run.value || run.value.type === 'error')) {
+      recordAttempt({ ...base, status: 'stopped', error: 'cancelled by the kill switch' });
+      return stopTicket(run.stoppedBy, spec.station);
+    }
+    const outcome = run.value!;
     if (outcome.type === 'failure') {
       const { failure } = outcome;
       countSpend(runtime, spec.station, failure.usage);
@@ -506,6 +535,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       is_paused: state.checkpoint.is_paused,
       has_pull_request: state.pull_requests.length > 0,
       yolo: runtime.yolo,
+      kill_switch: isStopRequest(observation) && patched(KILL_SWITCH_PATCH),
       draft_item_ids: here?.kind === 'gate' && here.artifact ? draftIdsAtGate(here.artifact, outputs) : undefined,
       ...proposalPosition(state.checkpoint.current_node, outputs, runtime),
     });
@@ -565,6 +595,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       }
       case 'rebase':
         return rebase(command, observation, replyName);
+      case 'stop':
+        return stopTicket(observation, null);
       case 'draft_remove':
       case 'draft_exclude':
       case 'draft_update':
@@ -600,6 +632,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   setHandler(observeSignal, (observation) => {
     const verdict = recordObservation(state, observation, nowIso());
     if (verdict.decision === 'accepted' || verdict.decision === 'conflict') state.inbox.push({ observation: forInbox(observation), decision: verdict.decision, reason: verdict.reason });
+    if (verdict.decision === 'accepted' && stationRunning && observation.ticket_key === ticketKey && isStopRequest(observation)) stopRequests.push(observation);
   });
   registerReadAndReplayHandlers(state, info.workflowId, effects, settings.effect_timeout_seconds, nowIso);
 

@@ -23,6 +23,8 @@ export interface TrackerChangelogFacts {
   id: string;
   created?: string;
   items: Array<{ field: string; fromString?: string | null; toString?: string | null }>;
+  /** Who made the change (the webhook's `user`, the changelog entry's `author`): approvals count only from allowed actors. */
+  author?: { accountId?: string; emailAddress?: string };
 }
 
 export interface TrackerCommentFacts {
@@ -85,7 +87,8 @@ export function changelogObservation(issue: TrackerIssueFacts, changelog: Tracke
   const labelChange = labelChangeFrom(changelog.items);
   // The ledger orders a changelog per field it changed, so the field names travel with it (never their values).
   const changedFields = [...new Set(changelog.items.map((item) => item.field.toLowerCase()))].sort();
-  const facts = { ...issueFacts(issue), changed_fields: changedFields };
+  const actorIds = [changelog.author?.accountId, changelog.author?.emailAddress].filter((id): id is string => typeof id === 'string' && id !== '');
+  const facts = { ...issueFacts(issue), changed_fields: changedFields, ...(actorIds.length > 0 ? { actor_ids: actorIds } : {}) };
   return {
     ...common(issue, context),
     event: 'issue_updated',
