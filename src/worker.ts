@@ -16,6 +16,8 @@ import { budgetDefaultsFromEnv } from './budgets/token-budget';
 import { createPlanningStations } from '../activities/stations/planning-stations';
 import { createDeliveryStations } from '../activities/stations/delivery-stations';
 import { createDraftEditActivities } from '../activities/draft-edit-activities';
+import { createActorActivities } from '../activities/actor-activities';
+import { allowedActorsWarning } from './config/allowed-actors';
 import { parseModelConfiguration, type ModelConfiguration } from './config/model-configuration';
 import { createModelClient } from './models/model-client';
 import { modelMetricsFrom } from './models/model-metrics';
@@ -100,6 +102,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     : {};
   return {
     ...createDraftEditActivities(),
+    ...createActorActivities({ properties: tracker }),
     ...createPollActivities({
       tracker,
       scmhost,
@@ -151,6 +154,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
     runtimeInstalled = true;
   }
 
+  const actorsWarning = allowedActorsWarning(process.env);
+  if (actorsWarning) logger.warn(actorsWarning);
   const metrics = createServiceMetrics({ defaultMetrics: true });
   const client = await Connection.connect({ address: config.temporal.address, connectTimeout: 5_000 });
   // The workflow needs its search attributes registered; against a shared cluster the operator may have done it.

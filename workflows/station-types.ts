@@ -35,7 +35,7 @@ export interface ArtifactRecord {
   version: number;
   updated_at: string;
   /** Set when a gate approved this version: later stations use the approved text. */
-  approved?: { digest: string; at: string; by?: string };
+  approved?: { digest: string; at: string; by?: string; text?: string };
 }
 
 export interface StationInput {

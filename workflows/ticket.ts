@@ -33,9 +33,12 @@ import { registerReadAndReplayHandlers } from './read-and-replay-handlers';
 import { appendTimeline } from './timeline';
 import { countSpend, spendOf } from './token-spend';
 import { isStopRequest, KILL_SWITCH_PATCH, runStoppable, STOP_LABEL } from './kill-switch';
+import { actorIdsOf, commandLabelsOf, needsAllowedActor, TRUSTED_ACTORS_PATCH, type AuthorizeActorResult } from './trusted-actors';
+import type { ActorActivities } from '../activities/actor-activities';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
+const { authorizeActor } = proxyActivities<ActorActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
 
 /** The marker that tells a ticket run by the station runtime from one started by the v0.1 build (replayed as such). */
 export const STATION_RUNTIME_PATCH = 'station-runtime';
@@ -237,7 +240,23 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   /** The kill switch: stop requests that arrived while a station runs, for the station's watcher. */
   const stopRequests: Observation[] = [];
   let stationRunning = false;
-  const stopCounts = async (_request: Observation) => patched(KILL_SWITCH_PATCH);
+  /** Trusted input: may the person behind a command give it? (Patched: histories from before asked nobody.) */
+  const actorAllowed = async (command: Command, observation: Observation): Promise<AuthorizeActorResult> => {
+    if (!needsAllowedActor(command) || !patched(TRUSTED_ACTORS_PATCH)) return { allowed: true, reason: 'no check' };
+    return authorizeActor({ project_key: input.project_key, actor_ids: actorIdsOf(observation), action: command.type });
+  };
+  /** A command from someone not allowed: recorded as ignored with the reason, its label taken off, the person told. */
+  const ignoreUntrusted = async (command: Command, observation: Observation, reason: string, replyName: string) => {
+    const who = actorIdsOf(observation)[0] ?? 'an unknown actor';
+    timeline({
+      kind: 'command_decision', occurred_at: nowIso(), status: 'ignored', summary: `${command.type} by ${who} ignored: ${reason}`,
+      details: { node: state.checkpoint.current_node, command: command.type, actor_ids: actorIdsOf(observation), reason, delivery_identity: observation.delivery_identity },
+    });
+    const labels = commandLabelsOf(observation);
+    if (labels.length > 0) await effect(`${replyName}_untrusted_labels`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: labels });
+    await reply(`${replyName}_untrusted`, observation, `⚠️ ${labels.length > 0 ? labels.map((l) => `\`${l}\``).join(', ') : `\`${command.type}\``} by ${who} was ignored: ${reason}. Only allowed actors approve and command this ticket.`);
+  };
+  const stopCounts = async (request: Observation) => patched(KILL_SWITCH_PATCH) && (await actorAllowed({ type: 'stop', via: 'label' }, request)).allowed;
   /** service:stop or `/service stop`: an operator action; the ticket blocks with `stopped` until service:retry. */
   const stopTicket = async (observation: Observation, cancelled: string | null) => {
     const node = state.checkpoint.current_node;
@@ -346,7 +365,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     if (state.waiting?.since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(now) - Date.parse(state.waiting.since)) / 1000));
     if (outcome === 'approved' && spec.artifact && artifacts[spec.artifact]) {
       const artifact = artifacts[spec.artifact]!;
-      artifact.approved = { digest: artifact.digest, at: now, by };
+      // Trusted input: later stations build on this snapshot, whatever the artifact or the ticket says afterwards.
+      artifact.approved = { digest: artifact.digest, at: now, by, text: artifact.text };
     }
     if (outcome === 'approved' && spec.pending_label) {
       await effect('clear_stage_label', { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [spec.pending_label] });
@@ -493,7 +513,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       });
       return;
     }
-    const by = observation.facts.comment?.author ?? observation.facts.review?.author ?? observation.facts.sender ?? observation.source_system;
+    const by = actorIdsOf(observation)[0] ?? observation.source_system;
     if (meaning.outcome === 'merged' || meaning.outcome === 'review_approved') {
       const progress = mergeProgress(state.pull_requests, runtime.merged_pull_requests, runtime.approved_pull_requests);
       if (!progress.all) {
@@ -563,6 +583,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       return;
     }
     const command = decision.command;
+    const trusted = await actorAllowed(command, observation);
+    if (!trusted.allowed) return ignoreUntrusted(command, observation, trusted.reason, replyName);
     switch (command.type) {
       case 'retry':
         return retry(command.mode, observation, command);

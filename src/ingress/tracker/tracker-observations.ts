@@ -32,6 +32,8 @@ export interface TrackerCommentFacts {
   /** Markdown (ADF converted with the tracker client's converter) or the plain text the provider sent. */
   body: string;
   author?: string;
+  /** Every identifier of the author (account id, e-mail), for allowed-actor checks. */
+  authorIds?: string[];
   created?: string;
   updated?: string;
 }
@@ -128,6 +130,7 @@ export function commentObservation(issue: TrackerIssueFacts, comment: TrackerCom
     facts: {
       ...issueFacts(issue),
       comment: { id: comment.id, body: comment.body, author: comment.author, created: isoOrNull(comment.created) ?? undefined, updated: updated ?? undefined },
+      ...(comment.authorIds?.length ? { actor_ids: comment.authorIds } : {}),
     },
   };
 }
