@@ -45,7 +45,7 @@ export async function collectTrackerObservations(
         id: comment.id,
         body: comment.body,
         author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.displayName,
-        authorIds: [comment.author?.accountId, comment.author?.emailAddress].filter((id): id is string => typeof id === 'string' && id !== ''),
+        authorIds: [comment.author?.emailAddress, comment.author?.accountId].filter((id): id is string => typeof id === 'string' && id !== ''),
         created: comment.created,
         updated: comment.updated,
       }, context));

@@ -49,7 +49,7 @@ function commentFacts(comment: NonNullable<TrackerWebhook['comment']>): TrackerC
     id: comment.id,
     body: adfToMarkdown(comment.body),
     author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.name ?? comment.author?.displayName,
-    authorIds: [comment.author?.accountId, comment.author?.emailAddress, comment.author?.name].filter((id): id is string => typeof id === 'string' && id !== ''),
+    authorIds: [comment.author?.emailAddress, comment.author?.accountId, comment.author?.name].filter((id): id is string => typeof id === 'string' && id !== ''),
     created: comment.created,
     updated: comment.updated,
   };

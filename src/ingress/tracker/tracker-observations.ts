@@ -89,7 +89,7 @@ export function changelogObservation(issue: TrackerIssueFacts, changelog: Tracke
   const labelChange = labelChangeFrom(changelog.items);
   // The ledger orders a changelog per field it changed, so the field names travel with it (never their values).
   const changedFields = [...new Set(changelog.items.map((item) => item.field.toLowerCase()))].sort();
-  const actorIds = [changelog.author?.accountId, changelog.author?.emailAddress].filter((id): id is string => typeof id === 'string' && id !== '');
+  const actorIds = [changelog.author?.emailAddress, changelog.author?.accountId].filter((id): id is string => typeof id === 'string' && id !== '');
   const facts = { ...issueFacts(issue), changed_fields: changedFields, ...(actorIds.length > 0 ? { actor_ids: actorIds } : {}) };
   return {
     ...common(issue, context),
