@@ -12,9 +12,13 @@ import { loadRepositoryRegistry } from './config/repository-registry';
 import { createGitLabRepositories } from './providers/gitlab/gitlab-repositories';
 import { createIntakeStation } from '../activities/stations/intake-station';
 import { createStationActivities } from '../activities/stations/station-activities';
+import { createBudgetGuard } from '../activities/stations/budget-guard';
+import { budgetDefaultsFromEnv } from './budgets/token-budget';
 import { createPlanningStations } from '../activities/stations/planning-stations';
 import { createDeliveryStations } from '../activities/stations/delivery-stations';
 import { createDraftEditActivities } from '../activities/draft-edit-activities';
+import { createActorActivities } from '../activities/actor-activities';
+import { allowedActorsWarning } from './config/allowed-actors';
 import { parseModelConfiguration, type ModelConfiguration } from './config/model-configuration';
 import { createModelClient } from './models/model-client';
 import { modelMetricsFrom } from './models/model-metrics';
@@ -103,6 +107,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     : {};
   return {
     ...createDraftEditActivities(),
+    ...createActorActivities({ properties: tracker }),
     ...createPollActivities({
       tracker,
       scmhost,
@@ -116,7 +121,10 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       git: { remotes, scmhost },
     }),
     ...projectConfig,
-    ...createStationActivities({ implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...delivery, ...options.stations } }),
+    ...createStationActivities({
+      implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...delivery, ...options.stations },
+      budget: createBudgetGuard({ defaults: budgetDefaultsFromEnv(process.env), properties: tracker, onSpent: (stage, tokens) => metrics.tokensSpent.inc({ stage }, tokens) }),
+    }),
   };
 }
 
@@ -151,6 +159,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
     runtimeInstalled = true;
   }
 
+  const actorsWarning = allowedActorsWarning(process.env);
+  if (actorsWarning) logger.warn(actorsWarning);
   const metrics = createServiceMetrics({ defaultMetrics: true });
   const client = await Connection.connect({ address: config.temporal.address, connectTimeout: 5_000 });
   // The workflow needs its search attributes registered; against a shared cluster the operator may have done it.
@@ -176,6 +186,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       workflowsPath: require.resolve('../workflows'),
       activities: createActivities(config, client, metrics, logger, options),
       sinks: workerSinks(metrics),
+      // A station's heartbeat reaches the server at least every 2 s, and with its answer a cancellation (service:stop).
+      maxHeartbeatThrottleInterval: '2 seconds',
       shutdownGraceTime: '5s',
       shutdownForceTime: '15s',
     });

@@ -16,7 +16,11 @@ export type BlockingCode =
   | 'station_failed'
   | 'retry_bound_exhausted'
   | 'pull_request_closed'
-  | 'escalated';
+  | 'escalated'
+  /** A token budget (ticket or stage) would be exceeded by the next model call. */
+  | 'budget_exhausted'
+  /** service:stop or `/service stop`: an operator stopped the ticket. */
+  | 'stopped';
 
 export const BLOCKED_LABEL = 'service:blocked';
 export const RETRY_LABEL = 'service:retry';

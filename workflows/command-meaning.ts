@@ -41,6 +41,8 @@ export const MEANING = {
   'service:plan-approved': { while_blocked: false },
   'service:task-approved': { while_blocked: false },
   'service:yolo': { anywhere: true, while_blocked: true },
+  // The kill switch (issue 17): stops the ticket wherever it stands; a blocked ticket is already stopped.
+  'service:stop': { anywhere: true, while_blocked: false },
   'service:retry at a paused gate': { while_blocked: false },
   'service:retry at review_response_gate': { while_blocked: false },
   'a ticket update': { while_blocked: false },
@@ -58,6 +60,7 @@ export const MEANING = {
   '/service skip-gate': { while_blocked: true, written_on: 'pull_request' },
   '/service unskip-gate': { while_blocked: true, written_on: 'pull_request' },
   '/service rebase': { anywhere: true, while_blocked: true, needs: 'pull_request' },
+  '/service stop': { anywhere: true, while_blocked: false },
   // Source-host facts.
   'a pull request review': { while_blocked: false },
   'a review of the proposal': { kinds: ['feature'], while_blocked: false, needs: 'proposal_review' },

@@ -102,6 +102,11 @@ export const VERBS: Readonly<Record<string, Verb>> = {
   },
   'skip-gate': { trigger: '/service skip-gate', usage: '/service skip-gate <check>', decide: checkName('skip_gate', '/service skip-gate <check>') },
   'unskip-gate': { trigger: '/service unskip-gate', usage: '/service unskip-gate <check>', decide: checkName('unskip_gate', '/service unskip-gate <check>') },
+  stop: {
+    trigger: '/service stop',
+    usage: '/service stop',
+    decide: (input) => noArguments(input, '/service stop', 'It stops the ticket where it stands; add service:retry to resume.', { type: 'stop', via: 'comment' }),
+  },
   rebase: {
     trigger: '/service rebase',
     usage: '/service rebase',
@@ -121,7 +126,9 @@ export function decideServiceCommand(written: WrittenCommand, position: CommandP
   const firstLine = afterPrefix.split(/\r?\n/, 1)[0]!;
   const [rawVerb, ...words] = firstLine.trim().split(/\s+/).filter(Boolean);
   if (rawVerb === undefined) return invalidCommand(written.text, 'no command after /service', KNOWN, true);
-  const verb = Object.hasOwn(VERBS, rawVerb.toLowerCase()) ? VERBS[rawVerb.toLowerCase()] : undefined;
+  // `/service stop` is a verb only where the kill switch is on (histories from before it replay as they ran).
+  const known = Object.hasOwn(VERBS, rawVerb.toLowerCase()) && (rawVerb.toLowerCase() !== 'stop' || position.kill_switch === true);
+  const verb = known ? VERBS[rawVerb.toLowerCase()] : undefined;
   if (!verb) return invalidCommand(written.text, `unknown command ${quoteName(rawVerb)}`, KNOWN, true);
 
   const notMeaningful = whyNotMeaningful(verb.trigger, position, written.written_on);

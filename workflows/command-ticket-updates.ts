@@ -9,6 +9,7 @@ import type { LabelChange } from './observation';
 
 export const RETRY_LABEL = 'service:retry';
 export const YOLO_LABEL = 'service:yolo';
+export const STOP_LABEL = 'service:stop';
 export const APPROVAL_LABELS = ['service:prd-approved', 'service:spec-approved', 'service:plan-approved', 'service:task-approved'] as const;
 
 const ignore = (reason: string): CommandDecision => ({ kind: 'ignore', reason });
@@ -23,6 +24,12 @@ function decideApproval(label: (typeof APPROVAL_LABELS)[number], position: Comma
   const notMeaningful = whyNotMeaningful(label, position);
   if (notMeaningful) return ignore(notMeaningful);
   return { kind: 'command', command: { type: 'approve', gate: position.current_node, via: 'label' } };
+}
+
+function decideStop(position: CommandPosition): CommandDecision {
+  const notMeaningful = whyNotMeaningful(STOP_LABEL, position);
+  if (notMeaningful) return ignore(notMeaningful);
+  return { kind: 'command', command: { type: 'stop', via: 'label' } };
 }
 
 function decideYolo(enabled: boolean, position: CommandPosition): CommandDecision {
@@ -46,13 +53,14 @@ function describe(change: LabelChange | undefined): string {
 }
 
 /**
- * One decision per update. When several labels are added at once, the first command in this order wins: retry,
+ * One decision per update. When several labels are added at once, the first command in this order wins: stop, retry,
  * approval labels, yolo; their ignore reasons are joined when none is a command.
  */
 export function decideTicketUpdate(change: LabelChange | undefined, position: CommandPosition): CommandDecision {
   const added = change?.added ?? [];
   const removed = change?.removed ?? [];
   const labelDecisions: CommandDecision[] = [
+    ...(added.includes(STOP_LABEL) && position.kill_switch ? [decideStop(position)] : []),
     ...(added.includes(RETRY_LABEL) ? [decideRetry(position)] : []),
     ...APPROVAL_LABELS.filter((label) => added.includes(label)).map((label) => decideApproval(label, position)),
     ...(added.includes(YOLO_LABEL) ? [decideYolo(true, position)] : []),

@@ -24,6 +24,8 @@ export interface CommandPosition {
   draft_item_ids?: readonly number[];
   /** How many fix options the RCA offers at rca_option_gate; `>option N` is meaningful for 1..N only. */
   rca_option_count?: number;
+  /** service:stop and `/service stop` are commands (the kill switch; false while replaying histories from before it). */
+  kill_switch?: boolean;
   /** Autonomous mode is on (service:yolo). */
   yolo?: boolean;
   /** Proposal review is enabled (service.prd_proposals_repo set): the PRD and spec are reviewed as pull requests. */
@@ -59,6 +61,8 @@ export type Command =
   | { type: 'approve'; gate: string; via: 'label' | 'comment' | 'merge' }
   | { type: 'retry'; mode: RetryMode }
   | { type: 'yolo'; enabled: boolean }
+  /** The kill switch: cancel the running station and block with `stopped`. */
+  | { type: 'stop'; via: 'label' | 'comment' }
   /** triage_gate: the reporter updated the ticket, or replied with `!` and the missing details (`text`). */
   | { type: 'retriage'; trigger: 'ticket_update' | 'feedback'; text?: string }
   | { type: 'question'; text: string }

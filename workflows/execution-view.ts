@@ -36,6 +36,8 @@ export interface ExecutionView {
   station_attempts: StationAttempt[];
   /** Tokens spent by the ticket's stations so far. */
   tokens_spent: number;
+  /** tokens_spent by stage (station), for budgets. */
+  tokens_by_stage: Record<string, number>;
   /** The artifacts kept, by name: version, digest and whether a gate approved it (the text: the timeline and ticket). */
   artifacts: Record<string, { version: number; digest: string; approved: boolean; updated_at: string }>;
   /** The most recent effects: key, operation, status and how many attempts (details: the effect API). */
@@ -77,6 +79,7 @@ export function buildExecutionView(state: TicketState, workflowId: string): Exec
     recent_events: state.recent_events.slice(-20),
     station_attempts: (state.station_attempts ?? []).slice(-20),
     tokens_spent: state.runtime?.tokens_spent ?? 0,
+    tokens_by_stage: { ...(state.runtime?.tokens_by_stage ?? {}) },
     artifacts: Object.fromEntries(Object.entries(state.artifacts ?? {}).map(([name, a]) => [name, { version: a.version, digest: a.digest, approved: a.approved?.digest === a.digest, updated_at: a.updated_at }])),
     effects: listEffects(state.effects).slice(-20).map((r) => ({ idempotency_key: r.idempotency_key, operation: r.operation.kind, status: r.status, attempts: r.attempts.length, required: r.required })),
     migration: null,

@@ -67,6 +67,11 @@ export interface ObservationFacts {
   pipeline?: { id: string; status: string; sha: string; ref?: string };
   push?: { ref: string; before?: string; after: string };
   sender?: string;
+  /**
+   * Who did it, every identifier known (tracker e-mail first, then account id; a source-host login): a label change's
+   * author, for allowed-actor checks (issue 17). Comments and reviews name their author in `comment`/`review`.
+   */
+  actor_ids?: string[];
 }
 
 export interface Observation {

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { StationNode } from './definitions/definition-types';
 import {
   INVALID_STATION_RESULT_TYPE, STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails, type StationInput, type StationResult,
@@ -27,7 +27,7 @@ function decodeFailure(error: unknown): StationCallResult {
       const details = (cause.details?.[0] ?? {}) as Partial<StationFailureDetails>;
       return {
         type: 'failure',
-        failure: { code: details.code ?? 'station_failed', message: details.message ?? cause.message, recovery: details.recovery, effects: details.effects },
+        failure: { code: details.code ?? 'station_failed', message: details.message ?? cause.message, recovery: details.recovery, effects: details.effects, ...(details.usage ? { usage: details.usage } : {}) },
       };
     }
     if (cause.type === INVALID_STATION_RESULT_TYPE) return { type: 'invalid', message: cause.message };
@@ -50,10 +50,13 @@ export async function callStation(spec: StationNode, input: StationInput, option
       nonRetryableErrorTypes: [STATION_FAILURE_TYPE, INVALID_STATION_RESULT_TYPE],
     },
     summary: options.summary,
+    // The kill switch: a cancelled station is waited for until it has stopped (its container removed).
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   try {
     return { type: 'result', result: await activities[spec.station]!(input) };
   } catch (error) {
+    if (isCancellation(error)) throw error;
     return decodeFailure(error);
   }
 }

@@ -35,7 +35,7 @@ export interface ArtifactRecord {
   version: number;
   updated_at: string;
   /** Set when a gate approved this version: later stations use the approved text. */
-  approved?: { digest: string; at: string; by?: string };
+  approved?: { digest: string; at: string; by?: string; text?: string };
 }
 
 export interface StationInput {
@@ -62,6 +62,8 @@ export interface StationInput {
   pull_requests?: string[];
   /** Tokens this station may still spend; null when no budget applies. */
   token_budget: number | null;
+  /** What the ticket spent on models so far (input plus output tokens), in total and by stage (station): budgets. */
+  spend?: { ticket: number; stages: Record<string, number> };
   /** CI state of the ticket: checks skipped by `/service skip-gate`, and fix attempts since the last retry or pass. */
   ci?: { skipped_checks: string[]; fix_attempts: number };
 }
@@ -93,6 +95,8 @@ export interface StationFailureDetails {
   recovery?: string;
   /** Writes to make even though the station failed (e.g. the fail-closed model policy report of SPEC 2.10). */
   effects?: EffectIntent[];
+  /** Model usage spent before it failed, counted against the budgets all the same. */
+  usage?: { input_tokens: number; output_tokens: number };
 }
 
 /** The error type of a result that does not match the station contract (validated in the activity). */

@@ -57,7 +57,7 @@ export interface StationAttempt {
   visit: number;
   started_at: string;
   finished_at: string | null;
-  status: 'running' | 'succeeded' | 'failed' | 'invalid' | 'not_available';
+  status: 'running' | 'succeeded' | 'failed' | 'invalid' | 'not_available' | 'stopped';
   outcome: string | null;
   summary: string | null;
   error: string | null;
@@ -84,6 +84,8 @@ export interface Runtime {
   /** service:yolo: planning gates that allow it approve themselves. */
   yolo: boolean;
   tokens_spent: number;
+  /** tokens_spent split by stage (station name); absent in state from before budgets. */
+  tokens_by_stage?: Record<string, number>;
   /** Draft edits per gate visit (`<node>:<visit>` → count): each edit's comments get names of their own. */
   draft_edits?: Record<string, number>;
   /** `/service rebase` on one pull request (`owner/repo#12`); absent or null: every pull request of the ticket. */

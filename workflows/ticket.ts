@@ -31,9 +31,14 @@ import { DEFAULT_SETTINGS, initialTicketState, type Runtime, type StationAttempt
 import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot } from './ticket-search-attributes';
 import { registerReadAndReplayHandlers } from './read-and-replay-handlers';
 import { appendTimeline } from './timeline';
+import { countSpend, spendOf } from './token-spend';
+import { isStopRequest, KILL_SWITCH_PATCH, runStoppable, STOP_LABEL } from './kill-switch';
+import { actorIdsOf, commandLabelsOf, needsAllowedActor, TRUSTED_ACTORS_PATCH, type AuthorizeActorResult } from './trusted-actors';
+import type { ActorActivities } from '../activities/actor-activities';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
+const { authorizeActor } = proxyActivities<ActorActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
 
 /** The marker that tells a ticket run by the station runtime from one started by the v0.1 build (replayed as such). */
 export const STATION_RUNTIME_PATCH = 'station-runtime';
@@ -221,7 +226,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
         text: artifact.text.slice(0, ARTIFACT_CHARACTER_LIMIT), digest: artifact.digest, version: (previous?.version ?? 0) + 1, updated_at: nowIso(),
       };
     }
-    if (result.usage) runtime.tokens_spent += result.usage.input_tokens + result.usage.output_tokens;
+    countSpend(runtime, spec.station, result.usage);
   };
 
   /** A question is about the artifact of the gate it was asked at; the station is told which. */
@@ -232,24 +237,69 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     return { ...spec.params, artifact: gate.artifact };
   };
 
+  /** The kill switch: stop requests that arrived while a station runs, for the station's watcher. */
+  const stopRequests: Observation[] = [];
+  let stationRunning = false;
+  /** Trusted input: may the person behind a command give it? (Patched: histories from before asked nobody.) */
+  const actorAllowed = async (command: Command, observation: Observation): Promise<AuthorizeActorResult> => {
+    if (!needsAllowedActor(command) || !patched(TRUSTED_ACTORS_PATCH)) return { allowed: true, reason: 'no check' };
+    return authorizeActor({ project_key: input.project_key, actor_ids: actorIdsOf(observation), action: command.type });
+  };
+  /** A command from someone not allowed: recorded as ignored with the reason, its label taken off, the person told. */
+  const ignoreUntrusted = async (command: Command, observation: Observation, reason: string, replyName: string) => {
+    const who = actorIdsOf(observation)[0] ?? 'an unknown actor';
+    timeline({
+      kind: 'command_decision', occurred_at: nowIso(), status: 'ignored', summary: `${command.type} by ${who} ignored: ${reason}`,
+      details: { node: state.checkpoint.current_node, command: command.type, actor_ids: actorIdsOf(observation), reason, delivery_identity: observation.delivery_identity },
+    });
+    const labels = commandLabelsOf(observation);
+    if (labels.length > 0) await effect(`${replyName}_untrusted_labels`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: labels });
+    await reply(`${replyName}_untrusted`, observation, `⚠️ ${labels.length > 0 ? labels.map((l) => `\`${l}\``).join(', ') : `\`${command.type}\``} by ${who} was ignored: ${reason}. Only allowed actors approve and command this ticket.`);
+  };
+  const stopCounts = async (request: Observation) => patched(KILL_SWITCH_PATCH) && (await actorAllowed({ type: 'stop', via: 'label' }, request)).allowed;
+  /** service:stop or `/service stop`: an operator action; the ticket blocks with `stopped` until service:retry. */
+  const stopTicket = async (observation: Observation, cancelled: string | null) => {
+    const node = state.checkpoint.current_node;
+    const viaLabel = observation.facts.label_change?.added.includes(STOP_LABEL) ?? false;
+    const by = observation.facts.comment?.author ?? observation.facts.actor_ids?.[0] ?? observation.facts.sender ?? 'someone';
+    const how = viaLabel ? STOP_LABEL : '/service stop';
+    timeline({
+      kind: 'operator_action', occurred_at: nowIso(), status: 'stopped',
+      summary: `${how} by ${by}: ${cancelled ? `the running ${cancelled} station was cancelled at ${node}` : `stopped at ${node}`}`,
+      details: { action: 'stop', by, via: how, node, cancelled_station: cancelled, delivery_identity: observation.delivery_identity },
+    });
+    await block('stopped', `stopped by ${by} (${how})${cancelled ? `; the running ${cancelled} station was cancelled` : ''}`);
+    // The label is a request: once carried out it goes, so that it can be used again after service:retry.
+    if (viaLabel) await effect(`stop_${state.retry_count}_label`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [STOP_LABEL] });
+  };
+
   const runStation = async (node: string, spec: StationNode) => {
     const started = nowIso();
     const stationInput: StationInput = {
       ticket_key: ticketKey, project_key: input.project_key, issue_type: input.issue_type, workflow_kind: input.workflow_kind,
       run_id: state.run_id, node, station: spec.station, visit: visit(), model_key: spec.model_key, params: paramsFor(spec),
-      artifacts, outputs, request: runtime.request ?? undefined, token_budget: null, pull_requests: [...state.pull_requests],
+      artifacts, outputs, request: runtime.request ?? undefined, token_budget: null, spend: spendOf(runtime), pull_requests: [...state.pull_requests],
       ci: { skipped_checks: [...state.checkpoint.ci_skipped_checks], fix_attempts: state.checkpoint.ci_fix_attempts },
     };
-    const outcome = await callStation(spec, stationInput, {
+    stationRunning = true;
+    const run = await runStoppable(() => callStation(spec, stationInput, {
       timeoutSeconds: settings.station_timeout_seconds, heartbeatSeconds: settings.station_heartbeat_seconds,
       summary: `${spec.station} for ${ticketKey} (${node}, visit ${visit()})`,
+    }), stopRequests, stopCounts).finally(() => {
+      stationRunning = false;
     });
     const base: StationAttempt = {
       node, station: spec.station, visit: visit(), started_at: started, finished_at: nowIso(), status: 'succeeded',
       outcome: null, summary: null, error: null, effects: 0, usage: null,
     };
+    if (run.stoppedBy && (!run.value || run.value.type === 'error')) {
+      recordAttempt({ ...base, status: 'stopped', error: 'cancelled by the kill switch' });
+      return stopTicket(run.stoppedBy, spec.station);
+    }
+    const outcome = run.value!;
     if (outcome.type === 'failure') {
       const { failure } = outcome;
+      countSpend(runtime, spec.station, failure.usage);
       recordAttempt({ ...base, status: failure.code === 'station_not_available' ? 'not_available' : 'failed', error: `${failure.code}: ${failure.message}`, effects: failure.effects?.length ?? 0 });
       const reported = failure.effects && failure.effects.length > 0;
       if (reported) await runIntents(failure.effects!);
@@ -315,7 +365,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     if (state.waiting?.since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(now) - Date.parse(state.waiting.since)) / 1000));
     if (outcome === 'approved' && spec.artifact && artifacts[spec.artifact]) {
       const artifact = artifacts[spec.artifact]!;
-      artifact.approved = { digest: artifact.digest, at: now, by };
+      // Trusted input: later stations build on this snapshot, whatever the artifact or the ticket says afterwards.
+      artifact.approved = { digest: artifact.digest, at: now, by, text: artifact.text };
     }
     if (outcome === 'approved' && spec.pending_label) {
       await effect('clear_stage_label', { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [spec.pending_label] });
@@ -462,7 +513,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       });
       return;
     }
-    const by = observation.facts.comment?.author ?? observation.facts.review?.author ?? observation.facts.sender ?? observation.source_system;
+    const by = actorIdsOf(observation)[0] ?? observation.source_system;
     if (meaning.outcome === 'merged' || meaning.outcome === 'review_approved') {
       const progress = mergeProgress(state.pull_requests, runtime.merged_pull_requests, runtime.approved_pull_requests);
       if (!progress.all) {
@@ -504,6 +555,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       is_paused: state.checkpoint.is_paused,
       has_pull_request: state.pull_requests.length > 0,
       yolo: runtime.yolo,
+      kill_switch: isStopRequest(observation) && patched(KILL_SWITCH_PATCH),
       draft_item_ids: here?.kind === 'gate' && here.artifact ? draftIdsAtGate(here.artifact, outputs) : undefined,
       ...proposalPosition(state.checkpoint.current_node, outputs, runtime),
     });
@@ -531,6 +583,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       return;
     }
     const command = decision.command;
+    const trusted = await actorAllowed(command, observation);
+    if (!trusted.allowed) return ignoreUntrusted(command, observation, trusted.reason, replyName);
     switch (command.type) {
       case 'retry':
         return retry(command.mode, observation, command);
@@ -563,6 +617,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       }
       case 'rebase':
         return rebase(command, observation, replyName);
+      case 'stop':
+        return stopTicket(observation, null);
       case 'draft_remove':
       case 'draft_exclude':
       case 'draft_update':
@@ -598,6 +654,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   setHandler(observeSignal, (observation) => {
     const verdict = recordObservation(state, observation, nowIso());
     if (verdict.decision === 'accepted' || verdict.decision === 'conflict') state.inbox.push({ observation: forInbox(observation), decision: verdict.decision, reason: verdict.reason });
+    if (verdict.decision === 'accepted' && stationRunning && observation.ticket_key === ticketKey && isStopRequest(observation)) stopRequests.push(observation);
   });
   registerReadAndReplayHandlers(state, info.workflowId, effects, settings.effect_timeout_seconds, nowIso);
 

@@ -17,6 +17,8 @@ import { redactSecrets } from '../../src/redaction/redact-secrets';
 import { loadSkill, SkillError } from '../../src/skills/load-skill';
 import { STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails, type StationInput, type StationResult } from '../../workflows/station-types';
 import { createHash } from 'node:crypto';
+import { BUDGET_EXHAUSTED, BUDGET_RECOVERY, estimateTokens } from '../../src/budgets/token-budget';
+import { currentBudgetMeter } from './budget-guard';
 
 /** What a station of the container family says about itself; everything else is common to the family. */
 export interface ContainerStationSpec {
@@ -128,18 +130,23 @@ export function createContainerStations(deps: ContainerStationDeps) {
       if (owner) await chown(runDir, owner.uid, owner.gid);
 
       const outputs = spec.outputs?.(input) ?? [];
+      // The budget is checked before the container starts (the task text is the first prompt); the proxy then
+      // refuses any call once the remaining tokens are spent.
+      const meter = currentBudgetMeter();
+      const taskText = spec.task(input);
+      const tokenBudget = meter ? await meter.allowance(estimateTokens(skill.body, taskText)) : input.token_budget;
       const task: AgentTask = {
         step, ticket_key: input.ticket_key,
         skill: { name: skill.name, body: skill.body },
         ...(skill.review ? { review: { body: skill.review.body, max_retries: skill.review.maxRetries } } : {}),
-        task: spec.task(input), outputs, model: upstream.model,
+        task: taskText, outputs, model: upstream.model,
         max_steps: config.container.agentMaxSteps,
-        max_tokens: input.token_budget ?? 2_000_000,
+        max_tokens: tokenBudget ?? 2_000_000,
         max_output_tokens: upstream.maxOutputTokens,
         command_timeout_seconds: config.container.agentCommandTimeoutSeconds,
       };
       await writeFile(join(runDir, 'task.json'), JSON.stringify(task, null, 2), { mode: 0o644 });
-      const proxy = await startModelProxy({ socketPath: join(runDir, 'model.sock'), upstream, tokenBudget: input.token_budget });
+      const proxy = await startModelProxy({ socketPath: join(runDir, 'model.sock'), upstream, tokenBudget });
       const agentPath = await agentBundlePath();
       timings.setup_ms = Date.now() - setupStarted;
 
@@ -176,12 +183,16 @@ export function createContainerStations(deps: ContainerStationDeps) {
         });
       } finally {
         await proxy.close();
+        meter?.record(proxy.usage().input_tokens + proxy.usage().output_tokens);
         // The task file and the socket go with the run; the transcript and result are read below first.
         if (!(await readFile(join(runDir, 'result.json')).then(() => true, () => false))) await rm(runDir, { recursive: true, force: true });
       }
       timings.agent_ms = Date.now() - agentStarted;
       await pollCycles();
       if (run.cancelled) throw context?.cancellationSignal.reason ?? new Error('cancelled');
+      const refused = proxy.calls.find((call) => call.status === 429 && call.error?.includes('token budget'));
+      if (refused && meter) await meter.allowance(1);
+      if (refused) throw stationFailure(BUDGET_EXHAUSTED, `the ${input.station} container reached its token budget: ${refused.error}`, BUDGET_RECOVERY);
       if (run.timedOut) {
         throw stationFailure('container_timeout', `the ${input.station} container ran longer than CONTAINER_TIMEOUT (${config.container.timeoutSeconds} s) and was killed`, 'raise CONTAINER_TIMEOUT or make the task smaller, then add service:retry');
       }

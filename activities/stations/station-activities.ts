@@ -54,7 +54,9 @@ function withHeartbeat(station: string, run: StationActivity, intervalMs: number
     const timer = setInterval(() => context.heartbeat({ station, at: new Date().toISOString() }), every);
     try {
       context.heartbeat({ station, started: true });
-      return checkStationResult(station, await run(input));
+      // A cancelled attempt (service:stop) ends at once with the cancellation, whatever the station does meanwhile;
+      // stations that hold resources (containers) release them on the same signal.
+      return checkStationResult(station, await Promise.race([run(input), context.cancelled]));
     } finally {
       clearInterval(timer);
     }
@@ -75,12 +77,15 @@ export interface StationActivityOptions {
   /** Station implementations by station name; catalogue stations missing here fail with station_not_available. */
   implemented: Record<string, StationActivity>;
   heartbeatIntervalMs?: number;
+  /** The token-budget check around each implemented station (budget-guard.ts); none: no budgets apply. */
+  budget?: (station: string, run: StationActivity) => StationActivity;
 }
 
 export function createStationActivities(options: StationActivityOptions): Record<string, StationActivity> {
-  const interval = options.heartbeatIntervalMs ?? 5_000;
+  // Frequent heartbeats carry a cancellation back quickly (the worker throttles what reaches the server).
+  const interval = options.heartbeatIntervalMs ?? 1_000;
   const activities: Record<string, StationActivity> = {};
   for (const station of Object.keys(STATION_OUTCOMES)) activities[station] = notAvailable(station);
-  for (const [station, run] of Object.entries(options.implemented)) activities[station] = withHeartbeat(station, run, interval);
+  for (const [station, run] of Object.entries(options.implemented)) activities[station] = withHeartbeat(station, options.budget ? options.budget(station, run) : run, interval);
   return activities;
 }

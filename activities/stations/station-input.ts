@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StationInput } from '../../workflows/station-types';
+import type { ArtifactRecord, StationInput } from '../../workflows/station-types';
 
 /** Validates what the workflow hands a station (workflows/station-types.ts); a malformed input is a bug, not data. */
 const artifactRecord = z.object({
@@ -7,7 +7,7 @@ const artifactRecord = z.object({
   digest: z.string(),
   version: z.number().int(),
   updated_at: z.string(),
-  approved: z.object({ digest: z.string(), at: z.string(), by: z.string().optional() }).optional(),
+  approved: z.object({ digest: z.string(), at: z.string(), by: z.string().optional(), text: z.string().optional() }).optional(),
 });
 
 export const stationInputSchema = z.object({
@@ -32,8 +32,18 @@ export const stationInputSchema = z.object({
   }).optional(),
   pull_requests: z.array(z.string()).optional(),
   token_budget: z.number().nullable(),
+  spend: z.object({ ticket: z.number().int().min(0), stages: z.record(z.string(), z.number().int().min(0)) }).optional(),
 });
 
 export function parseStationInput(raw: StationInput): StationInput {
   return stationInputSchema.parse(raw) as StationInput;
+}
+
+/**
+ * The text a later station builds on (issue 17, trusted input): the snapshot a gate approved when there is one,
+ * whatever the artifact says now; otherwise the latest text.
+ */
+export function trustedArtifactText(record: ArtifactRecord): { text: string; approved: boolean } {
+  if (record.approved?.text !== undefined) return { text: record.approved.text, approved: true };
+  return { text: record.text, approved: record.approved?.digest === record.digest };
 }

@@ -30,6 +30,8 @@ export interface ServiceMetrics {
   driftState: Gauge;
   blockedState: Gauge;
   migrationEligibility: Gauge;
+  /** Model tokens (input plus output) spent by stations, by stage (issue 17: budgets). */
+  tokensSpent: Counter<'stage'>;
 }
 
 export function createServiceMetrics(options: { defaultMetrics?: boolean } = {}): ServiceMetrics {
@@ -55,6 +57,7 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
     driftState: new Gauge({ name: 'service_execution_drift_state', help: 'Observation drift of the most recently sampled execution (0 fresh, 1 stale, 2 conflicting)', registers }),
     blockedState: new Gauge({ name: 'service_execution_blocked_state', help: 'Whether the most recently sampled execution is blocked (1) or not (0)', registers }),
     migrationEligibility: new Gauge({ name: 'service_execution_migration_eligibility', help: 'Migration eligibility of the most recently sampled execution (1 eligible, 0 not, -1 no decision)', registers }),
+    tokensSpent: new Counter({ name: 'service_tokens_spent_total', help: 'Model tokens (input plus output) spent by stations, by stage', labelNames: ['stage'], registers }),
   };
   for (const type of WORKFLOW_TYPES) {
     metrics.workflowsStarted.inc({ type }, 0);

@@ -37,7 +37,7 @@ export async function collectTrackerObservations(
     const facts = issueFacts(issue);
     if (within(issue.created, since)) observations.push(issueCreatedObservation(facts, context));
     for (const entry of issue.changelog ?? []) {
-      if (within(entry.created, since)) observations.push(changelogObservation(facts, { id: entry.id, created: entry.created, items: entry.items }, context));
+      if (within(entry.created, since)) observations.push(changelogObservation(facts, { id: entry.id, created: entry.created, items: entry.items, author: entry.author }, context));
     }
     for (const comment of await tracker.getComments(issue.key)) {
       if (!within(comment.updated, since)) continue;
@@ -45,6 +45,7 @@ export async function collectTrackerObservations(
         id: comment.id,
         body: comment.body,
         author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.displayName,
+        authorIds: [comment.author?.emailAddress, comment.author?.accountId].filter((id): id is string => typeof id === 'string' && id !== ''),
         created: comment.created,
         updated: comment.updated,
       }, context));

@@ -1,4 +1,5 @@
 import type { DraftItem } from '../../../workflows/drafts';
+import { trustedArtifactText } from '../station-input';
 import type { StationInput } from '../../../workflows/station-types';
 import { currentDraft } from '../planning/draft-schema';
 
@@ -17,7 +18,8 @@ export function tasksOfRepository(input: StationInput, repository: string): Draf
 function approvedText(input: StationInput, name: string): string | undefined {
   const artifact = input.artifacts[name];
   if (!artifact) return undefined;
-  return artifact.text.length > SPEC_CHARS ? `${artifact.text.slice(0, SPEC_CHARS)}\n\n(truncated)` : artifact.text;
+  const { text } = trustedArtifactText(artifact);
+  return text.length > SPEC_CHARS ? `${text.slice(0, SPEC_CHARS)}\n\n(truncated)` : text;
 }
 
 function taskList(tasks: DraftItem[]): string {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { trustedArtifactText } from '../station-input';
 import type { ToolSet } from 'ai';
 import { z } from 'zod';
 import { repositoryTools, type RepositoryReader } from '../../../src/planning/repository-tools';
@@ -42,8 +43,8 @@ export function artifactSections(input: StationInput, names: Record<string, stri
   return Object.entries(names).flatMap(([name, title]) => {
     const record = input.artifacts[name];
     if (!record) return [];
-    const approved = record.approved?.digest === record.digest;
-    return [{ title: `${approved ? 'Approved ' : ''}${title}${approved ? '' : ' (not approved yet)'}`, body: record.text }];
+    const { text, approved } = trustedArtifactText(record);
+    return [{ title: `${approved ? 'Approved ' : ''}${title}${approved ? '' : ' (not approved yet)'}`, body: text }];
   });
 }
 

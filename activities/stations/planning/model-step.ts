@@ -8,6 +8,8 @@ import { ModelCallError, type ModelClient } from '../../../src/models/model-clie
 import type { ProjectPropertiesPort } from '../../../src/providers/tracker/project-properties-port';
 import { loadSkill, SkillError } from '../../../src/skills/load-skill';
 import type { StationInput, StationResult } from '../../../workflows/station-types';
+import { BUDGET_EXHAUSTED, BUDGET_RECOVERY, estimateTokens } from '../../../src/budgets/token-budget';
+import { currentBudgetMeter } from '../budget-guard';
 import { withHeartbeat } from '../heartbeat';
 import { stationFailure } from '../station-failure';
 
@@ -44,8 +46,9 @@ export interface ModelStepResult<T> {
  */
 export async function runModelStep<T>(deps: ModelStepDeps, input: StationInput, step: ModelStep<T>): Promise<ModelStepResult<T>> {
   const key = input.model_key && isModelPolicyKey(input.model_key) ? input.model_key : step.key;
-  if (input.token_budget !== null && input.token_budget <= 0) {
-    throw stationFailure({ code: 'token_budget_exhausted', message: `the token budget of this ticket is spent; ${input.station} did not call the model`, recovery: 'raise the budget, then add service:retry' });
+  const meter = currentBudgetMeter();
+  if (!meter && input.token_budget !== null && input.token_budget <= 0) {
+    throw stationFailure({ code: BUDGET_EXHAUSTED, message: `the token budget of this ticket is spent; ${input.station} did not call the model`, recovery: BUDGET_RECOVERY });
   }
 
   let resolved;
@@ -79,8 +82,11 @@ export async function runModelStep<T>(deps: ModelStepDeps, input: StationInput, 
     throw stationFailure({ code: 'invalid_skill', message: error.message, recovery: `fix ${error.path}, then add service:retry` });
   }
 
+  // Checked before every call: one that would cross a budget is refused here and the model is never asked.
+  await meter?.allowance(estimateTokens(skill.body, step.prompt));
   try {
     const result = await withHeartbeat((abortSignal) => deps.models.generateStructured({ resolved, system: skill.body, prompt: step.prompt, schema: step.schema, tools: step.tools, abortSignal }));
+    meter?.record(result.usage.inputTokens + result.usage.outputTokens);
     return {
       object: result.object,
       usage: { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens, model: result.target },

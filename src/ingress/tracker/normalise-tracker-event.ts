@@ -49,6 +49,7 @@ function commentFacts(comment: NonNullable<TrackerWebhook['comment']>): TrackerC
     id: comment.id,
     body: adfToMarkdown(comment.body),
     author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.name ?? comment.author?.displayName,
+    authorIds: [comment.author?.emailAddress, comment.author?.accountId, comment.author?.name].filter((id): id is string => typeof id === 'string' && id !== ''),
     created: comment.created,
     updated: comment.updated,
   };
@@ -99,7 +100,7 @@ export function normaliseTrackerEvent(
   const deleted = /comment_deleted/.test(payload.issue_event_type_name ?? '');
   const comment = payload.comment && event !== 'issue_commented' && !deleted ? commentObservation(issue, commentFacts(payload.comment), context) : undefined;
   const change = payload.changelog?.id && payload.changelog.items.length > 0 && event === 'issue_commented'
-    ? changelogObservation(issue, { id: payload.changelog.id, items: payload.changelog.items }, context)
+    ? changelogObservation(issue, { id: payload.changelog.id, items: payload.changelog.items, author: payload.user }, context)
     : undefined;
   const observations = [change, own.observation, comment].filter((o): o is Observation => o !== undefined);
   return { kind: 'observation', event, observation: own.observation, observations };
@@ -122,7 +123,7 @@ function ownFact(
   }
   const changelog = payload.changelog;
   if (changelog?.id) {
-    return { kind: 'observation', observation: changelogObservation(issue, { id: changelog.id, items: changelog.items }, context) };
+    return { kind: 'observation', observation: changelogObservation(issue, { id: changelog.id, items: changelog.items, author: payload.user }, context) };
   }
   const updated = isoOrNull(issue.updated);
   if (!updated) return { kind: 'invalid', reason: 'an issue_updated event needs changelog.id or issue.fields.updated to identify the change' };

@@ -23,6 +23,8 @@ export interface TrackerChangelogFacts {
   id: string;
   created?: string;
   items: Array<{ field: string; fromString?: string | null; toString?: string | null }>;
+  /** Who made the change (the webhook's `user`, the changelog entry's `author`): approvals count only from allowed actors. */
+  author?: { accountId?: string; emailAddress?: string };
 }
 
 export interface TrackerCommentFacts {
@@ -30,6 +32,8 @@ export interface TrackerCommentFacts {
   /** Markdown (ADF converted with the tracker client's converter) or the plain text the provider sent. */
   body: string;
   author?: string;
+  /** Every identifier of the author (account id, e-mail), for allowed-actor checks. */
+  authorIds?: string[];
   created?: string;
   updated?: string;
 }
@@ -85,7 +89,8 @@ export function changelogObservation(issue: TrackerIssueFacts, changelog: Tracke
   const labelChange = labelChangeFrom(changelog.items);
   // The ledger orders a changelog per field it changed, so the field names travel with it (never their values).
   const changedFields = [...new Set(changelog.items.map((item) => item.field.toLowerCase()))].sort();
-  const facts = { ...issueFacts(issue), changed_fields: changedFields };
+  const actorIds = [changelog.author?.emailAddress, changelog.author?.accountId].filter((id): id is string => typeof id === 'string' && id !== '');
+  const facts = { ...issueFacts(issue), changed_fields: changedFields, ...(actorIds.length > 0 ? { actor_ids: actorIds } : {}) };
   return {
     ...common(issue, context),
     event: 'issue_updated',
@@ -125,6 +130,7 @@ export function commentObservation(issue: TrackerIssueFacts, comment: TrackerCom
     facts: {
       ...issueFacts(issue),
       comment: { id: comment.id, body: comment.body, author: comment.author, created: isoOrNull(comment.created) ?? undefined, updated: updated ?? undefined },
+      ...(comment.authorIds?.length ? { actor_ids: comment.authorIds } : {}),
     },
   };
 }

@@ -74,6 +74,8 @@ export const trackerWebhookSchema = z.object({
     }).loose()).default([]),
   }).loose().optional(),
   comment: trackerCommentSchema.optional(),
+  /** The person whose action the delivery reports (Jira's `user`). */
+  user: z.object({ accountId: z.string().optional(), emailAddress: z.string().optional() }).loose().optional(),
 }).loose();
 
 export type TrackerWebhook = z.infer<typeof trackerWebhookSchema>;

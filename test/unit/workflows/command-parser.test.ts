@@ -338,7 +338,7 @@ describe('unrecognized /service commands block', () => {
     for (const node of ['implement_task', 'plan_approval_gate', 'human_review_gate']) {
       expect(parseCommand(trigger, at(node))).toEqual({
         kind: 'invalid', reason: `invalid command: ${problem}`, blocks: true,
-        reply: `❌ \`${echoed}\`: ${problem}. Known commands: \`/service approve\`, \`/service remove <n>\`, \`/service exclude <n>\`, \`/service update <n> key=value ...\`, \`/service add key=value ...\`, \`/service skip-gate <check>\`, \`/service unskip-gate <check>\`, \`/service rebase\`.`,
+        reply: `❌ \`${echoed}\`: ${problem}. Known commands: \`/service approve\`, \`/service remove <n>\`, \`/service exclude <n>\`, \`/service update <n> key=value ...\`, \`/service add key=value ...\`, \`/service skip-gate <check>\`, \`/service unskip-gate <check>\`, \`/service stop\`, \`/service rebase\`.`,
       });
     }
   });
@@ -507,5 +507,27 @@ describe('determinism', () => {
     const before = JSON.stringify([trigger, position]);
     expect(parseCommand(trigger, position)).toEqual(parseCommand(trigger, position));
     expect(JSON.stringify([trigger, position])).toBe(before);
+  });
+});
+
+describe('the kill switch', () => {
+  it('service:stop and /service stop are commands anywhere the ticket is not blocked, on the ticket and on a pull request', () => {
+    for (const node of ['generate_prd', 'prd_approval_gate', 'implement_task', 'human_review_gate']) {
+      expect(commandOf(parseCommand(labels(['service:stop']), at(node, { kill_switch: true, is_paused: false })))).toEqual({ type: 'stop', via: 'label' });
+      expect(commandOf(parseCommand(ticketComment('/service stop'), at(node, { kill_switch: true })))).toEqual({ type: 'stop', via: 'comment' });
+      expect(commandOf(parseCommand(prComment('/service stop'), at(node, { kill_switch: true })))).toEqual({ type: 'stop', via: 'comment' });
+    }
+    // Stop wins over the other labels of the same update.
+    expect(commandOf(parseCommand(labels(['service:prd-approved', 'service:stop']), at('prd_approval_gate', { kill_switch: true })))).toEqual({ type: 'stop', via: 'label' });
+  });
+
+  it('a blocked ticket is already stopped; arguments are refused', () => {
+    expect(parseCommand(labels(['service:stop']), at('implement_task', { kill_switch: true, is_blocked: true }))).toMatchObject({ kind: 'ignore', reason: expect.stringContaining('while the workflow is blocked') });
+    expect(parseCommand(ticketComment('/service stop now'), at('implement_task', { kill_switch: true }))).toMatchObject({ kind: 'invalid', blocks: false });
+  });
+
+  it('histories from before the kill switch replay as they ran: the label is no command and the verb is unknown', () => {
+    expect(parseCommand(labels(['service:stop']), at('implement_task'))).toMatchObject({ kind: 'ignore' });
+    expect(parseCommand(ticketComment('/service stop'), at('implement_task'))).toMatchObject({ kind: 'invalid', blocks: true, reason: 'invalid command: unknown command "stop"' });
   });
 });
