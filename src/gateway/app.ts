@@ -24,7 +24,7 @@ export interface GatewayDeps {
   registry?: RepositoryRegistry;
   /** Issue id -> key through the tracker, for comment events without an issue (Jira Server/DC). */
   issueKeys?: IssueKeyResolver;
-  /** The definition registry and migrations (DESIGN 6); the routes answer 404 without it. */
+  /** The definition registry and migrations (DESIGN 6); their routes answer 503 without it. */
   definitions?: DefinitionsPort;
 }
 
@@ -77,9 +77,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     effectToken: deps.config.effectOperatorToken,
   }));
 
-  if (deps.definitions) {
-    app.use(definitionApiRouter({ definitions: deps.definitions, logger: deps.logger.child({ route: 'definitions' }), operatorToken: deps.config.operatorToken }));
-  }
+  app.use(definitionApiRouter({ definitions: deps.definitions, logger: deps.logger.child({ route: 'definitions' }), operatorToken: deps.config.operatorToken }));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody('not_found', `no route for ${req.method} ${req.path}`));
