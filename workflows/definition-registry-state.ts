@@ -86,8 +86,9 @@ export function decidePublish(state: RegistryState, definition: PinnedDefinition
     if (same.digest === digest) return { type: 'existing', revision: same };
     return { type: 'refuse', reason: `${name} r${revision} is already published with digest ${same.digest.slice(0, 12)}…; publish the change as r${nextRevision(state, name)}` };
   }
-  const latest = Math.max(builtIn.revision, latestPublished(state, name)?.revision ?? 0);
-  if (revision <= latest) return { type: 'refuse', reason: `${name} r${revision} is not newer than the latest revision, r${latest}${revision <= builtIn.revision ? ' (built in)' : ''}; publish it as r${latest + 1}` };
+  const published = latestPublished(state, name)?.revision ?? 0;
+  const latest = Math.max(builtIn.revision, published);
+  if (revision <= latest) return { type: 'refuse', reason: `${name} r${revision} is not newer than the latest revision, r${latest}${published < builtIn.revision ? ' (built in)' : ''}; publish it as r${latest + 1}` };
   return { type: 'publish' };
 }
 
