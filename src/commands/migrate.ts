@@ -51,17 +51,19 @@ export default class Migrate extends Command {
       to_revision: flags.to, mapping: mappings.mapping, apply: flags.apply, requested_by: `cli:${userInfo().username}`,
     }));
     if (result.outcome !== 'decided') this.fail(result.message);
-    const { decision } = result;
+    const { decision, versioning } = result;
     if (flags.json) {
       if (!decision.eligible) {
         process.stderr.write(`${describeDecision(key, decision)}\n`);
         this.exit(1);
       }
-      this.log(JSON.stringify(decision, null, 2));
+      this.log(JSON.stringify({ ...decision, versioning }, null, 2));
       return;
     }
     if (!decision.eligible) this.fail(describeDecision(key, decision));
     this.log(describeDecision(key, decision));
+    if (versioning?.moved) this.log(`${key}: its worker-build pin moved from ${versioning.from_build} to the current build ${versioning.to_build} of ${versioning.deployment}`);
+    else if (versioning) this.log(`${key}: worker build unchanged: ${versioning.reason}`);
   }
 
   private fail(message: string): never {

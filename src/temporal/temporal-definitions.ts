@@ -4,6 +4,7 @@ import { executionQuery, ticketWorkflowId } from '../../workflows/messages';
 import { migrateDefinitionUpdate, type MigrationDecision } from '../../workflows/migration-messages';
 import { DefinitionRegistry, isNotFound, type PublishOutcome } from './definition-registry';
 import { TemporalUnavailableError } from './temporal-unavailable-error';
+import { movePinToCurrentVersion, type VersioningMove } from './versioning-override';
 
 export interface MigrationAsk {
   to_revision: number;
@@ -13,7 +14,8 @@ export interface MigrationAsk {
 }
 
 export type MigrationOutcome =
-  | { outcome: 'decided'; decision: MigrationDecision }
+  /** `versioning`: where an applied migration moved the run's worker-build pin (null when nothing was applied). */
+  | { outcome: 'decided'; decision: MigrationDecision; versioning: VersioningMove | null }
   | { outcome: 'ticket_not_found' | 'revision_not_found'; message: string }
   | { outcome: 'refused'; message: string };
 
@@ -66,7 +68,10 @@ export class TemporalDefinitions implements DefinitionsPort {
       const decision = await bounded(`the migration of ${ticketKey}`, () => handle.executeUpdate(migrateDefinitionUpdate, {
         args: [{ to, mapping: ask.mapping, apply: ask.apply, requested_by: ask.requested_by }],
       }));
-      return { outcome: 'decided', decision };
+      if (!decision.applied) return { outcome: 'decided', decision, versioning: null };
+      const versioning = await movePinToCurrentVersion(this.client, this.client.options.namespace, ticketWorkflowId(ticketKey))
+        .catch((error: Error): VersioningMove => ({ moved: false, reason: `the migration is applied, but the run's worker-build pin could not be moved: ${error.message}` }));
+      return { outcome: 'decided', decision, versioning };
     } catch (error) {
       if (isNotFound(error)) return { outcome: 'ticket_not_found', message: `no workflow for ticket ${ticketKey}` };
       if (error instanceof WorkflowUpdateFailedError) {

@@ -1,5 +1,6 @@
 // A real worker process (the compiled service's startWorker) whose planning stations are stand-ins that only post a
-// comment, so the definition registry test can walk published definitions made of catalogue stations.
+// comment naming the worker's build, so the registry and versioning tests can walk published definitions made of
+// catalogue stations and see which build ran each station.
 const { createHash } = require('node:crypto');
 const { startupConfig } = require('../../dist/src/config/startup-config');
 const { startWorker } = require('../../dist/src/worker');
@@ -7,7 +8,7 @@ const { runUntilSignal } = require('../../dist/src/process/run-until-signal');
 
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 const writes = (name, artifact) => async (input) => {
-  const text = `${name} of ${input.ticket_key} (${input.node}, visit ${input.visit})`;
+  const text = `${name} of ${input.ticket_key} (${input.node}, visit ${input.visit}, build ${process.env.SERVICE_BUILD_ID || 'unversioned'})`;
   return {
     outcome: 'generated',
     artifacts: { [artifact]: { text, digest: sha256(text) } },

@@ -69,7 +69,7 @@ export function definitionApiRouter(deps: DefinitionApiDeps): Router {
     if (!decision.dry_run && !decision.applied) {
       return void res.status(409).json({ ...errorBody('migration_refused', `${key} cannot move to ${decision.to.name} r${decision.to.revision}: ${decision.incompatibilities.join('; ')}`), migration: decision });
     }
-    res.json({ schema_version: '1.0', migration: decision });
+    res.json({ schema_version: '1.0', migration: decision, versioning: result.versioning });
   }));
 
   return router;
