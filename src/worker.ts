@@ -33,6 +33,7 @@ import { listen, type ListeningServer } from './http/listen';
 import type { Logger } from './logging/logger';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics';
 import { ensureSearchAttributes } from './temporal/search-attributes';
+import { workerDeploymentOptions, workerVersionFromEnv } from './temporal/worker-versioning';
 import type { ServiceMetricsSinks } from '../workflows/metrics-sink';
 import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/messages';
 
@@ -161,6 +162,10 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
 
   const actorsWarning = allowedActorsWarning(process.env);
   if (actorsWarning) logger.warn(actorsWarning);
+  const versioning = workerVersionFromEnv(process.env);
+  if (!versioning.ok) throw new Error(versioning.problem);
+  const deploymentOptions = workerDeploymentOptions(versioning.version);
+
   const metrics = createServiceMetrics({ defaultMetrics: true });
   const client = await Connection.connect({ address: config.temporal.address, connectTimeout: 5_000 });
   // The workflow needs its search attributes registered; against a shared cluster the operator may have done it.
@@ -190,6 +195,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       maxHeartbeatThrottleInterval: '2 seconds',
       shutdownGraceTime: '5s',
       shutdownForceTime: '15s',
+      ...(deploymentOptions ? { workerDeploymentOptions: deploymentOptions } : {}),
     });
     metricsServer = await listen(createServer(async (req, res) => {
       if (req.url === '/metrics') {
@@ -213,7 +219,10 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
     await connection?.close().catch(() => undefined);
     await client.close().catch(() => undefined);
   });
-  logger.info('worker polling', { task_queue: config.temporal.taskQueue, temporal: config.temporal.address, namespace: config.temporal.namespace, metrics: `${metricsServer.url}/metrics` });
+  logger.info('worker polling', {
+    task_queue: config.temporal.taskQueue, temporal: config.temporal.address, namespace: config.temporal.namespace, metrics: `${metricsServer.url}/metrics`,
+    versioning: versioning.version ? `${versioning.version.deploymentName} build ${versioning.version.buildId} (ticket workflows pinned)` : 'off (patched() and replayed histories)',
+  });
   return {
     metricsUrl: `${metricsServer.url}/metrics`,
     done,

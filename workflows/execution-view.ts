@@ -2,6 +2,7 @@ import type { TicketState, ExecutionStatus, Checkpoint, StationAttempt, Waiting 
 import { MEANING } from './command-meaning';
 import { nodeAccepts, outcomesOf } from './definitions/definition-types';
 import { listEffects } from './effect-journal';
+import type { MigrationDecision } from './migration-messages';
 
 /**
  * The execution view of SPEC 2.1 / REFERENCE "Read models", projected from durable workflow state only (never from
@@ -42,7 +43,8 @@ export interface ExecutionView {
   artifacts: Record<string, { version: number; digest: string; approved: boolean; updated_at: string }>;
   /** The most recent effects: key, operation, status and how many attempts (details: the effect API). */
   effects: Array<{ idempotency_key: string; operation: string; status: string; attempts: number; required: boolean }>;
-  migration: { eligible: boolean; incompatibilities: string[] } | null;
+  /** The last migration decision (eligible, incompatibilities, revisions, mapping, applied); null until one exists. */
+  migration: MigrationDecision | null;
   retry_count: number;
   checkpoint: Checkpoint;
   started_at: string;
@@ -82,7 +84,7 @@ export function buildExecutionView(state: TicketState, workflowId: string): Exec
     tokens_by_stage: { ...(state.runtime?.tokens_by_stage ?? {}) },
     artifacts: Object.fromEntries(Object.entries(state.artifacts ?? {}).map(([name, a]) => [name, { version: a.version, digest: a.digest, approved: a.approved?.digest === a.digest, updated_at: a.updated_at }])),
     effects: listEffects(state.effects).slice(-20).map((r) => ({ idempotency_key: r.idempotency_key, operation: r.operation.kind, status: r.status, attempts: r.attempts.length, required: r.required })),
-    migration: null,
+    migration: state.migration ?? null,
     retry_count: state.retry_count,
     checkpoint: state.checkpoint,
     started_at: state.started_at,

@@ -1,4 +1,5 @@
 import type { PinnedDefinition } from './definitions/definition-types';
+import type { MigrationDecision } from './migration-messages';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from './observation';
 import type { ArtifactRecord, StationRequest } from './station-types';
 import { emptyJournal, type EffectJournal } from './effect-journal';
@@ -134,6 +135,8 @@ export interface TicketState {
   outputs?: Record<string, unknown>;
   /** The most recent station attempts, newest last (bounded). */
   station_attempts?: StationAttempt[];
+  /** The last migration decision an operator asked for (workflows/migration-update.ts); absent until one exists. */
+  migration?: MigrationDecision | null;
 }
 
 /** Where a ticket sits until the stage runtime (definitions and stations) is built: recorded, waiting. */

@@ -30,6 +30,7 @@ import type { EffectIntent, StationInput, StationResult } from './station-types'
 import { DEFAULT_SETTINGS, initialTicketState, type Runtime, type StationAttempt, type TicketState } from './ticket-state';
 import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot } from './ticket-search-attributes';
 import { registerReadAndReplayHandlers } from './read-and-replay-handlers';
+import { registerMigrationUpdate } from './migration-update';
 import { appendTimeline } from './timeline';
 import { countSpend, spendOf } from './token-spend';
 import { isStopRequest, KILL_SWITCH_PATCH, runStoppable, STOP_LABEL } from './kill-switch';
@@ -118,8 +119,9 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   const outputs = (state.outputs ??= {});
   const attempts = (state.station_attempts ??= []);
   const pinned: PinnedDefinition | null = state.definition ?? null;
-  const definition = pinned?.body ?? null;
-  const accepts = definition ? acceptTable(definition) : {};
+  // `let`: an operator's migration (workflows/migration-update.ts) swaps the pinned definition while the run is idle.
+  let definition = pinned?.body ?? null;
+  let accepts = definition ? acceptTable(definition) : {};
   const ticketKey = input.ticket_key;
   const effects: EffectContext = { journal: state.effects, timeline: state.timeline, ticketKey, runId: state.run_id, now: nowIso };
 
@@ -657,6 +659,15 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     if (verdict.decision === 'accepted' && stationRunning && observation.ticket_key === ticketKey && isStopRequest(observation)) stopRequests.push(observation);
   });
   registerReadAndReplayHandlers(state, info.workflowId, effects, settings.effect_timeout_seconds, nowIso);
+  let idle = false;
+  registerMigrationUpdate(state, {
+    isIdle: () => idle, now: nowIso,
+    onApplied: () => {
+      definition = state.definition!.body;
+      accepts = acceptTable(definition);
+      publish();
+    },
+  });
 
   // Temporal suggests continue-as-new for large histories; a deployment may ask sooner; the state must stay a payload.
   const historyIsLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= settings.history_event_limit;
@@ -689,6 +700,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       publish();
       continue;
     }
+    idle = true;
     await condition(() => state.inbox.length > 0 || canAct() || historyIsLong());
+    idle = false;
   }
 }

@@ -7,6 +7,8 @@ import { errorBody } from './http-errors';
 import { readApiRouter } from './routes/read-api';
 import type { RepositoryRegistry } from '../config/repository-registry';
 import { effectApiRouter } from './routes/effect-api';
+import { definitionApiRouter } from './routes/definition-api';
+import type { DefinitionsPort } from '../temporal/temporal-definitions';
 import { gitlabWebhookRouter } from './routes/gitlab-webhook';
 import { scmhostWebhookRouter } from './routes/scmhost-webhook';
 import { trackerWebhookRouter } from './routes/tracker-webhook';
@@ -22,6 +24,8 @@ export interface GatewayDeps {
   registry?: RepositoryRegistry;
   /** Issue id -> key through the tracker, for comment events without an issue (Jira Server/DC). */
   issueKeys?: IssueKeyResolver;
+  /** The definition registry and migrations (DESIGN 6); their routes answer 503 without it. */
+  definitions?: DefinitionsPort;
 }
 
 /** The Express gateway: validates, normalises and signals. It makes no workflow decisions. */
@@ -72,6 +76,8 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     logger: deps.logger.child({ route: 'effects' }),
     effectToken: deps.config.effectOperatorToken,
   }));
+
+  app.use(definitionApiRouter({ definitions: deps.definitions, logger: deps.logger.child({ route: 'definitions' }), operatorToken: deps.config.operatorToken }));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody('not_found', `no route for ${req.method} ${req.path}`));

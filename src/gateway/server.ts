@@ -24,7 +24,7 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
     ? createTrackerClient({ baseUrl, email: userEmail, apiToken, onLatency, timeoutMs: 5_000, retry: { maxAttempts: 2, initialDelayMs: 200, maxDelayMs: 1_000 } })
     : undefined;
   const issueKeys = tracker && cachedIssueKeys(async (id) => (await tracker.getIssue(id)).key);
-  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys });
+  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, definitions: workflows.definitions() });
   const listening = await listen(createServer(app), config.gateway.host, config.gateway.port, 'gateway');
   logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace });
   return {

@@ -7,6 +7,9 @@ import type { TimelinePage } from '../../workflows/timeline';
 import type { EffectRecord } from '../../workflows/effect-types';
 import { selectDefinition } from '../definitions/select-definition';
 import { TemporalUnavailableError } from './temporal-unavailable-error';
+import type { PinnedDefinition } from '../../workflows/definitions/definition-types';
+import { latestPublishedDefinition } from './definition-registry';
+import { TemporalDefinitions } from './temporal-definitions';
 
 /**
  * What the gateway asks of Temporal. Every call is bounded by a deadline so that a webhook never hangs: when
@@ -55,11 +58,16 @@ function isNotFound(error: unknown): boolean {
   return cause !== undefined && cause !== error && isNotFound(cause);
 }
 
-/** A new run pins the definition for its issue type here, where the digest can be computed (DESIGN 6). */
-function withPinnedDefinition(input: TicketWorkflowInput): TicketWorkflowInput {
+/**
+ * A new run pins the definition for its issue type here, where the digest can be computed (DESIGN 6): the newest
+ * revision published to the task queue's registry, or the built-in one when none newer is published.
+ */
+async function withPinnedDefinition(input: TicketWorkflowInput, latestPublished: (name: string) => Promise<PinnedDefinition | undefined>): Promise<TicketWorkflowInput> {
   if (input.definition !== undefined) return input;
   const route = selectDefinition(input.issue_type);
-  return route.ok ? { ...input, definition: route.definition } : { ...input, definition: null, route_error: route.reason };
+  if (!route.ok) return { ...input, definition: null, route_error: route.reason };
+  const published = await latestPublished(route.definition.name);
+  return { ...input, definition: published && published.revision > route.definition.revision ? published : route.definition };
 }
 
 export class TemporalTicketWorkflows implements TicketWorkflowsPort {
@@ -91,6 +99,8 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
 
   async startOrSignal(input: TicketWorkflowInput, observation: Observation): Promise<{ workflowId: string; completed?: boolean }> {
     const workflowId = ticketWorkflowId(input.ticket_key);
+    const pinned = await this.bounded('the definition registry lookup', this.deadlineMs.read, () =>
+      withPinnedDefinition(this.settings ? { ...input, settings: this.settings } : input, (name) => latestPublishedDefinition(this.client, this.taskQueue, name)));
     const started = await this.bounded(`signal-with-start of ${workflowId}`, this.deadlineMs.write, () => this.client.workflow.signalWithStart(TICKET_WORKFLOW_TYPE, {
       workflowId,
       taskQueue: this.taskQueue,
@@ -98,7 +108,7 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
       // every managed ticket): that would plan, push and open a pull request a second time. A run an operator
       // terminated, or one that failed, may start again.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      args: [withPinnedDefinition(this.settings ? { ...input, settings: this.settings } : input)],
+      args: [pinned],
       signal: observeSignal,
       signalArgs: [observation],
       typedSearchAttributes: [
@@ -199,6 +209,11 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
       }
       throw error;
     }
+  }
+
+  /** The definition registry (and migrations) over this connection (DESIGN 6). */
+  definitions(): TemporalDefinitions {
+    return new TemporalDefinitions(this.client, this.connection, this.taskQueue);
   }
 
   async close(): Promise<void> {
