@@ -6,6 +6,8 @@ import { redactSecrets } from '../../redaction/redact-secrets';
 import { loadSkill } from '../../skills/load-skill';
 import { loadEvalCriteria } from '../../skill-testing/eval-criteria';
 import { evalSummaryLine } from '../../skill-testing/eval-results';
+import { createMlflowClient } from '../../skill-testing/mlflow-client';
+import { describeLoggedRun, logEvaluationToMlflow } from '../../skill-testing/mlflow-logging';
 import { chooseModel, modelConfigurationFrom } from '../../skill-testing/model-choice';
 import { progressLine } from '../../skill-testing/progress-line';
 import { runEvaluation, type EvalMode } from '../../skill-testing/run-evaluation';
@@ -51,6 +53,7 @@ export default class TestSkillEval extends Command {
     const criteria = loadEvalCriteria(flags.criteria);
     const target = chooseModel(modelConfigurationFrom(process.env), criteria.judge_model, JUDGE_SKILL);
     const judge = loadSkill(JUDGE_SKILL);
+    const mlflow = flags.mlflow ? createMlflowClient({ trackingUri: flags.mlflow, env: process.env }) : undefined;
     const tty = process.stderr.isTTY === true;
     const { results, resultsFile, reportFile } = await runEvaluation({
       criteria, criteriaFile: flags.criteria, source, output: flags.output, client: createModelClient({ env: process.env }), target, judge,
@@ -63,6 +66,14 @@ export default class TestSkillEval extends Command {
     this.log(evalSummaryLine(results));
     this.log(`results: ${resultsFile}\nreport: ${reportFile}`);
     if (!results.summary.passed_all) process.exitCode = 1;
+    if (mlflow) {
+      try {
+        this.log(describeLoggedRun(await logEvaluationToMlflow(mlflow, { experiment: flags['mlflow-experiment'], results, resultsFile, reportFile })));
+      } catch (error) {
+        process.stderr.write(`test-skill eval: the results are written, but logging to MLflow failed: ${redactSecrets((error as Error).message)}\n`);
+        process.exitCode = 1;
+      }
+    }
   }
 
   override async catch(error: Error & { oclif?: { exit?: number } }): Promise<void> {

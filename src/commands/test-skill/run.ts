@@ -3,6 +3,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLanguageModel } from '../../models/language-model-factory';
 import { redactSecrets } from '../../redaction/redact-secrets';
+import { createMlflowClient } from '../../skill-testing/mlflow-client';
+import { describeLoggedRun, logSkillRunToMlflow } from '../../skill-testing/mlflow-logging';
 import { chooseModel, modelConfigurationFrom, targetLabel } from '../../skill-testing/model-choice';
 import { progressLine } from '../../skill-testing/progress-line';
 import { planInputs, runSkillTests, summaryLine } from '../../skill-testing/run-skill-tests';
@@ -48,6 +50,8 @@ export default class TestSkillRun extends Command {
     const resolved = chooseModel(modelConfigurationFrom(process.env), flags.model, flags.skill);
     const label = targetLabel(resolved);
     const model = createLanguageModel(resolved.connection, resolved.target.model, process.env);
+    const mlflow = flags.mlflow ? createMlflowClient({ trackingUri: flags.mlflow, env: process.env }) : undefined;
+    const summaryFile = flags.dataset ? join(flags.output, 'summary.json') : undefined;
 
     const tty = process.stderr.isTTY === true;
     const summary = await runSkillTests({
@@ -58,9 +62,22 @@ export default class TestSkillRun extends Command {
         const line = progressLine(done, total, done < total ? current : 'done');
         process.stderr.write(tty ? `\r${line.padEnd(72)}${done === total ? '\n' : ''}` : `${line}\n`);
       },
-    }, flags.dataset ? join(flags.output, 'summary.json') : undefined);
+    }, summaryFile);
     this.log(summaryLine(summary));
     if (summary.failed > 0) process.exitCode = 1;
+    if (mlflow) {
+      try {
+        const logged = await logSkillRunToMlflow(mlflow, {
+          experiment: flags['mlflow-experiment'], summary, project: flags.project, summaryFile,
+          source: flags.dataset ? `dataset ${flags.dataset}` : `input ${flags.input}`,
+          outputs: inputs.map((planned) => ({ id: planned.id, outputDir: planned.outputDir })),
+        });
+        this.log(describeLoggedRun(logged));
+      } catch (error) {
+        process.stderr.write(`test-skill run: the results are written, but logging to MLflow failed: ${redactSecrets((error as Error).message)}\n`);
+        process.exitCode = 1;
+      }
+    }
   }
 
   override async catch(error: Error & { oclif?: { exit?: number } }): Promise<void> {

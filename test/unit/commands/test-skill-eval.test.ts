@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startModelSimulator, type ModelSimulator } from '../../../src/sandbox/model-simulator/model-simulator';
+import { startMlflowFake, type MlflowFake } from '../../helpers/mlflow-fake';
 import { startService } from '../../helpers/service-process';
 
 /**
@@ -25,17 +26,22 @@ const judged = (score: 0 | 1 | 2, reasoning: string, quotes: string[] = []) => (
 
 describe('service test-skill eval (real binary, model simulator as skill model and judge)', { timeout: 90_000 }, () => {
   let model: ModelSimulator;
+  let mlflow: MlflowFake;
   let env: NodeJS.ProcessEnv;
   let base: string;
 
   beforeAll(async () => {
     model = await startModelSimulator();
+    mlflow = await startMlflowFake();
     env = {
       MODEL_CONNECTIONS: JSON.stringify({ sim: { backend: 'openai-compatible', base_url: model.url, allowed_models: ['skill-model', 'judge-model'], capabilities: ['structured_output', 'tools'] } }),
       MODEL_DEFAULT: JSON.stringify({ connection: 'sim', model: 'skill-model' }),
     };
   });
-  afterAll(async () => model?.close());
+  afterAll(async () => {
+    await model?.close();
+    await mlflow?.close();
+  });
   beforeEach(() => {
     model.reset();
     base = mkdtempSync(join(tmpdir(), 'test-skill-eval-'));
@@ -61,8 +67,16 @@ describe('service test-skill eval (real binary, model simulator as skill model a
       { content: 'Wrote prd.md.' },
     );
     const results = join(base, 'results');
-    const ran = await service(['run', '--skill', 'write_prd', '--skill-dir', join(base, 'skill'), '--dataset', join(base, 'dataset'), '--output', results], env);
+    const ran = await service(['run', '--skill', 'write_prd', '--skill-dir', join(base, 'skill'), '--dataset', join(base, 'dataset'), '--output', results, '--mlflow', mlflow.url, '--mlflow-experiment', 'prd skill'], env);
     expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/MLflow run run1: http:\/\/127\.0\.0\.1:\d+\/#\/experiments\/100\/runs\/run1 \(7 artifacts\)/);
+    const runLogged = mlflow.runs.get('run1')!;
+    expect(runLogged).toMatchObject({ experiment_id: '100', status: 'FINISHED', params: { kind: 'run', skill: 'write_prd', model: 'sim:skill-model', inputs: '2' } });
+    expect(runLogged.metrics['case-a.completed']).toBe(1);
+    expect(runLogged.metrics.total_tokens).toBeGreaterThan(0);
+    expect(runLogged.metrics.latency_seconds).toBeGreaterThan(0);
+    expect(Object.keys(runLogged.artifacts).sort()).toEqual(['case-a/prd.md', 'case-a/response.json', 'case-a/trace.json', 'case-b/prd.md', 'case-b/response.json', 'case-b/trace.json', 'summary.json']);
+    expect(runLogged.artifacts['case-a/prd.md']).toContain('archived ones too');
     expect(model.pending()).toBe(0);
 
     model.reset();
@@ -73,7 +87,7 @@ describe('service test-skill eval (real binary, model simulator as skill model a
       judged(2, 'Plain.'),
     );
     const out = join(base, 'eval');
-    const evaluated = await service(['eval', '--criteria', join(base, 'criteria.yaml'), '--dataset', join(base, 'dataset'), '--results-dir', results, '--output', out], env);
+    const evaluated = await service(['eval', '--criteria', join(base, 'criteria.yaml'), '--dataset', join(base, 'dataset'), '--results-dir', results, '--output', out, '--mlflow', mlflow.url, '--mlflow-experiment', 'prd skill'], env);
     expect(evaluated.stdout).toContain('test-skill eval: FAIL 1/2 passed, grade C (66.7 %) for write_prd, judged by sim:judge-model; failed: case-b (critical: scope)');
     expect(evaluated.stderr).toContain('[####################] 2/2 done');
     expect(evaluated.code).toBe(1);
@@ -86,6 +100,15 @@ describe('service test-skill eval (real binary, model simulator as skill model a
     expect(b).toMatchObject({ id: 'case-b', percentage: 33.3, grade: 'D', passed: false, critical_failures: ['scope'] });
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toContain('<svg');
+
+    // The evaluation is a second run of the same experiment: FAILED, with scores, grade, tokens and the artifacts.
+    expect(mlflow.experiments.size).toBe(1);
+    const evalLogged = mlflow.runs.get('run2')!;
+    expect(evalLogged).toMatchObject({ experiment_id: '100', status: 'FAILED', params: { kind: 'eval', judge_model: 'sim:judge-model', mode: 'batch', criteria: 'scope:critical,clarity:important' }, tags: { 'service.grade': 'C', 'service.result': 'FAIL' } });
+    expect(evalLogged.metrics).toMatchObject({ mean_percentage: 66.7, grade_points: 2, cases_passed: 1, critical_failures: 1, passed_all: 0, judge_input_tokens: 400, judge_output_tokens: 40, 'case-a.scope': 2, 'case-b.scope': 0, 'case-b.clarity': 2, 'case-b.percentage': 33.3 });
+    expect(evalLogged.metrics['case-a.skill_input_tokens']).toBeGreaterThan(0);
+    expect(Object.keys(evalLogged.artifacts).sort()).toEqual(['report.html', 'results.json']);
+    expect(evalLogged.artifacts['report.html']).toBe(html);
     expect(html).toContain('The gold standard limits the scope to the web app; the PRD says everything.');
 
     // The judge got its skill, the criterion, the gold standard and the generated file, and answered with a schema.
