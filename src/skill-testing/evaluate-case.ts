@@ -3,6 +3,7 @@ import { basename, join, relative } from 'node:path';
 import type { ModelClient, ResolvedTarget } from '../models/model-client';
 import { redactSecrets } from '../redaction/redact-secrets';
 import type { Skill } from '../skills/load-skill';
+import type { Tracing } from '../tracing/start-tracing';
 import type { EvalCriteria } from './eval-criteria';
 import type { CaseResult, CriterionResult } from './eval-results';
 import { RESERVED_OUTPUTS } from './filesystem-tools';
@@ -49,6 +50,7 @@ export interface EvaluateCaseInput {
   client: ModelClient;
   target: ResolvedTarget;
   judge: Skill;
+  tracing?: Tracing;
 }
 
 /**
@@ -78,7 +80,10 @@ export async function evaluateCase(input: EvaluateCaseInput): Promise<CaseResult
   const judged: CriterionResult[] = [];
   for (const criterion of criteria.criteria) {
     try {
-      const judgment = await judgeCriterion({ client: input.client, target: input.target, judge: input.judge, criterion, gold, generated });
+      const judge = () => judgeCriterion({ client: input.client, target: input.target, judge: input.judge, criterion, gold, generated, tracing: input.tracing });
+      const judgment = input.tracing
+        ? await input.tracing.span(`test-skill eval ${criteria.skill} ${criterion.id}`, { workflow_step: 'skill_eval_judge', llm_model: `${input.target.target.connection}:${input.target.target.model}`, event_source: 'test-skill', retry_count: 0, system_prompt_length: input.judge.body.length }, judge)
+        : await judge();
       usage.input_tokens += judgment.usage.inputTokens;
       usage.output_tokens += judgment.usage.outputTokens;
       latency += judgment.latencySeconds;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ModelClient, ResolvedTarget } from '../models/model-client';
 import type { TokenUsage } from '../models/model-metrics';
 import type { Skill } from '../skills/load-skill';
+import type { Tracing } from '../tracing/start-tracing';
 import type { EvalCriterion } from './eval-criteria';
 import type { Score } from './grade';
 
@@ -42,12 +43,14 @@ export async function judgeCriterion(input: {
   criterion: EvalCriterion;
   gold: NamedText;
   generated: readonly NamedText[];
+  tracing?: Tracing;
 }): Promise<Judgment> {
   const result = await input.client.generateStructured({
     resolved: input.target,
     system: input.judge.body,
     prompt: judgePrompt(input.criterion, input.gold, input.generated),
     schema: judgmentSchema,
+    ...(input.tracing ? { telemetry: input.tracing.telemetry(`test-skill-eval:${input.criterion.id}`) } : {}),
   });
   return {
     score: result.object.score as Score,

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ModelClient, ResolvedTarget } from '../models/model-client';
 import type { Skill } from '../skills/load-skill';
+import type { Tracing } from '../tracing/start-tracing';
 import { listDatasetCases } from './dataset-cases';
 import type { EvalCriteria } from './eval-criteria';
 import { renderEvalReport } from './eval-report-html';
@@ -22,6 +23,7 @@ export interface RunEvaluationOptions {
   target: ResolvedTarget;
   judge: Skill;
   onProgress?: (done: number, total: number, label: string) => void;
+  tracing?: Tracing;
 }
 
 interface PlannedCase {
@@ -48,7 +50,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<{ re
   const cases: CaseResult[] = [];
   for (const [index, entry] of planned.entries()) {
     options.onProgress?.(index, planned.length, entry.id);
-    cases.push(await evaluateCase({ ...entry, criteria: options.criteria, client: options.client, target: options.target, judge: options.judge }));
+    cases.push(await evaluateCase({ ...entry, criteria: options.criteria, client: options.client, target: options.target, judge: options.judge, tracing: options.tracing }));
   }
   options.onProgress?.(planned.length, planned.length, 'done');
   const results = summarize({ mode: options.source.mode, criteria: options.criteria, criteriaFile: options.criteriaFile, judgeModel: targetLabel(options.target), cases });

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generateText, stepCountIs, type LanguageModel } from 'ai';
+import { generateText, stepCountIs, type LanguageModel, type TelemetrySettings } from 'ai';
 import { redactSecrets, redactValue } from '../redaction/redact-secrets';
 import type { Skill } from '../skills/load-skill';
 import { filesystemTools } from './filesystem-tools';
@@ -54,6 +54,8 @@ export interface RunSkillInputOptions {
   project?: string;
   references?: string;
   maxSteps?: number;
+  /** OpenTelemetry settings of the AI SDK (tracing, when TRACING_ENABLED). */
+  telemetry?: TelemetrySettings;
 }
 
 const CLIP = 4000;
@@ -92,6 +94,7 @@ export async function runSkillInput(options: RunSkillInputOptions): Promise<Skil
       stopWhen: stepCountIs(maxSteps),
       maxOutputTokens: options.maxOutputTokens,
       maxRetries: 1,
+      ...(options.telemetry ? { experimental_telemetry: options.telemetry } : {}),
       experimental_onStepStart: () => {
         stepStarted = performance.now();
       },

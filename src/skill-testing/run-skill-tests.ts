@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { LanguageModel } from 'ai';
 import type { Skill } from '../skills/load-skill';
+import type { Tracing } from '../tracing/start-tracing';
 import { listDatasetCases } from './dataset-cases';
 import { mapRepositoryFolders } from './repository-folders';
 import { runSkillInput, type SkillRunResponse } from './run-skill-input';
@@ -61,6 +62,7 @@ export interface RunSkillTestsOptions {
   referencesFile?: string;
   /** Called before each input (done = inputs finished so far) and once at the end. */
   onProgress?: (done: number, total: number, label: string) => void;
+  tracing?: Tracing;
 }
 
 /** Runs every planned input in order and returns (and, for a dataset, writes) the summary of the run. */
@@ -70,12 +72,18 @@ export async function runSkillTests(options: RunSkillTestsOptions, summaryFile?:
   const total = options.inputs.length;
   for (const [index, planned] of options.inputs.entries()) {
     options.onProgress?.(index, total, planned.id);
-    const response = await runSkillInput({
+    const run = () => runSkillInput({
       skill: options.skill, input: planned.input, inputFile: planned.file, outputDir: planned.outputDir,
       repositories: mapRepositoryFolders(planned.input.available_repos, options.repos),
       model: options.model, modelLabel: options.modelLabel, maxOutputTokens: options.maxOutputTokens,
-      project: options.project, references,
+      project: options.project, references, telemetry: options.tracing?.telemetry(`test-skill:${options.skill.name}`),
     });
+    const response = options.tracing
+      ? await options.tracing.span(`test-skill run ${options.skill.name}`, {
+        ticket_key: planned.input.ticket_key, project_id: options.project, workflow_step: options.skill.name, llm_model: options.modelLabel,
+        repo: planned.input.available_repos.join(','), event_source: 'test-skill', retry_count: 0, system_prompt_length: options.skill.body.length,
+      }, run)
+      : await run();
     rows.push({
       id: planned.id, status: response.status, generated_files: response.generated_files,
       input_tokens: response.usage.input_tokens, output_tokens: response.usage.output_tokens, latency_seconds: response.latency_seconds,

@@ -11,6 +11,7 @@ import { describeLoggedRun, logEvaluationToMlflow } from '../../skill-testing/ml
 import { chooseModel, modelConfigurationFrom } from '../../skill-testing/model-choice';
 import { progressLine } from '../../skill-testing/progress-line';
 import { runEvaluation, type EvalMode } from '../../skill-testing/run-evaluation';
+import { startTracing } from '../../tracing/start-tracing';
 import { DEFAULT_MLFLOW_EXPERIMENT } from './run';
 
 /** The skill the judge follows (skills/default/skill_eval_judge): prompts are skills, not TypeScript strings. */
@@ -55,14 +56,15 @@ export default class TestSkillEval extends Command {
     const judge = loadSkill(JUDGE_SKILL);
     const mlflow = flags.mlflow ? createMlflowClient({ trackingUri: flags.mlflow, env: process.env }) : undefined;
     const tty = process.stderr.isTTY === true;
+    const tracing = startTracing(process.env);
     const { results, resultsFile, reportFile } = await runEvaluation({
-      criteria, criteriaFile: flags.criteria, source, output: flags.output, client: createModelClient({ env: process.env }), target, judge,
+      criteria, criteriaFile: flags.criteria, source, output: flags.output, client: createModelClient({ env: process.env }), target, judge, tracing,
       onProgress: (done, total, current) => {
         if (source.mode !== 'batch') return;
         const line = progressLine(done, total, done < total ? current : 'done');
         process.stderr.write(tty ? `\r${line.padEnd(72)}${done === total ? '\n' : ''}` : `${line}\n`);
       },
-    });
+    }).finally(() => tracing.shutdown());
     this.log(evalSummaryLine(results));
     this.log(`results: ${resultsFile}\nreport: ${reportFile}`);
     if (!results.summary.passed_all) process.exitCode = 1;

@@ -9,6 +9,7 @@ import { chooseModel, modelConfigurationFrom, targetLabel } from '../../skill-te
 import { progressLine } from '../../skill-testing/progress-line';
 import { planInputs, runSkillTests, summaryLine } from '../../skill-testing/run-skill-tests';
 import { loadSkillUnderTest } from '../../skill-testing/skill-under-test';
+import { startTracing } from '../../tracing/start-tracing';
 
 export const DEFAULT_MLFLOW_EXPERIMENT = 'service-skill-eval';
 
@@ -54,15 +55,16 @@ export default class TestSkillRun extends Command {
     const summaryFile = flags.dataset ? join(flags.output, 'summary.json') : undefined;
 
     const tty = process.stderr.isTTY === true;
+    const tracing = startTracing(process.env);
     const summary = await runSkillTests({
       skill, inputs, repos: flags.repos, model, modelLabel: label, maxOutputTokens: resolved.connection.max_output_tokens,
-      project: flags.project, referencesFile: flags.references,
+      project: flags.project, referencesFile: flags.references, tracing,
       onProgress: (done, total, current) => {
         if (!flags.dataset) return;
         const line = progressLine(done, total, done < total ? current : 'done');
         process.stderr.write(tty ? `\r${line.padEnd(72)}${done === total ? '\n' : ''}` : `${line}\n`);
       },
-    }, summaryFile);
+    }, summaryFile).finally(() => tracing.shutdown());
     this.log(summaryLine(summary));
     if (summary.failed > 0) process.exitCode = 1;
     if (mlflow) {
