@@ -1,4 +1,4 @@
-import { APICallError, generateText as sdkGenerateText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { APICallError, generateText as sdkGenerateText, type LanguageModel, type ModelMessage, type TelemetrySettings, type ToolSet } from 'ai';
 import type { z } from 'zod';
 import { formatTarget, type ModelConnection, type ModelTarget } from '../config/model-configuration';
 import type { Resolution, TargetSource } from '../config/model-target-resolver';
@@ -19,6 +19,8 @@ export interface ModelCallInput {
   /** Tools the model may call before its structured answer, and the request limit (see StructuredInput). */
   tools?: ToolSet;
   maxSteps?: number;
+  /** OpenTelemetry settings of the AI SDK, when LLM tracing is on (src/tracing/). */
+  telemetry?: TelemetrySettings;
 }
 
 export interface ModelCallInfo {
@@ -103,6 +105,7 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
         targetLabel: label,
         tools: input.tools,
         maxSteps: input.maxSteps,
+        telemetry: input.telemetry,
       }).catch((error: unknown) => {
         throw wrap(error, label);
       });
@@ -118,6 +121,7 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
         const result = await sdkGenerateText({
           model: modelFor(connection, target), system: input.system, prompt: input.prompt,
           maxOutputTokens: connection.max_output_tokens, maxRetries: 0, abortSignal: input.abortSignal,
+          ...(input.telemetry ? { experimental_telemetry: input.telemetry } : {}),
         });
         requestSeconds = (performance.now() - started) / 1000;
         const usage = { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 };

@@ -1,4 +1,4 @@
-import { APICallError, generateText, hasToolCall, JSONParseError, NoObjectGeneratedError, Output, stepCountIs, tool, TypeValidationError, UnsupportedFunctionalityError, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { APICallError, generateText, hasToolCall, JSONParseError, NoObjectGeneratedError, Output, stepCountIs, tool, TypeValidationError, UnsupportedFunctionalityError, type LanguageModel, type ModelMessage, type TelemetrySettings, type ToolSet } from 'ai';
 import type { z } from 'zod';
 import { redactSecrets } from '../redaction/redact-secrets';
 import type { ModelMetrics, TokenUsage } from './model-metrics';
@@ -86,6 +86,8 @@ export interface StructuredInput<T> {
    */
   tools?: ToolSet;
   maxSteps?: number;
+  /** OpenTelemetry settings of the AI SDK, when LLM tracing is on. */
+  telemetry?: TelemetrySettings;
 }
 
 export const DEFAULT_MAX_STEPS = 8;
@@ -124,7 +126,7 @@ export async function generateStructured<T>(input: StructuredInput<T>): Promise<
       return undefined;
     }
   };
-  const common = { model: input.model, system: input.system, prompt: input.prompt, maxOutputTokens: input.maxOutputTokens, maxRetries: 0, abortSignal: input.abortSignal };
+  const common = { model: input.model, system: input.system, prompt: input.prompt, maxOutputTokens: input.maxOutputTokens, maxRetries: 0, abortSignal: input.abortSignal, ...(input.telemetry ? { experimental_telemetry: input.telemetry } : {}) };
   const extraTools = input.tools && Object.keys(input.tools).length ? input.tools : undefined;
   const maxSteps = input.maxSteps ?? DEFAULT_MAX_STEPS;
 
