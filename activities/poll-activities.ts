@@ -5,9 +5,10 @@ import type { Logger } from '../src/logging/logger';
 import type { TicketWorkflowsPort } from '../src/temporal/ticket-workflows';
 import { collectScmhostDeliveries } from '../src/poller/scmhost-poll';
 import { collectTrackerObservations } from '../src/poller/tracker-poll';
+import { DEFAULT_POLL_OVERLAP_SECONDS, MAX_POLL_LOOKBACK_SECONDS, pollWindow } from '../src/poller/poll-window';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import type { TrackerClient } from '../src/providers/tracker/tracker-client';
-import type { PollSummary } from '../workflows/poll-types';
+import type { PollSummary, PollWorkflowInput } from '../workflows/poll-types';
 
 export interface PollActivityDeps {
   tracker?: Pick<TrackerClient, 'searchAllIssues' | 'getIssue' | 'getComments'>;
@@ -19,10 +20,14 @@ export interface PollActivityDeps {
   now?: () => Date;
 }
 
-const pollInput = z.object({ lookbackSeconds: z.number().int().positive().max(7 * 24 * 3600) });
+const pollInput = z.object({
+  lookbackSeconds: z.number().int().positive().max(MAX_POLL_LOOKBACK_SECONDS),
+  overlapSeconds: z.number().int().min(0).max(3600).default(DEFAULT_POLL_OVERLAP_SECONDS),
+  watermark: z.string().datetime().nullish(),
+});
 
-function summarise(source: PollSummary['source'], outcomes: DeliveryOutcome[], skippedReason?: string): PollSummary {
-  const summary: PollSummary = { source, observed: outcomes.length, started: 0, signalled: 0, ignored: 0, skipped: skippedReason ?? null };
+function summarise(source: PollSummary['source'], outcomes: DeliveryOutcome[], skippedReason?: string, watermark?: Date): PollSummary {
+  const summary: PollSummary = { source, observed: outcomes.length, started: 0, signalled: 0, ignored: 0, skipped: skippedReason ?? null, watermark: watermark?.toISOString() ?? null };
   for (const outcome of outcomes) {
     if (outcome.outcome === 'started') summary.started += 1;
     else if (outcome.outcome === 'signalled') summary.signalled += 1;
@@ -33,32 +38,37 @@ function summarise(source: PollSummary['source'], outcomes: DeliveryOutcome[], s
 
 /**
  * The poller's activities: read the providers, rebuild the observations their webhooks would have carried, and
- * signal them through the same delivery path as the gateway. The ticket workflows' ledgers call facts already
- * delivered duplicates, so polling is safe to repeat.
+ * signal them through the same delivery path as the gateway. Each poll reads only what changed since the last
+ * successful poll's watermark (less an overlap), so an idle ticket is not signalled at all; the facts in the overlap,
+ * and the ones webhooks brought, come with the same identity and the ticket workflows' ledgers call them duplicates.
  */
 export function createPollActivities(deps: PollActivityDeps) {
   const now = deps.now ?? (() => new Date());
   return {
-    async pollTracker(input: { lookbackSeconds: number }): Promise<PollSummary> {
-      const { lookbackSeconds } = pollInput.parse(input);
+    async pollTracker(input: PollWorkflowInput): Promise<PollSummary> {
+      const parsed = pollInput.parse(input);
       if (!deps.tracker) return summarise('tracker', [], 'tracker is not configured (TRACKER_BASE_URL, TRACKER_USER_EMAIL, TRACKER_API_TOKEN)');
-      const observations = await collectTrackerObservations(deps.tracker, { lookbackSeconds, now: now() });
+      const started = now();
+      const { lookbackSeconds } = pollWindow({ now: started, ...parsed });
+      const observations = await collectTrackerObservations(deps.tracker, { lookbackSeconds, now: started });
       const outcomes: DeliveryOutcome[] = [];
       for (const observation of observations) outcomes.push(await deliverTrackerObservation(deps.workflows, observation, deps.guard));
-      const summary = summarise('tracker', outcomes);
-      deps.logger.info('tracker poll finished', { ...summary });
+      const summary = summarise('tracker', outcomes, undefined, started);
+      deps.logger.info('tracker poll finished', { ...summary, lookback_seconds: lookbackSeconds });
       return summary;
     },
 
-    async pollScmhost(input: { lookbackSeconds: number }): Promise<PollSummary> {
-      const { lookbackSeconds } = pollInput.parse(input);
+    async pollScmhost(input: PollWorkflowInput): Promise<PollSummary> {
+      const parsed = pollInput.parse(input);
       if (!deps.scmhost) return summarise('scmhost', [], 'source host is not configured (SCMHOST_TOKEN)');
       if (deps.scmhostRepositories.length === 0) return summarise('scmhost', [], 'no repositories to poll (SCMHOST_KNOWN_REPOS, SCMHOST_DEFAULT_REPO)');
-      const deliveries = await collectScmhostDeliveries(await deps.scmhost(), deps.scmhostRepositories, { now: now(), lookbackSeconds });
+      const started = now();
+      const { lookbackSeconds } = pollWindow({ now: started, ...parsed });
+      const deliveries = await collectScmhostDeliveries(await deps.scmhost(), deps.scmhostRepositories, { now: started, lookbackSeconds });
       const outcomes: DeliveryOutcome[] = [];
       for (const delivery of deliveries) outcomes.push(await deliverSourceHostObservation(deps.workflows, delivery.observation, delivery.routing, deps.guard));
-      const summary = summarise('scmhost', outcomes);
-      deps.logger.info('source-host poll finished', { ...summary });
+      const summary = summarise('scmhost', outcomes, undefined, started);
+      deps.logger.info('source-host poll finished', { ...summary, lookback_seconds: lookbackSeconds });
       return summary;
     },
   };

@@ -1,35 +1,56 @@
 /**
- * bench/ingest: signed tracker webhooks over loopback into many distinct tickets against a real Temporal dev server,
- * a real worker and the real gateway (child processes, as in production). Prints acknowledgements per second and
- * p50/p99 acknowledgement latency, then verifies that every delivery reached its ticket's workflow.
+ * bench/ingest: signed tracker webhooks over loopback into many distinct tickets against a real Temporal dev server
+ * (started from temporal-dev.yaml, as `service dev` starts it), a real worker and the real gateway (child processes,
+ * as in production), and in the same run the floor: a bare Temporal client making the same signal-with-start and
+ * signal calls the gateway makes, the same number at the same offered rate, to the same server and worker (tickets of
+ * their own). Prints both latency distributions, their ratio, whether the worker kept up, verifies that every delivery
+ * reached its workflow, and ends with one summary line.
  *
- *   npm run bench:ingest -- [--tickets 200] [--comments 4] [--concurrency 32]
+ *   npm run bench:ingest -- [--rate 100] [--duration 60] [--tickets 1000] [--burst 1000] [--order floor-first]
+ *                           [--profile <dir>] [--temporal-address host:port] [--stack temporal-dev.yaml] [--floor-only]
+ *
+ * --rate: deliveries offered per second (open loop: a slow answer does not slow the sender); --duration: seconds;
+ * --burst N: instead, N deliveries offered at once; --order: floor-first (default) or gateway-first; --profile: CPU
+ * profiles of the gateway and the worker (node --cpu-prof) into <dir>; --temporal-address: an already running server
+ * instead of a fresh dev server; --stack: another dev stack file (to compare server settings); --floor-only: the bare
+ * client alone (no gateway phase).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startDevServer } from '../src/temporal/dev-server';
+import { join, resolve } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { commentObservation, issueCreatedObservation, type TrackerIssueFacts } from '../src/ingress/tracker/tracker-observations';
+import { planTrackerDelivery } from '../src/ingress/tracker/plan-tracker-delivery';
+import { startDevServer, type RunningDevServer } from '../src/temporal/dev-server';
 import { parseDevStackConfig, planDevServer } from '../src/temporal/dev-stack-config';
 import { ensureTemporalCli, projectRoot } from '../src/temporal/temporal-cli-locator';
+import { TemporalTicketWorkflows } from '../src/temporal/ticket-workflows';
+import type { Observation } from '../workflows/observation';
 
 const SECRET = 'bench-secret';
 const TOKEN = 'bench-operator-token';
+const TASK_QUEUE = 'bench-ingest';
 
-function arg(name: string, fallback: number): number {
+function option(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
-  const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive whole number`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+function numberOption(name: string, fallback: number, min = 1): number {
+  const raw = option(name);
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number of at least ${min}`);
   return value;
 }
 
 async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolvePort, reject) => {
     const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
     });
   });
 }
@@ -37,10 +58,10 @@ async function freePort(): Promise<number> {
 function startProcess(root: string, command: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
   const child = spawn(process.execPath, [join(root, 'bin', 'run.js'), command], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  return new Promise((resolve, reject) => {
+  return new Promise((resolveChild, reject) => {
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (ready.test(output)) resolve(child);
+      output = (output + chunk.toString()).slice(-20_000);
+      if (ready.test(output)) resolveChild(child);
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
@@ -52,94 +73,242 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-function payloadFor(key: string, index: number, commentId?: number): Record<string, unknown> {
-  const issue = { id: String(50_000 + index), key, fields: { summary: `Bench ${key}`, labels: ['service:managed'], issuetype: { name: 'Feature' }, project: { key: 'BEN' }, created: '2026-11-23T07:00:00.000+0000', updated: '2026-11-23T07:00:00.000+0000' } };
-  if (commentId === undefined) return { webhookEvent: 'jira:issue_created', timestamp: Date.now(), issue };
-  return {
-    webhookEvent: 'comment_created',
-    issue,
-    comment: { id: String(commentId), body: `comment ${commentId} on ${key}`, author: { emailAddress: 'bench@example.com' }, created: '2026-11-23T07:10:00.000+0000', updated: '2026-11-23T07:10:00.000+0000' },
-  };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Delivery {
+  key: string;
+  index: number;
+  /** The tracker webhook body (what the gateway gets). */
+  body: string;
+  /** The observation the gateway makes of it, and whether it starts the workflow (what the bare client sends). */
+  observation: Observation;
+  starts: boolean;
+}
+
+/** Delivery i goes to ticket i mod tickets: its first is the creation, the rest are comments (a tracker's mix). */
+function deliveriesFor(prefix: string, count: number, tickets: number): Delivery[] {
+  const now = new Date();
+  return Array.from({ length: count }, (_, i) => {
+    const t = i % tickets;
+    const key = `${prefix}-${t + 1}`;
+    const fields = { summary: `Bench ${key}`, labels: ['service:managed'], issuetype: { name: 'Feature' }, project: { key: prefix }, created: '2026-11-23T07:00:00.000+0000', updated: '2026-11-23T07:00:00.000+0000' };
+    const issue = { id: String(50_000 + t), key, fields };
+    const facts: TrackerIssueFacts = { id: issue.id, key, issueType: 'Feature', summary: fields.summary, labels: fields.labels, created: fields.created, updated: fields.updated };
+    const context = { source: 'webhook' as const, receivedAt: now };
+    if (i < tickets) {
+      return { key, index: i, body: JSON.stringify({ webhookEvent: 'jira:issue_created', timestamp: Date.now(), issue }), observation: issueCreatedObservation(facts, context), starts: true };
+    }
+    const comment = { id: String(900_000 + i), body: `comment ${i} on ${key}`, author: { emailAddress: 'bench@example.com' }, created: '2026-11-23T07:10:00.000+0000', updated: '2026-11-23T07:10:00.000+0000' };
+    const observation = commentObservation(facts, { id: comment.id, body: comment.body, author: comment.author.emailAddress, created: comment.created, updated: comment.updated }, context);
+    return { key, index: i, body: JSON.stringify({ webhookEvent: 'comment_created', issue, comment }), observation, starts: false };
+  });
+}
+
+interface PhaseResult {
+  name: string;
+  latencies: number[];
+  failures: number;
+  statuses: Map<string, number>;
+  seconds: number;
+  /** performance.now() at which each delivery was answered. */
+  ackedAt: number[];
+  /** The indexes of the deliveries answered 200 (the gateway) or accepted (the bare client). */
+  acknowledged: Set<number>;
+}
+
+/**
+ * Offers the deliveries open loop: delivery i is sent at start + i / rate (all at once in a burst), whatever the
+ * answers to earlier ones; latency is from the send to the answer.
+ */
+async function offer(name: string, deliveries: Delivery[], rate: number | undefined, send: (d: Delivery) => Promise<string>): Promise<PhaseResult> {
+  const result: PhaseResult = { name, latencies: [], failures: 0, statuses: new Map(), seconds: 0, ackedAt: [], acknowledged: new Set() };
+  const began = performance.now();
+  const pending: Array<Promise<void>> = [];
+  for (const delivery of deliveries) {
+    if (rate !== undefined) {
+      const wait = began + (delivery.index * 1000) / rate - performance.now();
+      if (wait > 1) await sleep(wait);
+    }
+    pending.push((async () => {
+      const started = performance.now();
+      const status = await send(delivery).catch((error: unknown) => `error: ${(error as Error).name}`);
+      const done = performance.now();
+      result.latencies.push(done - started);
+      result.ackedAt[delivery.index] = done;
+      result.statuses.set(status, (result.statuses.get(status) ?? 0) + 1);
+      if (status !== 'ok' && status !== '200') result.failures += 1;
+      else result.acknowledged.add(delivery.index);
+    })());
+  }
+  await Promise.all(pending);
+  result.seconds = (performance.now() - began) / 1000;
+  return result;
+}
+
+async function observationsReceived(api: string, key: string): Promise<number> {
+  const response = await fetch(`${api}/api/v1/workflows/${key}/execution`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  return response.status === 200 ? ((await response.json()) as { observations_received: number }).observations_received : 0;
+}
+
+/**
+ * Every acknowledged delivery must have reached its ticket's workflow (an unacknowledged one is the provider's to send
+ * again, and is counted as failed); waits up to `timeoutMs` in all for the worker.
+ */
+async function verify(api: string, deliveries: Delivery[], acknowledged: Set<number>, timeoutMs: number): Promise<{ expected: number; recorded: number; seconds: number }> {
+  const expected = new Map<string, number>();
+  for (const d of deliveries) if (acknowledged.has(d.index)) expected.set(d.key, (expected.get(d.key) ?? 0) + 1);
+  const began = performance.now();
+  const deadline = Date.now() + timeoutMs;
+  const keys = [...expected.keys()];
+  let recorded = 0;
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (next < keys.length) {
+      const key = keys[next++]!;
+      const want = expected.get(key)!;
+      let seen = 0;
+      for (;;) {
+        seen = await observationsReceived(api, key).catch(() => 0);
+        if (seen >= want || Date.now() > deadline) break;
+        await sleep(200);
+      }
+      recorded += Math.min(seen, want);
+    }
+  }));
+  return { expected: acknowledged.size, recorded, seconds: (performance.now() - began) / 1000 };
+}
+
+function describe(result: PhaseResult): { p50: number; p99: number; max: number; line: string } {
+  const sorted = [...result.latencies].sort((a, b) => a - b);
+  const p50 = percentile(sorted, 50);
+  const p99 = percentile(sorted, 99);
+  const max = sorted.at(-1) ?? NaN;
+  const statuses = [...result.statuses.entries()].map(([s, n]) => `${s}:${n}`).join(' ');
+  const line = `  ${result.name.padEnd(8)} ${result.latencies.length} sent in ${result.seconds.toFixed(1)} s (${(result.latencies.length / result.seconds).toFixed(1)}/s), `
+    + `latency p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms; answers ${statuses}`;
+  return { p50, p99, max, line };
 }
 
 async function main(): Promise<void> {
-  const tickets = arg('tickets', 200);
-  const comments = arg('comments', 4);
-  const concurrency = arg('concurrency', 32);
+  const tickets = numberOption('tickets', 1000);
+  const burst = option('burst') === undefined ? undefined : numberOption('burst', 1000);
+  const rate = numberOption('rate', 100);
+  const duration = numberOption('duration', 60);
+  const order = option('order') ?? 'floor-first';
+  if (order !== 'floor-first' && order !== 'gateway-first') throw new Error('--order must be floor-first or gateway-first');
+  const profileDir = option('profile');
+  const count = burst ?? Math.round(rate * duration);
+  const offered = burst === undefined ? rate : undefined;
+
   const root = projectRoot();
-  const cli = await ensureTemporalCli();
-  const dataDir = mkdtempSync(join(tmpdir(), 'service-bench-'));
-  const plan = planDevServer(parseDevStackConfig(readFileSync(join(root, 'temporal-dev.yaml'), 'utf8')), root, { dataDir, port: await freePort(), headless: true });
-  const server = await startDevServer(cli, plan);
+  let server: RunningDevServer | undefined;
+  let dataDir: string | undefined;
+  let address = option('temporal-address');
+  if (!address) {
+    const cli = await ensureTemporalCli();
+    dataDir = mkdtempSync(join(tmpdir(), 'service-bench-'));
+    const plan = planDevServer(parseDevStackConfig(readFileSync(resolve(option('stack') ?? join(root, 'temporal-dev.yaml')), 'utf8')), root, { dataDir, port: await freePort(), headless: true });
+    server = await startDevServer(cli, plan);
+    address = plan.address;
+  }
   const gatewayPort = await freePort();
-  const env = {
-    TEMPORAL_ADDRESS: plan.address, SERVICE_TASK_QUEUE: 'bench-ingest', TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_OPERATOR_TOKEN: TOKEN,
+  const env: NodeJS.ProcessEnv = {
+    TEMPORAL_ADDRESS: address, SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_OPERATOR_TOKEN: TOKEN,
     SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gatewayPort), SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
     SERVICE_WORKER_METRICS_PORT: String(await freePort()), SERVICE_POLL_INTERVAL_SECONDS: '0', LOG_LEVEL: 'ERROR',
   };
+  if (profileDir) {
+    mkdirSync(resolve(profileDir), { recursive: true });
+    env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${resolve(profileDir)}`;
+  }
   const [worker, gateway] = await Promise.all([
     startProcess(root, 'worker', env, /worker polling task queue/),
     startProcess(root, 'gateway', env, /gateway listening on/),
   ]);
   const api = `http://127.0.0.1:${gatewayPort}`;
+  const connection = await Connection.connect({ address });
+  // The same port the gateway uses (signal-with-start for a creation, a signal otherwise), with no HTTP, signature
+  // check, parsing or redaction in front of it: the floor the gateway cannot go below.
+  const bare = new TemporalTicketWorkflows(connection, 'default', TASK_QUEUE);
   try {
-    // Creations first (each starts a workflow), then comments: the mix a tracker produces.
-    const creations = Array.from({ length: tickets }, (_, i) => ({ key: `BEN-${i + 1}`, body: JSON.stringify(payloadFor(`BEN-${i + 1}`, i)) }));
-    const commentJobs = Array.from({ length: tickets * comments }, (_, j) => {
-      const i = j % tickets;
-      return { key: `BEN-${i + 1}`, body: JSON.stringify(payloadFor(`BEN-${i + 1}`, i, 900_000 + j)) };
-    });
-    const latencies: number[] = [];
-    let failures = 0;
-    const send = async (jobs: Array<{ key: string; body: string }>) => {
-      let next = 0;
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next < jobs.length) {
-          const job = jobs[next++]!;
-          const started = performance.now();
-          const response = await fetch(`${api}/api/v1/webhooks/tracker`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-hub-signature': `sha256=${createHmac('sha256', SECRET).update(job.body).digest('hex')}` },
-            body: job.body,
-          });
-          await response.arrayBuffer();
-          latencies.push(performance.now() - started);
-          if (response.status !== 200) failures += 1;
-        }
-      }));
+    const viaGateway = deliveriesFor('GW', count, tickets);
+    const viaClient = deliveriesFor('BF', count, tickets);
+    const sendGateway = async (d: Delivery) => {
+      const response = await fetch(`${api}/api/v1/webhooks/tracker`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hub-signature': `sha256=${createHmac('sha256', SECRET).update(d.body).digest('hex')}` },
+        body: d.body,
+      });
+      const text = await response.text();
+      // 200 with `ignored` (no workflow for a comment whose ticket's creation failed) reached no workflow either.
+      const ignored = response.status === 200 ? (JSON.parse(text) as { ignored?: string }).ignored : undefined;
+      return ignored ? `200-ignored-${ignored}` : String(response.status);
     };
-    const began = performance.now();
-    await send(creations);
-    await send(commentJobs);
-    const seconds = (performance.now() - began) / 1000;
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const total = creations.length + commentJobs.length;
-
-    // Every delivery must have reached its workflow: each ticket's timeline holds 1 + comments decisions.
-    const verifyStarted = performance.now();
-    let missing = 0;
-    for (let i = 1; i <= tickets; i += 1) {
-      let seen = 0;
-      for (let attempt = 0; attempt < 100; attempt += 1) {
-        const response = await fetch(`${api}/api/v1/workflows/BEN-${i}/execution`, { headers: { authorization: `Bearer ${TOKEN}` } });
-        seen = response.status === 200 ? ((await response.json()) as { observations_received: number }).observations_received : 0;
-        if (seen >= 1 + comments) break;
-        await new Promise((r) => setTimeout(r, 100));
+    const sendBare = async (d: Delivery) => {
+      if (d.starts) {
+        const plan = planTrackerDelivery(d.observation);
+        if (plan.action !== 'start') throw new Error(`a creation that does not start: ${plan.action}`);
+        await bare.startOrSignal({ ticket_key: d.key, project_key: 'BF', issue_type: 'Feature', workflow_kind: plan.workflow_kind }, d.observation);
+        return 'ok';
       }
-      missing += Math.max(0, 1 + comments - seen);
+      return (await bare.signal(d.key, d.observation)) === 'signalled' ? 'ok' : 'not_found';
+    };
+    const mode = burst === undefined ? `${rate}/s for ${duration} s` : `a burst of ${burst} at once`;
+    console.log(`bench/ingest: ${count} deliveries into ${tickets} tickets, ${mode}, against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}`);
+
+    const runFloor = async () => {
+      const floor = await offer('floor', viaClient, offered, sendBare);
+      const verified = await verify(api, viaClient, floor.acknowledged, 120_000);
+      return { floor, verified };
+    };
+    const runGateway = async () => {
+      const result = await offer('gateway', viaGateway, offered, sendGateway);
+      // The worker keeps up: how long after its acknowledgement the last delivery shows on its ticket's workflow.
+      const last = viaGateway.at(-1)!;
+      const wanted = viaGateway.filter((d) => d.key === last.key && result.acknowledged.has(d.index)).length;
+      while ((await observationsReceived(api, last.key).catch(() => 0)) < wanted && performance.now() - result.ackedAt[last.index]! < 120_000) await sleep(20);
+      const lag = (performance.now() - result.ackedAt[last.index]!) / 1000;
+      const verified = await verify(api, viaGateway, result.acknowledged, 120_000);
+      return { result, lag, verified };
+    };
+    if (process.argv.includes('--floor-only')) {
+      const { floor, verified } = await runFloor();
+      const f = describe(floor);
+      console.log(f.line);
+      console.log(`SUMMARY ingest-floor ${burst === undefined ? `rate=${rate}/s duration=${duration}s` : `burst=${burst}`} tickets=${tickets} deliveries=${count}: `
+        + `floor p50=${f.p50.toFixed(0)}ms p99=${f.p99.toFixed(0)}ms max=${f.max.toFixed(0)}ms failed=${floor.failures} | lost=${verified.expected - verified.recorded}`);
+      return;
     }
-    console.log(`bench/ingest: ${total} signed webhooks into ${tickets} tickets, concurrency ${concurrency}`);
-    console.log(`  acknowledged: ${total - failures} (non-200: ${failures})`);
-    console.log(`  throughput:   ${(total / seconds).toFixed(1)} acknowledgements/s over ${seconds.toFixed(2)} s`);
-    console.log(`  latency:      p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms`);
-    console.log(`  verified:     ${tickets * (1 + comments) - missing}/${tickets * (1 + comments)} deliveries recorded by their workflows (checked in ${((performance.now() - verifyStarted) / 1000).toFixed(1)} s)`);
-    if (failures > 0 || missing > 0) process.exitCode = 1;
+    let floorRun: Awaited<ReturnType<typeof runFloor>>;
+    let gatewayRun: Awaited<ReturnType<typeof runGateway>>;
+    if (order === 'floor-first') {
+      floorRun = await runFloor();
+      gatewayRun = await runGateway();
+    } else {
+      gatewayRun = await runGateway();
+      floorRun = await runFloor();
+    }
+    const g = describe(gatewayRun.result);
+    const f = describe(floorRun.floor);
+    console.log(g.line);
+    console.log(f.line);
+    console.log(`  ratio    gateway/floor p50 ${(g.p50 / f.p50).toFixed(2)}x, p99 ${(g.p99 / f.p99).toFixed(2)}x`);
+    console.log(`  worker   last gateway delivery on its workflow ${gatewayRun.lag.toFixed(2)} s after its acknowledgement`);
+    console.log(`  verified gateway ${gatewayRun.verified.recorded}/${gatewayRun.verified.expected}, floor ${floorRun.verified.recorded}/${floorRun.verified.expected} acknowledged deliveries recorded by their workflows`);
+    const lost = (gatewayRun.verified.expected - gatewayRun.verified.recorded) + (floorRun.verified.expected - floorRun.verified.recorded);
+    const fiveHundreds = [...gatewayRun.result.statuses.entries()].filter(([s]) => s.startsWith('5')).reduce((n, [, c]) => n + c, 0);
+    console.log(`SUMMARY ingest ${burst === undefined ? `rate=${rate}/s duration=${duration}s` : `burst=${burst}`} tickets=${tickets} deliveries=${count}: `
+      + `gateway p50=${g.p50.toFixed(0)}ms p99=${g.p99.toFixed(0)}ms max=${g.max.toFixed(0)}ms 5xx=${fiveHundreds} failed=${gatewayRun.result.failures} | `
+      + `floor p50=${f.p50.toFixed(0)}ms p99=${f.p99.toFixed(0)}ms max=${f.max.toFixed(0)}ms failed=${floorRun.floor.failures} | `
+      + `p99 ratio=${(g.p99 / f.p99).toFixed(2)} | last decided +${gatewayRun.lag.toFixed(2)}s | lost=${lost}`);
+    if (gatewayRun.result.failures > 0 || floorRun.floor.failures > 0 || lost > 0) process.exitCode = 1;
   } finally {
+    await connection.close();
     gateway.kill('SIGINT');
     worker.kill('SIGINT');
     await Promise.all([gateway, worker].map((child) => new Promise((r) => child.once('exit', r))));
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await server?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -138,6 +138,7 @@ async function configurePoller(client: Client, config: ServiceConfig, logger: Lo
     const outcome = await ensurePollerSchedule(client, {
       intervalSeconds: config.poller.intervalSeconds,
       lookbackSeconds: pollLookbackSeconds(config.poller.intervalSeconds, config.poller.lookbackSeconds),
+      overlapSeconds: config.poller.overlapSeconds,
       taskQueue: config.temporal.taskQueue,
     });
     logger.info(`poller schedule ${outcome}`, { every_seconds: config.poller.intervalSeconds });

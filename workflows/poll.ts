@@ -1,6 +1,7 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { PollActivities } from '../activities/poll-activities';
 import type { PollSummary, PollWorkflowInput } from './poll-types';
+import { lastPollWatermarks } from './poll-watermarks';
 
 const { pollTracker, pollScmhost } = proxyActivities<PollActivities>({
   startToCloseTimeout: '5 minutes',
@@ -8,7 +9,15 @@ const { pollTracker, pollScmhost } = proxyActivities<PollActivities>({
   retry: { maximumAttempts: 3, initialInterval: '5 seconds', backoffCoefficient: 2 },
 });
 
-/** One poll cycle, started by the poller schedule (overlap SKIP): the tracker and the source host, side by side. */
+/**
+ * One poll cycle, started by the poller schedule (overlap SKIP): the tracker and the source host, side by side. The
+ * schedule hands each run the result of the last run that completed (a failed run leaves it as it was), so each
+ * source reads only what changed since its last successful watermark.
+ */
 export async function pollWorkflow(input: PollWorkflowInput): Promise<PollSummary[]> {
-  return Promise.all([pollTracker(input), pollScmhost(input)]);
+  const watermarks = lastPollWatermarks(workflowInfo().lastResult);
+  return Promise.all([
+    pollTracker({ ...input, watermark: watermarks.tracker ?? null }),
+    pollScmhost({ ...input, watermark: watermarks.scmhost ?? null }),
+  ]);
 }

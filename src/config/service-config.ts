@@ -48,7 +48,7 @@ export interface ServiceConfig {
   /** Durable effects: the time one attempt may take, and what retention keeps on continue-as-new. */
   effects: { timeoutSeconds: number; retainTimelineEntries: number; retainTerminalEffects: number; historyEventLimit: number };
   /** The poller: interval 0 switches it off; the lookback defaults to several intervals. */
-  poller: { intervalSeconds: number; lookbackSeconds?: number };
+  poller: { intervalSeconds: number; lookbackSeconds?: number; overlapSeconds: number };
   gateway: { host: string; port: number };
   worker: { metricsHost: string; metricsPort: number };
 }
@@ -247,6 +247,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
     poller: {
       intervalSeconds: r.int('SERVICE_POLL_INTERVAL_SECONDS', 120, 0, 86_400),
       lookbackSeconds: r.str('SERVICE_POLL_LOOKBACK_SECONDS') === undefined ? undefined : r.int('SERVICE_POLL_LOOKBACK_SECONDS', 600, 60, 7 * 86_400),
+      overlapSeconds: r.int('SERVICE_POLL_OVERLAP_SECONDS', 60, 0, 3600),
     },
     gateway: { host: r.str('SERVICE_GATEWAY_HOST') ?? '0.0.0.0', port: r.int('SERVICE_GATEWAY_PORT', 8000, 0, 65535) },
     worker: {

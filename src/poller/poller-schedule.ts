@@ -9,10 +9,15 @@ export const POLL_WORKFLOW_TYPE = 'pollWorkflow';
 export interface PollerSchedulePlan {
   intervalSeconds: number;
   lookbackSeconds: number;
+  /** Read again before the last watermark (clock skew, late visibility). */
+  overlapSeconds: number;
   taskQueue: string;
 }
 
-/** How far back each poll looks: several intervals, so one failed or skipped poll loses nothing. */
+/**
+ * How far back the first poll looks (no watermark yet): several intervals. Later polls read from the last successful
+ * poll's watermark, so a failed or skipped poll loses nothing either way.
+ */
 export function pollLookbackSeconds(intervalSeconds: number, configured?: number): number {
   return configured ?? Math.max(3 * intervalSeconds, 600);
 }
@@ -25,7 +30,7 @@ function scheduleOptions(plan: PollerSchedulePlan) {
       workflowType: POLL_WORKFLOW_TYPE,
       workflowId: pollerScheduleId(plan.taskQueue),
       taskQueue: plan.taskQueue,
-      args: [{ lookbackSeconds: plan.lookbackSeconds }],
+      args: [{ lookbackSeconds: plan.lookbackSeconds, overlapSeconds: plan.overlapSeconds }],
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: `${plan.intervalSeconds}s` },
   };

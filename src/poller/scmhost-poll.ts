@@ -31,9 +31,17 @@ export function parseRepoRef(fullName: string): RepoRef {
   return { owner, repo };
 }
 
+/** A fact is in the window when the provider says it happened or changed at or after `since` (unknown: it is). */
+function changedSince(time: string | null | undefined, since: Date): boolean {
+  const at = time ? Date.parse(time) : NaN;
+  return Number.isNaN(at) || at >= since.getTime();
+}
+
 /**
- * Open `service/*` pull requests of the given repositories, with their reviews, check runs and comments, and the ones
- * merged or closed within the window (a lost merge webhook must not leave a ticket waiting for ever).
+ * The facts of the window (now less `lookbackSeconds`): pull requests on `service/*` branches of the given
+ * repositories updated in it, and the reviews, completed check runs and comments of the open ones that were made or
+ * changed in it; also the ones merged or closed in it (a lost merge webhook must not leave a ticket waiting for
+ * ever). An open pull request where nothing happened costs API reads but no delivery.
  */
 export async function collectScmhostDeliveries(
   scmhost: Pick<ScmhostClient, 'listOpenPullRequestsByBranchPrefix' | 'listRecentlyClosedPullRequestsByBranchPrefix' | 'listReviews' | 'listCheckRuns' | 'listIssueComments'>,
@@ -53,8 +61,9 @@ export async function collectScmhostDeliveries(
     }
     for (const pr of await scmhost.listOpenPullRequestsByBranchPrefix(ref, SERVICE_BRANCH_PREFIX)) {
       const pullRequest = pullRequestObject(pr);
-      push(asWebhook('pull_request', { action: 'synchronize', pull_request: pullRequest, repository }, options.now));
+      if (changedSince(pr.updatedAt, since)) push(asWebhook('pull_request', { action: 'synchronize', pull_request: pullRequest, repository }, options.now));
       for (const review of await scmhost.listReviews(ref, pr.number)) {
+        if (!changedSince(review.submittedAt, since)) continue;
         push(asWebhook('pull_request_review', {
           action: 'submitted',
           review: { id: review.id, state: review.state, body: review.body, commit_id: review.commitId, submitted_at: review.submittedAt, user: review.author ? { login: review.author } : null },
@@ -63,7 +72,7 @@ export async function collectScmhostDeliveries(
         }, options.now));
       }
       for (const run of await scmhost.listCheckRuns(ref, pr.headSha)) {
-        if (run.status !== 'completed') continue;
+        if (run.status !== 'completed' || !changedSince(run.completedAt, since)) continue;
         push(asWebhook('check_run', {
           action: 'completed',
           check_run: {
@@ -74,6 +83,7 @@ export async function collectScmhostDeliveries(
         }, options.now));
       }
       for (const comment of await scmhost.listIssueComments(ref, pr.number)) {
+        if (!changedSince(comment.updatedAt, since)) continue;
         push(asWebhook('issue_comment', {
           // What GitHub's webhook said when the comment last changed: an edit is not a new comment.
           action: comment.updatedAt && comment.updatedAt !== comment.createdAt ? 'edited' : 'created',

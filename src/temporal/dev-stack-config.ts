@@ -19,6 +19,8 @@ const devStackSchema = z.object({
     log_level: z.enum(['debug', 'info', 'warn', 'error']).default('warn'),
   }).strict(),
   search_attributes: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'search attribute names are identifiers'), z.enum(SEARCH_ATTRIBUTE_TYPES)).default({}),
+  /** `PRAGMA name=value` for every SQLite connection of the dev server (passed as --sqlite-pragma). */
+  sqlite_pragmas: z.record(z.string().regex(/^[a-z_]+$/, 'SQLite pragma names are lower-case identifiers'), z.union([z.string().regex(/^[A-Za-z0-9_-]+$/, 'a pragma value is one word or number'), z.number()])).default({}),
   dynamic_config: z.record(z.string(), z.unknown()).default({}),
 }).strict();
 
@@ -94,6 +96,7 @@ export function planDevServer(config: DevStackConfig, root: string, overrides: D
   if (overrides.headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort));
   if (server.namespace !== 'default') args.push('--namespace', server.namespace);
+  for (const [name, value] of Object.entries(config.sqlite_pragmas)) args.push('--sqlite-pragma', `${name}=${value}`);
   for (const [key, value] of Object.entries(config.dynamic_config)) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }

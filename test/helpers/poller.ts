@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { type Client, ScheduleOverlapPolicy } from '@temporalio/client';
 import { pollerScheduleId } from '../../src/poller/poller-schedule';
 import { eventually } from './webhooks';
 
@@ -11,6 +11,6 @@ async function completedPolls(client: Client, taskQueue: string): Promise<number
 /** Triggers the worker's poller schedule now and waits until that poll completed. */
 export async function pollNow(client: Client, taskQueue: string): Promise<void> {
   const before = await completedPolls(client, taskQueue);
-  await client.schedule.getHandle(pollerScheduleId(taskQueue)).trigger();
+  await client.schedule.getHandle(pollerScheduleId(taskQueue)).trigger(ScheduleOverlapPolicy.SKIP);
   await eventually(async () => ((await completedPolls(client, taskQueue)) > before ? true : undefined), 60_000, 'a completed poll');
 }

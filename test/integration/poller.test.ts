@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pollerScheduleId } from '../../src/poller/poller-schedule';
+import { ticketWorkflowId } from '../../workflows/messages';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { pollNow } from '../helpers/poller';
@@ -37,6 +38,9 @@ describe('the poller delivers the same facts as the webhooks', () => {
       SCMHOST_KNOWN_REPOS: 'acme/api',
       // Polls only when the test triggers the schedule.
       SERVICE_POLL_INTERVAL_SECONDS: '3600',
+      // Each poll reads from the last one's watermark less one second (the default minute would make the idle-ticket
+      // test wait a minute).
+      SERVICE_POLL_OVERLAP_SECONDS: '1',
     });
     // A configured project: its tickets pass intake instead of blocking for setup.
     tracker.state.setProperty(tracker.state.project('POL').properties, 'service.repos', ['acme/api']);
@@ -184,5 +188,59 @@ describe('the poller delivers the same facts as the webhooks', () => {
       return found.length >= 4 ? found : undefined;
     }, 30_000, 'the late merge and close webhooks');
     expect(afterWebhooks.filter((e) => e.details.source === 'webhook').map((e) => e.status)).toEqual(['duplicate', 'duplicate']);
+  });
+
+  /** The history length once the workflow has stopped writing (its own effects settle within a few seconds). */
+  async function settledHistoryLength(key: string): Promise<number> {
+    const handle = client.workflow.getHandle(ticketWorkflowId(key));
+    let last = -1;
+    return eventually(async () => {
+      const length = (await handle.describe()).historyLength;
+      if (length === last) return length;
+      last = length;
+      await new Promise((r) => setTimeout(r, 1_000));
+      return undefined;
+    }, 60_000, `a settled history of ${key}`);
+  }
+
+  it('reads only what changed since the last poll: an idle ticket gets no history events, a changed one its fact', async () => {
+    const idle = tracker.state.createIssue({ projectKey: 'POL', issueType: 'Feature', summary: 'Nothing happens here', labels: ['service:managed'] });
+    tracker.state.addComment(idle.key, '? a question answered long ago');
+    const repo = scmhost.state.repo('acme', 'api');
+    const branch = `service/${idle.key.toLowerCase()}`;
+    const sha = scmhost.state.pushBranch(repo, branch);
+    const pull = scmhost.state.createPull(repo, { title: `[${idle.key}] idle`, head: branch, base: 'main' }, scmhost.state.user('service-bot', 'Bot'));
+    scmhost.state.submitReview(repo, pull.number, { state: 'COMMENTED', body: 'looks fine so far' });
+    scmhost.state.reportCheckRun(repo, { name: 'unit tests', headSha: sha, status: 'completed', conclusion: 'success' });
+    const changed = tracker.state.createIssue({ projectKey: 'POL', issueType: 'Feature', summary: 'Someone comments later', labels: ['service:managed'] });
+    await tracker.webhooks.flush();
+    await scmhost.webhooks.flush();
+    await decisions(idle.key, 5);
+    await decisions(changed.key, 1);
+
+    // The first poll after these facts reads them again (duplicates); from then on nothing happens to `idle`. The
+    // pauses let the one-second overlap pass, so that the facts are older than the next poll's window.
+    await settledHistoryLength(idle.key);
+    await settledHistoryLength(changed.key);
+    await new Promise((r) => setTimeout(r, 1_500));
+    await poll();
+    await decisions(idle.key, 10);
+    await decisions(changed.key, 2);
+    const before = await settledHistoryLength(idle.key);
+
+    tracker.webhooks.setTarget(undefined);
+    tracker.state.addComment(changed.key, '! a detail whose webhook was lost');
+    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: TRACKER_SECRET });
+    await new Promise((r) => setTimeout(r, 1_500));
+    await poll();
+    const recovered = await decisions(changed.key, 3);
+    expect(recovered.map((e) => [e.details.event, e.details.source, e.status])).toEqual([
+      ['issue_created', 'webhook', 'accepted'], ['issue_created', 'poller', 'duplicate'], ['issue_commented', 'poller', 'accepted'],
+    ]);
+    await poll();
+
+    expect(await settledHistoryLength(idle.key)).toBe(before);
+    // The changed ticket's comment came once from the poller; the poll after the overlap did not bring it again.
+    expect(await decisions(changed.key, 3)).toHaveLength(3);
   });
 });

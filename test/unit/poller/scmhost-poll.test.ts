@@ -18,11 +18,33 @@ describe('the source-host poller', () => {
         { id: 1, htmlUrl: 'https://github.com/acme/api/pull/61#issuecomment-1', body: '/service skip-gate lint', author: 'ada', createdAt: '2026-11-23T07:01:00Z', updatedAt: '2026-11-23T07:01:00Z' },
         { id: 2, htmlUrl: 'https://github.com/acme/api/pull/61#issuecomment-2', body: 'edited later', author: 'ada', createdAt: '2026-11-23T07:02:00Z', updatedAt: '2026-11-23T07:05:00Z' },
       ],
-    } as never, ['acme/api'], { now: new Date('2026-11-23T08:00:00Z'), lookbackSeconds: 600 });
+    } as never, ['acme/api'], { now: new Date('2026-11-23T08:00:00Z'), lookbackSeconds: 3600 });
     const comments = deliveries.filter((d) => d.observation.event === 'issue_comment').map((d) => [d.observation.delivery_identity, d.observation.facts.action]);
     expect(comments).toEqual([
       ['scmhost:comment:1@2026-11-23T07:01:00.000Z', 'created'],
       ['scmhost:comment:2@2026-11-23T07:05:00.000Z', 'edited'],
     ]);
+  });
+
+  it('delivers only what was made or changed in the window: an open pull request where nothing happened gives nothing', async () => {
+    const reader = (updatedAt: string) => ({
+      listRecentlyClosedPullRequestsByBranchPrefix: async () => [],
+      listOpenPullRequestsByBranchPrefix: async () => [{ ...pr, updatedAt }],
+      listReviews: async () => [{ id: 7, state: 'APPROVED', body: '', commitId: 'abc', submittedAt: '2026-11-23T07:20:00Z', author: 'ada' }],
+      listCheckRuns: async () => [
+        { id: 8, name: 'unit', status: 'completed', conclusion: 'success', headSha: 'abc', startedAt: '2026-11-23T07:21:00Z', completedAt: '2026-11-23T07:22:00Z' },
+        { id: 9, name: 'lint', status: 'completed', conclusion: 'failure', headSha: 'abc', startedAt: '2026-11-23T07:58:00Z', completedAt: '2026-11-23T07:59:00Z' },
+      ],
+      listIssueComments: async () => [
+        { id: 1, htmlUrl: 'u', body: 'old', author: 'ada', createdAt: '2026-11-23T07:01:00Z', updatedAt: '2026-11-23T07:01:00Z' },
+      ],
+    }) as never;
+    const now = new Date('2026-11-23T08:00:00Z');
+    const idle = await collectScmhostDeliveries(reader('2026-11-23T07:22:00Z'), ['acme/api'], { now, lookbackSeconds: 30 });
+    expect(idle).toEqual([]);
+    const recent = await collectScmhostDeliveries(reader('2026-11-23T07:59:00Z'), ['acme/api'], { now, lookbackSeconds: 120 });
+    expect(recent.map((d) => d.observation.event)).toEqual(['pull_request', 'check_run']);
+    const all = await collectScmhostDeliveries(reader('2026-11-23T07:59:00Z'), ['acme/api'], { now, lookbackSeconds: 3600 });
+    expect(all.map((d) => d.observation.event)).toEqual(['pull_request', 'pull_request_review', 'check_run', 'check_run', 'issue_comment']);
   });
 });

@@ -1,0 +1,238 @@
+/**
+ * bench/parked-tickets: many ticket workflows parked (blocked at intake, waiting for a person, as a ticket of a
+ * project without `service.repos` is) on a real Temporal dev server (temporal-dev.yaml), with the real worker,
+ * gateway and the tracker simulator (webhooks and the poller's REST reads). Reports:
+ *   - the worker's resident memory (now and peak) with every ticket parked;
+ *   - the read API's p50/p99 for `execution` and `timeline` of random tickets (queries: a ticket not in the worker's
+ *     workflow cache is replayed from its history);
+ *   - the time from a comment on a cold (long untouched) ticket to its decision on the ticket's workflow;
+ *   - history events per idle ticket across poller runs (target 0 when nothing changed), per hour at the default
+ *     120 s poll interval.
+ *
+ *   npm run bench:parked -- [--tickets 1000] [--reads 200] [--polls 3] [--overlap 60] [--temporal-address host:port]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
+import { pollerScheduleId } from '../src/poller/poller-schedule';
+import { startTrackerSimulator } from '../src/sandbox/tracker-simulator/tracker-simulator';
+import { startDevServer, type RunningDevServer } from '../src/temporal/dev-server';
+import { parseDevStackConfig, planDevServer } from '../src/temporal/dev-stack-config';
+import { ensureTemporalCli, projectRoot } from '../src/temporal/temporal-cli-locator';
+import { ticketWorkflowId } from '../workflows/messages';
+
+const SECRET = 'bench-parked-secret';
+const TOKEN = 'bench-parked-token';
+const TASK_QUEUE = 'bench-parked';
+const PROJECT = 'PRK';
+
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+function numberOption(name: string, fallback: number, min = 0): number {
+  const raw = option(name);
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be a whole number of at least ${min}`);
+  return value;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function startProcess(root: string, command: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'run.js'), command], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolveChild, reject) => {
+    const onData = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-20_000);
+      if (ready.test(output)) resolveChild(child);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`service ${command} exited (${code}): ${output}`)));
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+}
+
+async function timed(url: string): Promise<{ ms: number; status: number; body: Record<string, unknown> }> {
+  const started = performance.now();
+  const response = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const body = (await response.json()) as Record<string, unknown>;
+  return { ms: performance.now() - started, status: response.status, body };
+}
+
+async function completedPolls(client: Client): Promise<number> {
+  let n = 0;
+  for await (const _ of client.workflow.list({ query: `WorkflowType = "pollWorkflow" AND TaskQueue = "${TASK_QUEUE}" AND ExecutionStatus = "Completed"` })) n += 1;
+  return n;
+}
+
+/** Triggered with the schedule's own overlap policy: a run triggered with ALLOW_ALL gets no last completion result. */
+async function pollNow(client: Client): Promise<void> {
+  const before = await completedPolls(client);
+  await client.schedule.getHandle(pollerScheduleId(TASK_QUEUE)).trigger(ScheduleOverlapPolicy.SKIP);
+  const deadline = Date.now() + 600_000;
+  while ((await completedPolls(client)) <= before) {
+    if (Date.now() > deadline) throw new Error('a poll did not complete within 10 minutes');
+    await sleep(500);
+  }
+}
+
+async function historyLengths(client: Client, keys: string[]): Promise<number> {
+  let total = 0;
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (next < keys.length) {
+      const key = keys[next++]!;
+      total += (await client.workflow.getHandle(ticketWorkflowId(key)).describe()).historyLength;
+    }
+  }));
+  return total;
+}
+
+async function main(): Promise<void> {
+  const tickets = numberOption('tickets', 1000, 1);
+  const reads = numberOption('reads', 200, 1);
+  const polls = numberOption('polls', 3, 1);
+  const overlap = numberOption('overlap', 60);
+  const root = projectRoot();
+  const tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: [PROJECT] });
+  let server: RunningDevServer | undefined;
+  let dataDir: string | undefined;
+  let address = option('temporal-address');
+  if (!address) {
+    const cli = await ensureTemporalCli();
+    dataDir = mkdtempSync(join(tmpdir(), 'service-bench-parked-'));
+    const plan = planDevServer(parseDevStackConfig(readFileSync(join(root, 'temporal-dev.yaml'), 'utf8')), root, { dataDir, port: await freePort(), headless: true });
+    server = await startDevServer(cli, plan);
+    address = plan.address;
+  }
+  const gatewayPort = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    TEMPORAL_ADDRESS: address, SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_OPERATOR_TOKEN: TOKEN,
+    SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gatewayPort), SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
+    SERVICE_WORKER_METRICS_PORT: String(await freePort()), LOG_LEVEL: 'ERROR',
+    TRACKER_BASE_URL: tracker.url, TRACKER_USER_EMAIL: 'service@example.com', TRACKER_API_TOKEN: 'bench-parked-tracker-token',
+    // The bench triggers the polls itself; the overlap is the production default unless --overlap says otherwise.
+    SERVICE_POLL_INTERVAL_SECONDS: '3600', SERVICE_POLL_OVERLAP_SECONDS: String(overlap),
+  };
+  const [worker, gateway] = await Promise.all([
+    startProcess(root, 'worker', env, /worker polling task queue/),
+    startProcess(root, 'gateway', env, /gateway listening on/),
+  ]);
+  const api = `http://127.0.0.1:${gatewayPort}`;
+  tracker.webhooks.setTarget({ url: `${api}/api/v1/webhooks/tracker`, secret: SECRET });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  try {
+    console.log(`bench/parked-tickets: ${tickets} tickets against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}`);
+    // Park: each ticket is created in the tracker (its webhook starts the workflow), intake finds the project
+    // without service.repos and the ticket blocks, waiting for a person.
+    const parkStarted = performance.now();
+    const keys: string[] = [];
+    for (let i = 0; i < tickets; i += 1) keys.push(tracker.state.createIssue({ projectKey: PROJECT, issueType: 'Feature', summary: `Parked ${i + 1}`, labels: ['service:managed'] }).key);
+    await tracker.webhooks.flush();
+    const failedWebhooks = tracker.webhooks.deliveries.filter((d) => d.status !== 200).length;
+    let parked = 0;
+    for (const deadline = Date.now() + 3_600_000; Date.now() < deadline;) {
+      parked = await client.workflow.count(`WorkflowType = "ticketWorkflow" AND TaskQueue = "${TASK_QUEUE}" AND ServiceBlocked = true`).then((c) => c.count);
+      if (parked >= tickets) break;
+      await sleep(2_000);
+    }
+    const parkSeconds = (performance.now() - parkStarted) / 1000;
+    console.log(`  parked   ${parked}/${tickets} blocked at intake in ${parkSeconds.toFixed(0)} s (${(tickets / parkSeconds).toFixed(1)} tickets/s; webhooks not answered 200: ${failedWebhooks})`);
+    await sleep(5_000);
+    const memory = memoryOf(worker.pid!);
+    console.log(`  worker   RSS ${memory.rssMiB.toFixed(0)} MiB (peak ${memory.peakMiB.toFixed(0)} MiB) with ${parked} parked tickets`);
+
+    // Read API: random tickets, one read at a time (the latency a person or a dashboard sees).
+    const pick = () => keys[Math.floor(Math.random() * keys.length)]!;
+    const latencies = { execution: [] as number[], timeline: [] as number[] };
+    let readErrors = 0;
+    for (let i = 0; i < reads; i += 1) {
+      const execution = await timed(`${api}/api/v1/workflows/${pick()}/execution`);
+      const timeline = await timed(`${api}/api/v1/workflows/${pick()}/execution/timeline?limit=50`);
+      if (execution.status !== 200 || timeline.status !== 200) readErrors += 1;
+      latencies.execution.push(execution.ms);
+      latencies.timeline.push(timeline.ms);
+    }
+    const stats = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN };
+    };
+    const exec = stats(latencies.execution);
+    const tl = stats(latencies.timeline);
+    console.log(`  reads    execution p50 ${exec.p50.toFixed(1)} ms p99 ${exec.p99.toFixed(1)} ms max ${exec.max.toFixed(1)} ms; timeline p50 ${tl.p50.toFixed(1)} ms p99 ${tl.p99.toFixed(1)} ms max ${tl.max.toFixed(1)} ms (${reads} each, errors ${readErrors})`);
+    const after = memoryOf(worker.pid!);
+    console.log(`  worker   RSS ${after.rssMiB.toFixed(0)} MiB after the reads (peak ${after.peakMiB.toFixed(0)} MiB)`);
+
+    // Idle cost: a first poll catches up on everything so far; after the overlap nothing changes, and the next polls
+    // must write nothing into any ticket's history.
+    await pollNow(client);
+    await sleep((overlap + 2) * 1000);
+    const sample = keys.length <= 500 ? keys : Array.from({ length: 500 }, pick);
+    const idleStarted = performance.now();
+    const before = await historyLengths(client, sample);
+    for (let i = 0; i < polls; i += 1) await pollNow(client);
+    const afterPolls = await historyLengths(client, sample);
+    const idleSeconds = (performance.now() - idleStarted) / 1000;
+    const perTicketPerPoll = (afterPolls - before) / sample.length / polls;
+    console.log(`  idle     ${afterPolls - before} history events in ${sample.length} idle tickets across ${polls} polls in ${idleSeconds.toFixed(0)} s: `
+      + `${perTicketPerPoll.toFixed(2)} per ticket per poll, ${(perTicketPerPoll * 30).toFixed(1)} per ticket per hour at the 120 s default`);
+
+    // A cold ticket (untouched since it parked; the worker may have evicted it): a comment to its decision.
+    const cold: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const key = pick();
+      const start = (await timed(`${api}/api/v1/workflows/${key}/execution`)).body.observations_received as number;
+      const began = performance.now();
+      tracker.state.addComment(key, `a person's note ${i}`);
+      for (;;) {
+        const seen = (await timed(`${api}/api/v1/workflows/${key}/execution`)).body.observations_received as number;
+        if (seen > start || performance.now() - began > 60_000) break;
+        await sleep(20);
+      }
+      cold.push(performance.now() - began);
+    }
+    const coldStats = stats(cold);
+    console.log(`  cold     a comment on a cold ticket decided in p50 ${coldStats.p50.toFixed(0)} ms, max ${coldStats.max.toFixed(0)} ms (5 tickets, webhook through the gateway to the decision)`);
+    const final = memoryOf(worker.pid!);
+    console.log(`SUMMARY parked tickets=${parked}/${tickets} rss=${final.rssMiB.toFixed(0)}MiB peak=${final.peakMiB.toFixed(0)}MiB | execution p50=${exec.p50.toFixed(0)}ms p99=${exec.p99.toFixed(0)}ms | `
+      + `timeline p50=${tl.p50.toFixed(0)}ms p99=${tl.p99.toFixed(0)}ms | cold decision p50=${coldStats.p50.toFixed(0)}ms | idle events/ticket/hour=${(perTicketPerPoll * 30).toFixed(1)}`);
+  } finally {
+    await connection.close();
+    gateway.kill('SIGINT');
+    worker.kill('SIGINT');
+    await Promise.all([gateway, worker].map((child) => new Promise((r) => child.once('exit', r))));
+    await server?.stop();
+    await tracker.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
