@@ -100,16 +100,30 @@ async function pollNow(client: Client): Promise<void> {
   }
 }
 
-async function historyLengths(client: Client, keys: string[]): Promise<number> {
-  let total = 0;
+async function historyLengths(client: Client, keys: string[]): Promise<Map<string, number>> {
+  const lengths = new Map<string, number>();
   let next = 0;
   await Promise.all(Array.from({ length: 8 }, async () => {
     while (next < keys.length) {
       const key = keys[next++]!;
-      total += (await client.workflow.getHandle(ticketWorkflowId(key)).describe()).historyLength;
+      lengths.set(key, (await client.workflow.getHandle(ticketWorkflowId(key)).describe()).historyLength);
     }
   }));
-  return total;
+  return lengths;
+}
+
+const sum = (lengths: Map<string, number>) => [...lengths.values()].reduce((a, b) => a + b, 0);
+
+/** What an idle ticket got: the event types after `from`, and the signals' event and source. */
+async function newEvents(client: Client, key: string, from: number): Promise<string> {
+  const history = await client.workflow.getHandle(ticketWorkflowId(key)).fetchHistory();
+  return (history.events ?? []).slice(from).map((e) => {
+    const signal = e.workflowExecutionSignaledEventAttributes;
+    if (!signal) return Object.keys(e).find((k) => k.endsWith('EventAttributes'))?.replace('EventAttributes', '') ?? '?';
+    const payload = signal.input?.payloads?.[0]?.data;
+    const observation = payload ? JSON.parse(Buffer.from(payload).toString()) as { event?: string; source?: string } : {};
+    return `signal(${observation.event ?? '?'} from ${observation.source ?? '?'})`;
+  }).join(', ');
 }
 
 async function main(): Promise<void> {
@@ -154,7 +168,7 @@ async function main(): Promise<void> {
     const keys: string[] = [];
     for (let i = 0; i < tickets; i += 1) keys.push(tracker.state.createIssue({ projectKey: PROJECT, issueType: 'Feature', summary: `Parked ${i + 1}`, labels: ['service:managed'] }).key);
     await tracker.webhooks.flush();
-    const failedWebhooks = tracker.webhooks.deliveries.filter((d) => d.status !== 200).length;
+    const failedWebhooks = tracker.webhooks.deliveries.filter((d) => d.error !== undefined || (d.status !== undefined && d.status >= 300)).length;
     let parked = 0;
     for (const deadline = Date.now() + 3_600_000; Date.now() < deadline;) {
       parked = await client.workflow.count(`WorkflowType = "ticketWorkflow" AND TaskQueue = "${TASK_QUEUE}" AND ServiceBlocked = true`).then((c) => c.count);
@@ -162,7 +176,7 @@ async function main(): Promise<void> {
       await sleep(2_000);
     }
     const parkSeconds = (performance.now() - parkStarted) / 1000;
-    console.log(`  parked   ${parked}/${tickets} blocked at intake in ${parkSeconds.toFixed(0)} s (${(tickets / parkSeconds).toFixed(1)} tickets/s; webhooks not answered 200: ${failedWebhooks})`);
+    console.log(`  parked   ${parked}/${tickets} blocked at intake in ${parkSeconds.toFixed(0)} s (${(tickets / parkSeconds).toFixed(1)} tickets/s; webhooks not answered 2xx: ${failedWebhooks})`);
     await sleep(5_000);
     const memory = memoryOf(worker.pid!);
     console.log(`  worker   RSS ${memory.rssMiB.toFixed(0)} MiB (peak ${memory.peakMiB.toFixed(0)} MiB) with ${parked} parked tickets`);
@@ -198,8 +212,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < polls; i += 1) await pollNow(client);
     const afterPolls = await historyLengths(client, sample);
     const idleSeconds = (performance.now() - idleStarted) / 1000;
-    const perTicketPerPoll = (afterPolls - before) / sample.length / polls;
-    console.log(`  idle     ${afterPolls - before} history events in ${sample.length} idle tickets across ${polls} polls in ${idleSeconds.toFixed(0)} s: `
+    const grown = sample.filter((key) => afterPolls.get(key)! > before.get(key)!);
+    const added = sum(afterPolls) - sum(before);
+    const perTicketPerPoll = added / sample.length / polls;
+    for (const key of grown.slice(0, 3)) console.log(`  idle     ${key} got: ${await newEvents(client, key, before.get(key)!)}`);
+    console.log(`  idle     ${added} history events (in ${grown.length} tickets) of ${sample.length} idle tickets across ${polls} polls in ${idleSeconds.toFixed(0)} s: `
       + `${perTicketPerPoll.toFixed(2)} per ticket per poll, ${(perTicketPerPoll * 30).toFixed(1)} per ticket per hour at the 120 s default`);
 
     // A cold ticket (untouched since it parked; the worker may have evicted it): a comment to its decision.
