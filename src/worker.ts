@@ -16,6 +16,7 @@ import { createDeliveryStations } from '../activities/stations/delivery-stations
 import { createDraftEditActivities } from '../activities/draft-edit-activities';
 import { parseModelConfiguration, type ModelConfiguration } from './config/model-configuration';
 import { createModelClient } from './models/model-client';
+import { startTracing, type Tracing } from './tracing/start-tracing';
 import { modelMetricsFrom } from './models/model-metrics';
 import type { StationActivity } from '../workflows/station-types';
 import { TemporalTicketWorkflows, ticketSettings } from './temporal/ticket-workflows';
@@ -63,7 +64,7 @@ export interface WorkerOptions {
 }
 
 /** The activities of every workflow, created once per worker from its configuration (createActivities(deps) style). */
-function createActivities(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger, options: WorkerOptions) {
+function createActivities(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger, options: WorkerOptions, tracing: Tracing) {
   const onLatency = (service: string, seconds: number) => metrics.externalApiLatency.observe({ service }, seconds);
   const { baseUrl, userEmail, apiToken } = config.tracker;
   const token = config.scmhost.token;
@@ -82,7 +83,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   const remotes = createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry: loadRepositoryRegistry() });
   // The planning stations write to the tracker and read its project properties: without a tracker they are not
   // available, and a ticket that reaches one blocks with station_not_available rather than pretend.
-  const models = createModelClient({ metrics: modelMetricsFrom(metrics) });
+  const models = createModelClient({ metrics: modelMetricsFrom(metrics), tracing });
   const planning = tracker && modelConfig
     ? createPlanningStations({
       tracker, properties: tracker, models, modelConfig,
@@ -94,7 +95,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   // Delivery changes code and opens pull requests on the source host: without its token there is nothing to push
   // to, and a ticket that reaches delivery blocks with station_not_available instead of failing on a clone.
   const delivery = modelConfig && token
-    ? createDeliveryStations({ config, modelConfig, models, tracker, properties: tracker, remotes, logger, scmhost, onCiFixAttempt: () => metrics.ciFixAttempts.inc() })
+    ? createDeliveryStations({ config, modelConfig, models, tracker, properties: tracker, remotes, logger, scmhost, onCiFixAttempt: () => metrics.ciFixAttempts.inc(), tracing })
     : {};
   return {
     ...createDraftEditActivities(),
@@ -159,6 +160,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   // Task containers of a worker that died (SIGKILL, crash) are removed before this one starts its own.
   sweepOrphansInBackground(() => resolvePodmanAccount({ ...process.env, SERVICE_PODMAN_USER: config.container.podmanUser }), logger.child({ component: 'containers' }));
 
+  // LLM tracing (TRACING_*): unknown attribute names and missing keys are warned about once, here.
+  const tracing = startTracing(process.env, (line) => logger.warn(line));
   let connection: NativeConnectionType | undefined;
   let worker: WorkerType | undefined;
   let metricsServer: ListeningServer | undefined;
@@ -169,7 +172,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities(config, client, metrics, logger, options),
+      activities: createActivities(config, client, metrics, logger, options, tracing),
       sinks: workerSinks(metrics),
       shutdownGraceTime: '5s',
       shutdownForceTime: '15s',
@@ -185,6 +188,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       }
     }), config.worker.metricsHost, config.worker.metricsPort, 'worker metrics');
   } catch (error) {
+    await tracing.shutdown().catch(() => undefined);
     await metricsServer?.close();
     await connection?.close().catch(() => undefined);
     await client.close().catch(() => undefined);
@@ -192,6 +196,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   }
   const running = worker;
   const done = running.run().finally(async () => {
+    await tracing.shutdown().catch(() => undefined);
     await metricsServer?.close();
     await connection?.close().catch(() => undefined);
     await client.close().catch(() => undefined);
