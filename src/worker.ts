@@ -160,8 +160,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   // Task containers of a worker that died (SIGKILL, crash) are removed before this one starts its own.
   sweepOrphansInBackground(() => resolvePodmanAccount({ ...process.env, SERVICE_PODMAN_USER: config.container.podmanUser }), logger.child({ component: 'containers' }));
 
-  // LLM tracing (TRACING_*): unknown attribute names and missing keys are warned about once, here.
-  const tracing = startTracing(process.env, (line) => logger.warn(line));
+  // LLM tracing (TRACING_*): loadServiceConfig already reported unknown attribute names and missing keys at startup.
+  const tracing = startTracing(process.env, () => undefined);
   let connection: NativeConnectionType | undefined;
   let worker: WorkerType | undefined;
   let metricsServer: ListeningServer | undefined;
