@@ -21,6 +21,7 @@ import { createActorActivities } from '../activities/actor-activities';
 import { allowedActorsWarning } from './config/allowed-actors';
 import { parseModelConfiguration, type ModelConfiguration } from './config/model-configuration';
 import { createModelClient } from './models/model-client';
+import { startTracing, type Tracing } from './tracing/start-tracing';
 import { modelMetricsFrom } from './models/model-metrics';
 import type { StationActivity } from '../workflows/station-types';
 import { TemporalTicketWorkflows, ticketSettings } from './temporal/ticket-workflows';
@@ -69,7 +70,7 @@ export interface WorkerOptions {
 }
 
 /** The activities of every workflow, created once per worker from its configuration (createActivities(deps) style). */
-function createActivities(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger, options: WorkerOptions) {
+function createActivities(config: ServiceConfig, connection: Connection, metrics: ServiceMetrics, logger: Logger, options: WorkerOptions, tracing: Tracing) {
   const onLatency = (service: string, seconds: number) => metrics.externalApiLatency.observe({ service }, seconds);
   const { baseUrl, userEmail, apiToken } = config.tracker;
   const token = config.scmhost.token;
@@ -91,7 +92,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   const gitlab = registry && registry.repositories.size > 0 ? createGitLabRepositories(registry, { onLatency }) : undefined;
   // The planning stations write to the tracker and read its project properties: without a tracker they are not
   // available, and a ticket that reaches one blocks with station_not_available rather than pretend.
-  const models = createModelClient({ metrics: modelMetricsFrom(metrics) });
+  const models = createModelClient({ metrics: modelMetricsFrom(metrics), tracing });
   const planning = tracker && modelConfig
     ? createPlanningStations({
       tracker, properties: tracker, models, modelConfig,
@@ -104,7 +105,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   // the registry there is nothing to push to, and a ticket that reaches delivery blocks with station_not_available
   // instead of failing on a clone.
   const delivery = modelConfig && (token || gitlab)
-    ? createDeliveryStations({ config, modelConfig, models, tracker, properties: tracker, remotes, logger, scmhost, gitlab, onCiFixAttempt: () => metrics.ciFixAttempts.inc() })
+    ? createDeliveryStations({ config, modelConfig, models, tracker, properties: tracker, remotes, logger, scmhost, gitlab, onCiFixAttempt: () => metrics.ciFixAttempts.inc(), tracing })
     : {};
   return {
     ...createDraftEditActivities(),
@@ -180,6 +181,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   // Task containers of a worker that died (SIGKILL, crash) are removed before this one starts its own.
   sweepOrphansInBackground(() => resolvePodmanAccount({ ...process.env, SERVICE_PODMAN_USER: config.container.podmanUser }), logger.child({ component: 'containers' }));
 
+  // LLM tracing (TRACING_*): loadServiceConfig already reported unknown attribute names and missing keys at startup.
+  const tracing = startTracing(process.env, () => undefined);
   let connection: NativeConnectionType | undefined;
   let worker: WorkerType | undefined;
   let metricsServer: ListeningServer | undefined;
@@ -190,7 +193,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities(config, client, metrics, logger, options),
+      activities: createActivities(config, client, metrics, logger, options, tracing),
       sinks: workerSinks(metrics),
       // A station's heartbeat reaches the server at least every 2 s, and with its answer a cancellation (service:stop).
       maxHeartbeatThrottleInterval: '2 seconds',
@@ -209,6 +212,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       }
     }), config.worker.metricsHost, config.worker.metricsPort, 'worker metrics');
   } catch (error) {
+    await tracing.shutdown().catch(() => undefined);
     await metricsServer?.close();
     await connection?.close().catch(() => undefined);
     await client.close().catch(() => undefined);
@@ -216,6 +220,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   }
   const running = worker;
   const done = running.run().finally(async () => {
+    await tracing.shutdown().catch(() => undefined);
     await metricsServer?.close();
     await connection?.close().catch(() => undefined);
     await client.close().catch(() => undefined);

@@ -1,3 +1,4 @@
+import type { Tracing } from '../../src/tracing/start-tracing';
 import { chmod, copyFile, chown, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
@@ -53,6 +54,8 @@ export interface ContainerStationDeps {
   defaultRepository?(input: StationInput): Promise<string | undefined> | string | undefined;
   logger: Logger;
   skillsRoot?: string;
+  /** LLM tracing: the model proxy traces the agent's calls. */
+  tracing?: Tracing;
   /** Where `copy` mode of AUTO_REVIEW_RECORD_POLLED_FILES puts cycle files; `<workDir>/review-records` by default. */
   recordDir?: string;
   /** Model credentials for the proxy (the worker's environment by default); never passed to the container. */
@@ -146,7 +149,10 @@ export function createContainerStations(deps: ContainerStationDeps) {
         command_timeout_seconds: config.container.agentCommandTimeoutSeconds,
       };
       await writeFile(join(runDir, 'task.json'), JSON.stringify(task, null, 2), { mode: 0o644 });
-      const proxy = await startModelProxy({ socketPath: join(runDir, 'model.sock'), upstream, tokenBudget });
+      const proxy = await startModelProxy({
+        socketPath: join(runDir, 'model.sock'), upstream, tokenBudget, tracing: deps.tracing,
+        trace: { ticket_key: input.ticket_key, project_id: input.project_key, workflow_step: step, repo: repository },
+      });
       const agentPath = await agentBundlePath();
       timings.setup_ms = Date.now() - setupStarted;
 

@@ -3,6 +3,7 @@ import type { ModelClient } from '../../src/models/model-client';
 import type { ServiceConfig } from '../../src/config/service-config';
 import type { GitRemotes } from '../../src/containers/git-remote';
 import { resolvePodmanAccount } from '../../src/containers/podman-account';
+import type { Tracing } from '../../src/tracing/start-tracing';
 import type { Logger } from '../../src/logging/logger';
 import type { ProjectPropertiesPort } from '../../src/providers/tracker/project-properties-port';
 import type { StationActivity } from '../../workflows/station-types';
@@ -33,6 +34,8 @@ export interface DeliveryStationDeps {
   onCiFixAttempt?: () => void;
   logger: Logger;
   skillsRoot?: string;
+  /** LLM tracing of the container agents' model calls (through the model proxy). */
+  tracing?: Tracing;
 }
 
 /**
@@ -49,6 +52,7 @@ export function createDeliveryStations(deps: DeliveryStationDeps): Record<string
     resolveModel: containerModelResolver({ modelConfig: deps.modelConfig, properties: deps.properties }),
     logger: deps.logger.child({ component: 'delivery' }),
     skillsRoot: deps.skillsRoot,
+    tracing: deps.tracing,
   };
   const host = deps.tracker ? {
     ...createPullRequestStations({

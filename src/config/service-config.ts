@@ -12,7 +12,7 @@ export const TRACE_ATTRIBUTES = [
   'ticket_key', 'ticket_type', 'project_id', 'workflow_step', 'repo', 'pr_number', 'ci_status', 'event_source',
   'event_type', 'llm_model',
 ] as const;
-const TRACE_METADATA_ATTRIBUTES = [...TRACE_ATTRIBUTES, 'retry_count', 'system_prompt_length'] as const;
+export const TRACE_METADATA_ATTRIBUTES = [...TRACE_ATTRIBUTES, 'retry_count', 'system_prompt_length'] as const;
 
 export interface ServiceConfig {
   tracker: { baseUrl?: string; userEmail?: string; apiToken?: string; webhookSecret?: string };

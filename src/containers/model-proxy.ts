@@ -2,6 +2,8 @@ import { chmod, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ModelConnection } from '../config/model-configuration';
 import { redactSecrets } from '../redaction/redact-secrets';
+import type { Tracing } from '../tracing/start-tracing';
+import type { TraceContext } from '../tracing/tracing-config';
 
 /**
  * The per-run model proxy (SPEC 5 "Outbound credentials"): an OpenAI chat-completions endpoint on a unix socket that
@@ -56,6 +58,9 @@ export interface ModelProxyOptions {
   tokenBudget: number | null;
   /** Makes the socket connectable by the container's account (a root worker runs containers as another user). */
   socketMode?: number;
+  /** LLM tracing (TRACING_ENABLED): each forwarded call becomes a generation span with these trace attributes. */
+  tracing?: Tracing;
+  trace?: TraceContext;
 }
 
 export interface ModelProxy {
@@ -103,9 +108,25 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     }
     delete body.max_completion_tokens;
     body.max_tokens = decision.maxTokens;
+    if (options.tracing?.config.enabled) {
+      const messages = Array.isArray(body.messages) ? body.messages as Array<{ role?: string; content?: unknown }> : [];
+      const system = messages.filter((m) => m.role === 'system').map((m) => (typeof m.content === 'string' ? m.content : '')).join('');
+      return options.tracing.span(`llm proxy ${upstream.model}`, { llm_model: upstream.model, system_prompt_length: system.length, ...options.trace }, async (span) => {
+        span?.setAttributes({ 'langfuse.observation.type': 'generation', 'gen_ai.request.model': upstream.model, 'gen_ai.request.max_tokens': decision.maxTokens, 'langfuse.observation.input': JSON.stringify(messages).slice(0, 100_000) });
+        const call = await forward(body, res);
+        span?.setAttributes({ 'gen_ai.usage.input_tokens': call.input_tokens, 'gen_ai.usage.output_tokens': call.output_tokens, 'http.response.status_code': call.status, ...(call.output ? { 'langfuse.observation.output': call.output.slice(0, 100_000) } : {}) });
+        if (call.error) span?.setStatus({ code: 2, message: call.error });
+      });
+    }
+    await forward(body, res);
+  }
+
+  /** Forwards one call upstream and answers the container; returns the call's record (and the answer, for a trace). */
+  async function forward(body: Record<string, unknown>, res: ServerResponse): Promise<ProxyCall & { output?: string }> {
     const started = performance.now();
     const call: ProxyCall = { at: new Date().toISOString(), status: 0, latency_ms: 0, input_tokens: 0, output_tokens: 0 };
     calls.push(call);
+    let output: string | undefined;
     try {
       const answer = await fetch(`${upstream.baseUrl}/chat/completions`, {
         method: 'POST',
@@ -119,6 +140,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
         const parsed = JSON.parse(text) as { usage?: { prompt_tokens?: number; completion_tokens?: number } };
         call.input_tokens = parsed.usage?.prompt_tokens ?? 0;
         call.output_tokens = parsed.usage?.completion_tokens ?? 0;
+        output = JSON.stringify((parsed as { choices?: unknown }).choices ?? null);
       } catch { /* not JSON: passed on as is */ }
       usage.input_tokens += call.input_tokens;
       usage.output_tokens += call.output_tokens;
@@ -133,6 +155,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       call.error = redactSecrets((error as Error).message);
       send(res, 502, `model proxy could not reach the model: ${call.error}`, 'server_error');
     }
+    return { ...call, ...(output ? { output } : {}) };
   }
 
   const server = createServer((req, res) => {

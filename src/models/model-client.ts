@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import { formatTarget, type ModelConnection, type ModelTarget } from '../config/model-configuration';
 import type { Resolution, TargetSource } from '../config/model-target-resolver';
 import { redactSecrets } from '../redaction/redact-secrets';
+import type { Tracing } from '../tracing/start-tracing';
+import type { TraceContext } from '../tracing/tracing-config';
 import { createLanguageModel } from './language-model-factory';
 import type { ModelMetrics, TokenUsage } from './model-metrics';
 import { generateStructured, StructuredOutputError, type StructuredResult } from './structured-output';
@@ -21,6 +23,8 @@ export interface ModelCallInput {
   maxSteps?: number;
   /** OpenTelemetry settings of the AI SDK, when LLM tracing is on (src/tracing/). */
   telemetry?: TelemetrySettings;
+  /** Trace attributes the caller knows (ticket_key, repo, ...), for TRACING_TRACE_TAGS / TRACING_TRACE_METADATA. */
+  trace?: TraceContext;
 }
 
 export interface ModelCallInfo {
@@ -69,6 +73,8 @@ export interface ModelClientOptions {
   metrics?: ModelMetrics;
   /** For tests that want a fake model; by default the provider of the connection's backend. */
   createModel?: (connection: ModelConnection, model: string) => LanguageModel;
+  /** LLM tracing (TRACING_ENABLED): every call becomes a span with the AI SDK's spans under it. */
+  tracing?: Tracing;
 }
 
 /**
@@ -89,11 +95,20 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
     return model;
   };
 
+  // With tracing on, one span per invocation named after its policy key, carrying the configured trace attributes;
+  // a caller that brings its own telemetry settings (test-skill) has opened its span already.
+  const traced = <T>(input: ModelCallInput, label: string, work: (telemetry: TelemetrySettings | undefined) => Promise<T>): Promise<T> => {
+    const tracing = options.tracing;
+    if (!tracing?.config.enabled || input.telemetry) return work(input.telemetry);
+    const key = input.resolved.key;
+    return tracing.span(`llm ${key}`, { workflow_step: key, llm_model: label, system_prompt_length: input.system?.length ?? 0, ...input.trace }, () => work(tracing.telemetry(key)));
+  };
+
   return {
     async generateStructured(input) {
       const { connection, target, source } = input.resolved;
       const label = formatTarget(target);
-      const result = await generateStructured({
+      const result = await traced(input, label, (telemetry) => generateStructured({
         model: modelFor(connection, target),
         schema: input.schema,
         system: input.system,
@@ -105,8 +120,8 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
         targetLabel: label,
         tools: input.tools,
         maxSteps: input.maxSteps,
-        telemetry: input.telemetry,
-      }).catch((error: unknown) => {
+        telemetry,
+      })).catch((error: unknown) => {
         throw wrap(error, label);
       });
       return { ...result, target: label, source };
@@ -118,11 +133,11 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
       const started = performance.now();
       let requestSeconds = 0;
       try {
-        const result = await sdkGenerateText({
+        const result = await traced(input, label, (telemetry) => sdkGenerateText({
           model: modelFor(connection, target), system: input.system, prompt: input.prompt,
           maxOutputTokens: connection.max_output_tokens, maxRetries: 0, abortSignal: input.abortSignal,
-          ...(input.telemetry ? { experimental_telemetry: input.telemetry } : {}),
-        });
+          ...(telemetry ? { experimental_telemetry: telemetry } : {}),
+        }));
         requestSeconds = (performance.now() - started) / 1000;
         const usage = { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 };
         options.metrics?.observeUsage?.({ ...usage, target: label });

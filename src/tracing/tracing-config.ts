@@ -1,11 +1,13 @@
+import { TRACE_ATTRIBUTES, TRACE_METADATA_ATTRIBUTES } from '../config/service-config';
+
 /**
  * LLM tracing settings (SPEC 2.11): TRACING_ENABLED, TRACING_PUBLIC_KEY / TRACING_SECRET_KEY, TRACING_HOST
  * (Langfuse cloud unless set, self-hosted allowed), and which trace attributes go along as tags
  * (TRACING_TRACE_TAGS) and as metadata (TRACING_TRACE_METADATA). Unknown attribute names are dropped with one
  * warning, so a typo does not silently lose an attribute nor stop the process.
  */
-export const TAG_ATTRIBUTES = ['ticket_key', 'ticket_type', 'project_id', 'workflow_step', 'repo', 'pr_number', 'ci_status', 'event_source', 'event_type', 'llm_model'] as const;
-export const METADATA_ATTRIBUTES = [...TAG_ATTRIBUTES, 'retry_count', 'system_prompt_length'] as const;
+export const TAG_ATTRIBUTES = TRACE_ATTRIBUTES;
+export const METADATA_ATTRIBUTES = TRACE_METADATA_ATTRIBUTES;
 export type TraceAttributeName = (typeof METADATA_ATTRIBUTES)[number];
 export const DEFAULT_TRACING_HOST = 'https://cloud.langfuse.com';
 
