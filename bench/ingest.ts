@@ -242,7 +242,7 @@ async function main(): Promise<void> {
       const text = await response.text();
       // 200 with `ignored` (no workflow for a comment whose ticket's creation failed) reached no workflow either.
       const ignored = response.status === 200 ? (JSON.parse(text) as { ignored?: string }).ignored : undefined;
-      return ignored ? `200-ignored-${ignored}` : String(response.status);
+      return ignored ? '200-ignored' : String(response.status);
     };
     const sendBare = async (d: Delivery) => {
       if (d.starts) {
