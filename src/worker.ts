@@ -173,7 +173,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      workflowsPath: require.resolve('../workflows'),
+      workflowsPath: require.resolve(deploymentOptions ? '../workflows/versioned' : '../workflows'),
       activities: createActivities(config, client, metrics, logger, options),
       sinks: workerSinks(metrics),
       shutdownGraceTime: '5s',
