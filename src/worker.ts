@@ -192,7 +192,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      workflowsPath: require.resolve('../workflows'),
+      workflowsPath: require.resolve(deploymentOptions ? '../workflows/versioned' : '../workflows'),
       activities: createActivities(config, client, metrics, logger, options, tracing),
       sinks: workerSinks(metrics),
       // A station's heartbeat reaches the server at least every 2 s, and with its answer a cancellation (service:stop).

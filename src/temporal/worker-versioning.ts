@@ -24,7 +24,7 @@ export function workerVersionFromEnv(env: NodeJS.ProcessEnv): { ok: true; versio
 
 /**
  * The worker's deployment options: workflows default to AUTO_UPGRADE (the short poll and the registry, whose changes
- * go behind patched()), while ticketWorkflow declares PINNED itself (workflows/index.ts).
+ * go behind patched()), while the versioned bundle (workflows/versioned.ts) declares ticketWorkflow PINNED.
  */
 export function workerDeploymentOptions(version: WorkerVersion | null): WorkerDeploymentOptions | undefined {
   if (!version) return undefined;

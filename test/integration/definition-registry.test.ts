@@ -73,7 +73,9 @@ describe('the definition registry: publishing pins nothing in flight; migration 
   const waitFor = (key: string, what: string, predicate: (view: Json) => boolean) => eventually(async () => {
     const view = await execution(key);
     return view.ticket_key && predicate(view) ? view : undefined;
-  }, 60_000, `${key}: ${what}`);
+  }, 90_000, `${key}: ${what}`).catch(async (error: Error) => {
+    throw new Error(`${error.message}; last view: ${JSON.stringify(await execution(key)).slice(0, 2000)}; comments: ${JSON.stringify(written(key))}; worker: ${stack.worker.output().slice(-3000)}`);
+  });
   const atGate = (view: Json) => view.current_position === 'prd_gate' && view.checkpoint.is_paused && written(view.ticket_key).length === 1;
   const newTicket = () => tracker.state.createIssue({ projectKey: 'RG', issueType: 'Story', summary: 'Export reports', labels: ['service:managed'] }).key;
 
