@@ -12,6 +12,8 @@ import { BUDGET_EXHAUSTED, BUDGET_RECOVERY, estimateTokens } from '../../../src/
 import { currentBudgetMeter } from '../budget-guard';
 import { withHeartbeat } from '../heartbeat';
 import { stationFailure } from '../station-failure';
+import { stationTraceContext } from '../station-trace';
+import { parsePullRequestRef } from '../delivery/delivery-context';
 
 export interface ModelStepDeps {
   models: ModelClient;
@@ -57,9 +59,9 @@ export async function runModelStep<T>(deps: ModelStepDeps, input: StationInput, 
   } catch (error) {
     if (!(error instanceof ModelPolicyError)) throw error;
     const report = modelPolicyReport({ failure: error, config: deps.modelConfig, projectKey: input.project_key, ticketKey: input.ticket_key, audience: 'tracker' });
-    // SPEC 2.10: the report goes to the ticket and, when a pull request is open, to it too (GitHub; GitLab notes are
-    // not an effect yet, so a GitLab merge request gets none).
-    const pullRequests = (input.pull_requests ?? []).map((ref) => /^([^\s#]+\/[^\s#]+)#(\d+)$/.exec(ref)).filter((m): m is RegExpExecArray => m !== null);
+    // SPEC 2.10: the report goes to the ticket and, when a pull request is open, to it too (a GitLab merge request
+    // gets it as a note).
+    const pullRequests = (input.pull_requests ?? []).map(parsePullRequestRef).filter((ref): ref is NonNullable<typeof ref> => ref !== undefined);
     const prReport = pullRequests.length > 0 ? modelPolicyReport({ failure: error, config: deps.modelConfig, projectKey: input.project_key, ticketKey: input.ticket_key, audience: 'scmhost' }) : '';
     throw stationFailure({
       code: 'invalid_model_policy',
@@ -67,8 +69,8 @@ export async function runModelStep<T>(deps: ModelStepDeps, input: StationInput, 
       recovery: 'correct the model policy as the posted report says, then add service:retry',
       effects: [
         { name: 'post_model_policy_report', operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: report }, required: true },
-        ...pullRequests.map(([, repository, number], i) => ({
-          name: `post_model_policy_report_pr_${i + 1}`, operation: { kind: 'scmhost.pr_comment' as const, repository: repository!, number: Number(number), body: prReport },
+        ...pullRequests.map(({ repository, number }, i) => ({
+          name: `post_model_policy_report_pr_${i + 1}`, operation: { kind: 'scmhost.pr_comment' as const, repository, number, body: prReport },
         })),
       ],
     });
@@ -85,7 +87,7 @@ export async function runModelStep<T>(deps: ModelStepDeps, input: StationInput, 
   // Checked before every call: one that would cross a budget is refused here and the model is never asked.
   await meter?.allowance(estimateTokens(skill.body, step.prompt));
   try {
-    const result = await withHeartbeat((abortSignal) => deps.models.generateStructured({ resolved, system: skill.body, prompt: step.prompt, schema: step.schema, tools: step.tools, abortSignal }));
+    const result = await withHeartbeat((abortSignal) => deps.models.generateStructured({ resolved, system: skill.body, prompt: step.prompt, schema: step.schema, tools: step.tools, abortSignal, trace: stationTraceContext(input) }));
     meter?.record(result.usage.inputTokens + result.usage.outputTokens);
     return {
       object: result.object,

@@ -253,12 +253,13 @@ describe('feature planning stations', () => {
     expect(report).toContain('- sim (openai-compatible; structured_output, tools): planner');
     expect(model.requests).toHaveLength(0);
 
-    // With pull requests open, the report goes to the GitHub ones too (a GitLab merge request has no note effect yet).
+    // With pull requests open, the report goes to them too (a note on a GitLab merge request).
     const withPrs = stationFailureDetails(await stations.generate_prd(input(key, 'generate_prd', { pull_requests: ['acme/api#7', 'group/web!3'] })).catch((e: unknown) => e));
     expect(withPrs!.effects!.map((e) => [e.name, e.operation.kind])).toEqual([
-      ['post_model_policy_report', 'tracker.comment'], ['post_model_policy_report_pr_1', 'scmhost.pr_comment'],
+      ['post_model_policy_report', 'tracker.comment'], ['post_model_policy_report_pr_1', 'scmhost.pr_comment'], ['post_model_policy_report_pr_2', 'scmhost.pr_comment'],
     ]);
     expect(withPrs!.effects![1]!.operation).toMatchObject({ repository: 'acme/api', number: 7, body: expect.stringContaining('generate_prd') });
+    expect(withPrs!.effects![2]!.operation).toMatchObject({ repository: 'group/web', number: 3 });
     expect(model.requests).toHaveLength(0);
   });
 
