@@ -161,7 +161,10 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
     at: (key, node, what = node, extra = () => true, timeoutMs = 240_000) => eventually(async () => {
       const v = await execution(key);
       return v.current_position === node && (v.checkpoint?.is_paused || v.status === 'blocked' || v.status === 'completed') && settled(v) && extra(v) ? v : undefined;
-    }, timeoutMs, `${key} at ${what}`).catch(async (error: Error) => { throw new Error(`${error.message}; last view: ${JSON.stringify(await execution(key)).slice(0, 4000)}`); }),
+    }, timeoutMs, `${key} at ${what}`).catch(async (error: Error) => {
+      // What the worker said last tells why a ticket did not get there (a failing workflow task cannot be queried).
+      throw new Error(`${error.message}; last view: ${JSON.stringify(await execution(key)).slice(0, 4000)}\nworker output (end):\n${stack.worker.output().slice(-6000)}`);
+    }),
     comments: (key) => tracker.state.issue(key).comments.map((c) => adfToMarkdown(c.body)),
     pullsOf,
     person: {
