@@ -65,7 +65,7 @@ export interface DeliveryWorld {
   close(): Promise<void>;
 }
 
-export async function startDeliveryWorld(temporalAddress: string, options: { repositories: string[]; gitlabProjects?: string[]; taskQueue: string; env?: NodeJS.ProcessEnv }): Promise<DeliveryWorld> {
+export async function startDeliveryWorld(temporalAddress: string, options: { repositories: string[]; gitlabProjects?: string[]; projectKey?: string; taskQueue: string; env?: NodeJS.ProcessEnv }): Promise<DeliveryWorld> {
   ensureContainerImage();
   const workDir = mkdtempSync(join(tmpdir(), 'feature-delivery-'));
   chmodSync(workDir, 0o711);
@@ -80,8 +80,11 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
       return { path: 'src/feature.txt', content: `feature for ${repo}\n${task.split('\n')[0]}\n` };
     },
   };
-  const tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['FD'] });
-  tracker.state.setProperty(tracker.state.project('FD').properties, 'service.repos', allRepositories);
+  // Ticket keys name workflow ids on a shared Temporal server: each world gets its own project, or a ticket of one
+  // test would meet the completed workflow of another's ticket with the same key.
+  const projectKey = options.projectKey ?? 'FD';
+  const tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: [projectKey] });
+  tracker.state.setProperty(tracker.state.project(projectKey).properties, 'service.repos', allRepositories);
   const scm = await startScmhostSimulator({ tokens: { [SCM_TOKEN]: BOT }, repositories: options.repositories });
   const gitlab = await startGitLabSimulator({ tokens: { [GITLAB_TOKEN]: BOT }, projects: gitlabProjects });
   const gitlabAuth = { username: 'oauth2', token: GITLAB_TOKEN };

@@ -12,7 +12,7 @@ describe('feature delivery to GitLab', () => {
   let world: DeliveryWorld;
 
   beforeAll(async () => {
-    world = await startDeliveryWorld(inject('temporalAddress'), { repositories: [], gitlabProjects: [PROJECT], taskQueue: 'it-gitlab-delivery' });
+    world = await startDeliveryWorld(inject('temporalAddress'), { repositories: [], gitlabProjects: [PROJECT], projectKey: 'GL', taskQueue: 'it-gitlab-delivery' });
   }, 600_000);
 
   afterAll(async () => {
@@ -21,13 +21,13 @@ describe('feature delivery to GitLab', () => {
 
   it('opens one merge request, reviews it in a note, fixes a failed pipeline, answers a reviewer\'s note with a change, and closes the work when the merge request is merged', async () => {
     const { tracker, gitlab } = world;
-    const key = tracker.state.createIssue({ projectKey: 'FD', issueType: 'Feature', summary: 'Invoice export', description: 'Export invoices as CSV.', labels: ['service:managed', 'service:yolo'] }).key;
+    const key = tracker.state.createIssue({ projectKey: 'GL', issueType: 'Feature', summary: 'Invoice export', description: 'Export invoices as CSV.', labels: ['service:managed', 'service:yolo'] }).key;
 
     await world.at(key, 'human_review_gate', 'the human review gate', () => true, 480_000);
     const [mr, ...more] = world.mergeRequestsOf(PROJECT, key);
     expect(more).toHaveLength(0);
     expect(mr).toMatchObject({ title: `[${key}] Invoice export`, state: 'opened', targetBranch: 'main', author: 'service-bot' });
-    expect(mr!.description).toMatch(/_Opened by the service for FD-\d+\._$/);
+    expect(mr!.description).toMatch(/_Opened by the service for GL-\d+\._$/);
     expect(await world.branchLog(PROJECT, key)).toEqual(expect.arrayContaining([`[${key}] implement the tasks`]));
     // One link on the ticket, to the merge request's page.
     expect(world.comments(key).filter((c) => c.includes(`${gitlab.url}/${PROJECT}/-/merge_requests/${mr!.iid}`))).toHaveLength(1);

@@ -206,6 +206,8 @@ describe('the poller delivers the same facts as the webhooks', () => {
   it('reads only what changed since the last poll: an idle ticket gets no history events, a changed one its fact', async () => {
     const idle = tracker.state.createIssue({ projectKey: 'POL', issueType: 'Feature', summary: 'Nothing happens here', labels: ['service:managed'] });
     tracker.state.addComment(idle.key, '? a question answered long ago');
+    // The ticket's workflow starts from its creation: the tracker's webhooks go first, then the pull request's.
+    await tracker.webhooks.flush();
     const repo = scmhost.state.repo('acme', 'api');
     const branch = `service/${idle.key.toLowerCase()}`;
     const sha = scmhost.state.pushBranch(repo, branch);
