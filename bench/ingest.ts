@@ -55,8 +55,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-function startProcess(root: string, command: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(root, 'bin', 'run.js'), command], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startProcess(root: string, command: string, env: NodeJS.ProcessEnv, ready: RegExp, nodeArgs: string[] = []): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'run.js'), command], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolveChild, reject) => {
     const onData = (chunk: Buffer) => {
@@ -217,13 +217,12 @@ async function main(): Promise<void> {
     SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gatewayPort), SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
     SERVICE_WORKER_METRICS_PORT: String(await freePort()), SERVICE_POLL_INTERVAL_SECONDS: '0', LOG_LEVEL: 'ERROR',
   };
-  if (profileDir) {
-    mkdirSync(resolve(profileDir), { recursive: true });
-    env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${resolve(profileDir)}`;
-  }
+  // Node 20 refuses --cpu-prof in NODE_OPTIONS: the flags go on the command line of each child.
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`] : [];
+  if (profileDir) mkdirSync(resolve(profileDir), { recursive: true });
   const [worker, gateway] = await Promise.all([
-    startProcess(root, 'worker', env, /worker polling task queue/),
-    startProcess(root, 'gateway', env, /gateway listening on/),
+    startProcess(root, 'worker', env, /worker polling task queue/, nodeArgs),
+    startProcess(root, 'gateway', env, /gateway listening on/, nodeArgs),
   ]);
   const api = `http://127.0.0.1:${gatewayPort}`;
   const connection = await Connection.connect({ address });
