@@ -34,7 +34,21 @@ export function truncateStrings<T>(value: T, max: number): T {
 
 /** Size of a JSON value in UTF-8 bytes, as a payload would carry it (close enough for budgets). */
 export function jsonBytes(value: unknown): number {
+  return utf8Bytes(JSON.stringify(value) ?? '');
+}
+
+/**
+ * Whether a JSON value is over `limit` bytes, as `jsonBytes(value) > limit` decides it. The workflow asks this after
+ * every step, so the bytes are counted only when the text's length cannot tell: each UTF-16 unit is 1 to 3 bytes.
+ */
+export function jsonBytesExceed(value: unknown, limit: number): boolean {
   const text = JSON.stringify(value) ?? '';
+  if (text.length > limit) return true;
+  if (text.length * 3 <= limit) return false;
+  return utf8Bytes(text) > limit;
+}
+
+function utf8Bytes(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i += 1) {
     const code = text.charCodeAt(i);

@@ -1,4 +1,4 @@
-import { jsonBytes } from './bounded-json';
+import { jsonBytesExceed } from './bounded-json';
 import { isTerminal, trimJournal } from './effect-journal';
 import type { TicketWorkflowSettings } from './observation';
 import type { TicketState } from './ticket-state';
@@ -17,7 +17,7 @@ export function applyRetention(state: TicketState, retention: TicketWorkflowSett
   let effects = trimJournal(state.effects, retention.terminal_effects);
   // By bytes too: halve what is kept of the timeline and finished effects until the state fits its budget (DESIGN 5).
   // Pending, running and unresolved effects and the inbox stay whole.
-  for (let round = 0; round < 12 && jsonBytes(state) > byteLimit; round += 1) {
+  for (let round = 0; round < 12 && jsonBytesExceed(state, byteLimit); round += 1) {
     const drop = Math.ceil(state.timeline.entries.length / 2);
     if (drop > 0) {
       trimTimeline(drop);

@@ -3,7 +3,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, type BlockingCode } from './blocking';
-import { jsonBytes, truncateStrings } from './bounded-json';
+import { jsonBytes, jsonBytesExceed, truncateStrings } from './bounded-json';
 import { parseCommand, type Command } from './command-parser';
 import type { GateNode, PinnedDefinition, StationNode } from './definitions/definition-types';
 import { acceptTable } from './definitions/definition-types';
@@ -684,7 +684,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       await condition(allHandlersFinished);
       return;
     }
-    if (historyIsLong() || jsonBytes(state) > settings.state_byte_limit) {
+    if (historyIsLong() || jsonBytesExceed(state, settings.state_byte_limit)) {
       await condition(allHandlersFinished);
       const trimmed = applyRetention(state, settings.retention, settings.state_byte_limit);
       timeline({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fnv1a, jsonBytes, preview, truncateStrings } from '../../../workflows/bounded-json';
+import { fnv1a, jsonBytes, jsonBytesExceed, preview, truncateStrings } from '../../../workflows/bounded-json';
 import { recordAttempt, createEffect, emptyJournal } from '../../../workflows/effect-journal';
 import { appendTimeline, emptyTimeline } from '../../../workflows/timeline';
 
@@ -11,6 +11,15 @@ describe('keeping workflow state small', () => {
     expect(fnv1a('a')).not.toBe(fnv1a('b'));
     expect(truncateStrings({ a: ['y'.repeat(50)], n: 1 }, 4)).toEqual({ a: [preview('y'.repeat(50), 4)], n: 1 });
     expect(jsonBytes({ é: 'ü' })).toBe(JSON.stringify({ é: 'ü' }).length + 2);
+  });
+
+  it('decides "over the state budget" as the byte count does, at and around the limit', () => {
+    for (const value of [{ text: 'a'.repeat(40) }, { text: 'é'.repeat(40) }, { text: '€'.repeat(40) }, { text: 'a€é'.repeat(13) }]) {
+      const bytes = jsonBytes(value);
+      for (const limit of [0, 1, Math.floor(bytes / 3), bytes - 1, bytes, bytes + 1, bytes * 3, Number.POSITIVE_INFINITY]) {
+        expect(jsonBytesExceed(value, limit), `${JSON.stringify(value)} against ${limit}`).toBe(bytes > limit);
+      }
+    }
   });
 
   it('keeps timeline details to previews', () => {
