@@ -69,6 +69,36 @@ function startProcess(root: string, command: string, env: NodeJS.ProcessEnv, rea
   });
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere or once it exited. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What each process of the run spent on CPU during a phase: on two cores, where the time goes when answers slow. */
+function cpuMeter(processes: Record<string, number | undefined>): () => string {
+  const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, pid === undefined ? undefined : cpuSeconds(pid)]));
+  const ownBefore = process.cpuUsage();
+  const began = performance.now();
+  return () => {
+    const seconds = (performance.now() - began) / 1000;
+    const own = process.cpuUsage(ownBefore);
+    const parts = Object.entries(processes).flatMap(([name, pid]) => {
+      const start = before[name];
+      const end = cpuSeconds(pid);
+      return start === undefined || end === undefined ? [] : [`${name} ${(end - start).toFixed(1)} s (${Math.round((100 * (end - start)) / seconds)}%)`];
+    });
+    parts.push(`bench ${((own.user + own.system) / 1e6).toFixed(1)} s (${Math.round((own.user + own.system) / 1e4 / seconds)}%)`);
+    return `CPU over ${seconds.toFixed(0)} s: ${parts.join(', ')}`;
+  };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
@@ -106,6 +136,8 @@ function deliveriesFor(prefix: string, count: number, tickets: number): Delivery
 
 interface PhaseResult {
   name: string;
+  /** CPU seconds per process while the deliveries were offered and answered. */
+  cpu: string;
   latencies: number[];
   failures: number;
   statuses: Map<string, number>;
@@ -120,8 +152,9 @@ interface PhaseResult {
  * Offers the deliveries open loop: delivery i is sent at start + i / rate (all at once in a burst), whatever the
  * answers to earlier ones; latency is from the send to the answer.
  */
-async function offer(name: string, deliveries: Delivery[], rate: number | undefined, send: (d: Delivery) => Promise<string>): Promise<PhaseResult> {
-  const result: PhaseResult = { name, latencies: [], failures: 0, statuses: new Map(), seconds: 0, ackedAt: [], acknowledged: new Set() };
+async function offer(name: string, deliveries: Delivery[], rate: number | undefined, send: (d: Delivery) => Promise<string>, processes: Record<string, number | undefined>): Promise<PhaseResult> {
+  const result: PhaseResult = { name, cpu: '', latencies: [], failures: 0, statuses: new Map(), seconds: 0, ackedAt: [], acknowledged: new Set() };
+  const cpu = cpuMeter(processes);
   const began = performance.now();
   const pending: Array<Promise<void>> = [];
   for (const delivery of deliveries) {
@@ -142,6 +175,7 @@ async function offer(name: string, deliveries: Delivery[], rate: number | undefi
   }
   await Promise.all(pending);
   result.seconds = (performance.now() - began) / 1000;
+  result.cpu = cpu();
   return result;
 }
 
@@ -186,7 +220,7 @@ function describe(result: PhaseResult): { p50: number; p99: number; max: number;
   const statuses = [...result.statuses.entries()].map(([s, n]) => `${s}:${n}`).join(' ');
   const line = `  ${result.name.padEnd(8)} ${result.latencies.length} sent in ${result.seconds.toFixed(1)} s (${(result.latencies.length / result.seconds).toFixed(1)}/s), `
     + `latency p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms; answers ${statuses}`;
-  return { p50, p99, max, line };
+  return { p50, p99, max, line: `${line}\n           ${result.cpu}` };
 }
 
 async function main(): Promise<void> {
@@ -220,10 +254,17 @@ async function main(): Promise<void> {
   // Node 20 refuses --cpu-prof in NODE_OPTIONS: the flags go on the command line of each child.
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`] : [];
   if (profileDir) mkdirSync(resolve(profileDir), { recursive: true });
-  const [worker, gateway] = await Promise.all([
+  const starting = [
     startProcess(root, 'worker', env, /worker polling task queue/, nodeArgs),
     startProcess(root, 'gateway', env, /gateway listening on/, nodeArgs),
-  ]);
+  ] as const;
+  const [worker, gateway] = await Promise.all(starting).catch(async (error: unknown) => {
+    // Neither the dev server nor a child that did start may outlive a failed start.
+    for (const child of await Promise.allSettled(starting)) if (child.status === 'fulfilled') child.value.kill('SIGKILL');
+    await server?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
   const api = `http://127.0.0.1:${gatewayPort}`;
   const connection = await Connection.connect({ address });
   // The same port the gateway uses (signal-with-start for a creation, a signal otherwise), with no HTTP, signature
@@ -256,12 +297,12 @@ async function main(): Promise<void> {
     console.log(`bench/ingest: ${count} deliveries into ${tickets} tickets, ${mode}, against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}`);
 
     const runFloor = async () => {
-      const floor = await offer('floor', viaClient, offered, sendBare);
+      const floor = await offer('floor', viaClient, offered, sendBare, { server: server?.process.pid, worker: worker.pid });
       const verified = await verify(api, viaClient, floor.acknowledged, 120_000);
       return { floor, verified };
     };
     const runGateway = async () => {
-      const result = await offer('gateway', viaGateway, offered, sendGateway);
+      const result = await offer('gateway', viaGateway, offered, sendGateway, { server: server?.process.pid, worker: worker.pid, gateway: gateway.pid });
       // The worker keeps up: how long after its acknowledgement the last delivery shows on its ticket's workflow.
       const last = viaGateway.at(-1)!;
       const wanted = viaGateway.filter((d) => d.key === last.key && result.acknowledged.has(d.index)).length;
