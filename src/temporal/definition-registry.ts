@@ -102,14 +102,13 @@ export class DefinitionRegistry {
   }
 }
 
-/** The newest published revision of `name` from the registry's memo; undefined when nothing of that name is published. */
-export async function latestPublishedDefinition(client: Client, taskQueue: string, name: string): Promise<PinnedDefinition | undefined> {
+/** The newest published revision of each definition name, from the registry's memo; empty when nothing is published. */
+export async function latestPublishedDefinitions(client: Client, taskQueue: string): Promise<Record<string, PinnedDefinition>> {
   try {
     const description = await client.workflow.getHandle(definitionRegistryWorkflowId(taskQueue)).describe();
-    const latest = (description.memo?.[REGISTRY_LATEST_MEMO] ?? {}) as Record<string, PinnedDefinition>;
-    return latest[name];
+    return (description.memo?.[REGISTRY_LATEST_MEMO] ?? {}) as Record<string, PinnedDefinition>;
   } catch (error) {
-    if (isNotFound(error)) return undefined;
+    if (isNotFound(error)) return {};
     throw error;
   }
 }

@@ -8,7 +8,7 @@ import type { EffectRecord } from '../../workflows/effect-types';
 import { selectDefinition } from '../definitions/select-definition';
 import { TemporalUnavailableError } from './temporal-unavailable-error';
 import type { PinnedDefinition } from '../../workflows/definitions/definition-types';
-import { latestPublishedDefinition } from './definition-registry';
+import { latestPublishedDefinitions } from './definition-registry';
 import { TemporalDefinitions } from './temporal-definitions';
 
 /**
@@ -70,15 +70,23 @@ async function withPinnedDefinition(input: TicketWorkflowInput, latestPublished:
   return { ...input, definition: published && published.revision > route.definition.revision ? published : route.definition };
 }
 
+/**
+ * How long the gateway waits for Temporal before it answers 503. GitHub, GitLab (by default) and Jira give a webhook
+ * 10 s before they count it as failed; a write that takes longer than this still leaves time for the HTTP answer.
+ */
+export const WEBHOOK_WRITE_DEADLINE_MS = 8_000;
+
 export class TemporalTicketWorkflows implements TicketWorkflowsPort {
   private readonly client: Client;
+  /** The registry lookup under way: creations that arrive meanwhile share it instead of each describing the registry. */
+  private registryLookup: Promise<Record<string, PinnedDefinition>> | undefined;
 
   constructor(
     private readonly connection: Connection,
     namespace: string,
     private readonly taskQueue: string,
     private readonly settings?: TicketWorkflowSettings,
-    private readonly deadlineMs = { write: 5_000, read: 10_000 },
+    private readonly deadlineMs = { write: WEBHOOK_WRITE_DEADLINE_MS, read: 10_000 },
   ) {
     this.client = new Client({ connection, namespace });
   }
@@ -88,9 +96,9 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
     return new TemporalTicketWorkflows(Connection.lazy({ address: config.temporal.address, connectTimeout: 3_000 }), config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config));
   }
 
-  private async bounded<T>(what: string, ms: number, fn: () => Promise<T>): Promise<T> {
+  private async bounded<T>(what: string, ms: number, fn: () => Promise<T>, deadline = Date.now() + ms): Promise<T> {
     try {
-      return await this.connection.withDeadline(Date.now() + ms, fn);
+      return await this.connection.withDeadline(deadline, fn);
     } catch (error) {
       if (isNotFound(error)) throw error;
       throw new TemporalUnavailableError(`Temporal did not accept ${what}: ${(error as Error).message}`, { cause: error });
@@ -99,8 +107,10 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
 
   async startOrSignal(input: TicketWorkflowInput, observation: Observation): Promise<{ workflowId: string; completed?: boolean }> {
     const workflowId = ticketWorkflowId(input.ticket_key);
-    const pinned = await this.bounded('the definition registry lookup', this.deadlineMs.read, () =>
-      withPinnedDefinition(this.settings ? { ...input, settings: this.settings } : input, (name) => latestPublishedDefinition(this.client, this.taskQueue, name)));
+    // The lookup and the start share one deadline: the provider waits for both.
+    const deadline = Date.now() + this.deadlineMs.write;
+    const pinned = await this.bounded('the definition registry lookup', this.deadlineMs.write, () =>
+      withPinnedDefinition(this.settings ? { ...input, settings: this.settings } : input, async (name) => (await this.latestPublished())[name]), deadline);
     const started = await this.bounded(`signal-with-start of ${workflowId}`, this.deadlineMs.write, () => this.client.workflow.signalWithStart(TICKET_WORKFLOW_TYPE, {
       workflowId,
       taskQueue: this.taskQueue,
@@ -118,8 +128,20 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
     }).then(() => true, (error: unknown) => {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return false;
       throw error;
-    }));
+    }), deadline);
     return started ? { workflowId } : { workflowId, completed: true };
+  }
+
+  /**
+   * The newest published definitions. A burst of new tickets would otherwise describe the registry once each; a
+   * creation joins the lookup under way, so it may miss a revision published during that one round trip, as it would
+   * had it arrived a moment earlier. Nothing is kept after the lookup answers: the next creation asks again.
+   */
+  private latestPublished(): Promise<Record<string, PinnedDefinition>> {
+    this.registryLookup ??= latestPublishedDefinitions(this.client, this.taskQueue).finally(() => {
+      this.registryLookup = undefined;
+    });
+    return this.registryLookup;
   }
 
   async signal(ticketKey: string, observation: Observation): Promise<'signalled' | 'not_found'> {
