@@ -9,7 +9,9 @@
  *   - history events per idle ticket across poller runs (target 0 when nothing changed), per hour at the default
  *     120 s poll interval.
  *
- *   npm run bench:parked -- [--tickets 1000] [--reads 200] [--polls 3] [--overlap 60] [--temporal-address host:port]
+ *   npm run bench:parked -- [--tickets 1000] [--reads 200] [--polls 3] [--overlap 60] [--cache N] [--temporal-address host:port]
+ *
+ * --cache N: the worker's workflow cache size (SERVICE_WORKER_MAX_CACHED_WORKFLOWS); without it, the SDK's default.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -76,6 +78,12 @@ function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
   return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
 }
 
+/** How many workflows the worker holds in its cache, from its own metrics. */
+async function cachedWorkflows(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  return Number(/^service_worker_cached_workflows (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
 async function timed(url: string): Promise<{ ms: number; status: number; body: Record<string, unknown> }> {
   const started = performance.now();
   const response = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -131,6 +139,7 @@ async function main(): Promise<void> {
   const reads = numberOption('reads', 200, 1);
   const polls = numberOption('polls', 3, 1);
   const overlap = numberOption('overlap', 60);
+  const cache = option('cache') === undefined ? undefined : numberOption('cache', 0, 2);
   const root = projectRoot();
   const tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: [PROJECT] });
   let server: RunningDevServer | undefined;
@@ -144,10 +153,12 @@ async function main(): Promise<void> {
     address = plan.address;
   }
   const gatewayPort = await freePort();
+  const metricsPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     TEMPORAL_ADDRESS: address, SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_OPERATOR_TOKEN: TOKEN,
     SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gatewayPort), SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
-    SERVICE_WORKER_METRICS_PORT: String(await freePort()), LOG_LEVEL: 'ERROR',
+    SERVICE_WORKER_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'ERROR',
+    ...(cache === undefined ? {} : { SERVICE_WORKER_MAX_CACHED_WORKFLOWS: String(cache) }),
     TRACKER_BASE_URL: tracker.url, TRACKER_USER_EMAIL: 'service@example.com', TRACKER_API_TOKEN: 'bench-parked-tracker-token',
     // The bench triggers the polls itself; the overlap is the production default unless --overlap says otherwise.
     SERVICE_POLL_INTERVAL_SECONDS: '3600', SERVICE_POLL_OVERLAP_SECONDS: String(overlap),
@@ -161,7 +172,8 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   try {
-    console.log(`bench/parked-tickets: ${tickets} tickets against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}`);
+    const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    console.log(`bench/parked-tickets: ${tickets} tickets against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}, worker cache ${cache ?? 'the SDK default'}`);
     // Park: each ticket is created in the tracker (its webhook starts the workflow), intake finds the project
     // without service.repos and the ticket blocks, waiting for a person.
     const parkStarted = performance.now();
@@ -179,7 +191,8 @@ async function main(): Promise<void> {
     console.log(`  parked   ${parked}/${tickets} blocked at intake in ${parkSeconds.toFixed(0)} s (${(tickets / parkSeconds).toFixed(1)} tickets/s; webhooks not answered 2xx: ${failedWebhooks})`);
     await sleep(5_000);
     const memory = memoryOf(worker.pid!);
-    console.log(`  worker   RSS ${memory.rssMiB.toFixed(0)} MiB (peak ${memory.peakMiB.toFixed(0)} MiB) with ${parked} parked tickets`);
+    const cachedAfterParking = await cachedWorkflows(metricsUrl);
+    console.log(`  worker   RSS ${memory.rssMiB.toFixed(0)} MiB (peak ${memory.peakMiB.toFixed(0)} MiB) with ${parked} parked tickets, ${cachedAfterParking} of them in its workflow cache`);
 
     // Read API: random tickets, one read at a time (the latency a person or a dashboard sees).
     const pick = () => keys[Math.floor(Math.random() * keys.length)]!;
@@ -200,7 +213,7 @@ async function main(): Promise<void> {
     const tl = stats(latencies.timeline);
     console.log(`  reads    execution p50 ${exec.p50.toFixed(1)} ms p99 ${exec.p99.toFixed(1)} ms max ${exec.max.toFixed(1)} ms; timeline p50 ${tl.p50.toFixed(1)} ms p99 ${tl.p99.toFixed(1)} ms max ${tl.max.toFixed(1)} ms (${reads} each, errors ${readErrors})`);
     const after = memoryOf(worker.pid!);
-    console.log(`  worker   RSS ${after.rssMiB.toFixed(0)} MiB after the reads (peak ${after.peakMiB.toFixed(0)} MiB)`);
+    console.log(`  worker   RSS ${after.rssMiB.toFixed(0)} MiB after the reads (peak ${after.peakMiB.toFixed(0)} MiB), ${await cachedWorkflows(metricsUrl)} workflows in its cache`);
 
     // Idle cost: a first poll catches up on everything so far; after the overlap nothing changes, and the next polls
     // must write nothing into any ticket's history.
@@ -236,7 +249,7 @@ async function main(): Promise<void> {
     const coldStats = stats(cold);
     console.log(`  cold     a comment on a cold ticket decided in p50 ${coldStats.p50.toFixed(0)} ms, max ${coldStats.max.toFixed(0)} ms (5 tickets, webhook through the gateway to the decision)`);
     const final = memoryOf(worker.pid!);
-    console.log(`SUMMARY parked tickets=${parked}/${tickets} rss=${final.rssMiB.toFixed(0)}MiB peak=${final.peakMiB.toFixed(0)}MiB | execution p50=${exec.p50.toFixed(0)}ms p99=${exec.p99.toFixed(0)}ms | `
+    console.log(`SUMMARY parked tickets=${parked}/${tickets} cache=${cache ?? 'default'} cached=${cachedAfterParking} rss=${final.rssMiB.toFixed(0)}MiB peak=${final.peakMiB.toFixed(0)}MiB | execution p50=${exec.p50.toFixed(0)}ms p99=${exec.p99.toFixed(0)}ms | `
       + `timeline p50=${tl.p50.toFixed(0)}ms p99=${tl.p99.toFixed(0)}ms | cold decision p50=${coldStats.p50.toFixed(0)}ms | idle events/ticket/hour=${(perTicketPerPoll * 30).toFixed(1)}`);
   } finally {
     await connection.close();

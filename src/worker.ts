@@ -199,10 +199,14 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       maxHeartbeatThrottleInterval: '2 seconds',
       shutdownGraceTime: '5s',
       shutdownForceTime: '15s',
+      // Each cached workflow holds its state and sandbox in memory; a smaller cache bounds RSS with many parked
+      // tickets, at the price of a replay when an evicted one gets a task or a query (README "Many parked tickets").
+      ...(config.worker.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.worker.maxCachedWorkflows } : {}),
       ...(deploymentOptions ? { workerDeploymentOptions: deploymentOptions } : {}),
     });
     metricsServer = await listen(createServer(async (req, res) => {
       if (req.url === '/metrics') {
+        metrics.cachedWorkflows.set(worker?.getStatus().numCachedWorkflows ?? 0);
         res.setHeader('Content-Type', metrics.registry.contentType);
         res.end(await metrics.registry.metrics());
       } else {

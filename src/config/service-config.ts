@@ -50,7 +50,8 @@ export interface ServiceConfig {
   /** The poller: interval 0 switches it off; the lookback defaults to several intervals. */
   poller: { intervalSeconds: number; lookbackSeconds?: number; overlapSeconds: number };
   gateway: { host: string; port: number };
-  worker: { metricsHost: string; metricsPort: number };
+  /** maxCachedWorkflows: the worker's workflow cache (SERVICE_WORKER_MAX_CACHED_WORKFLOWS); undefined keeps the SDK's size. */
+  worker: { metricsHost: string; metricsPort: number; maxCachedWorkflows?: number };
 }
 
 export interface ConfigResult {
@@ -253,6 +254,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
     worker: {
       metricsHost: r.str('SERVICE_WORKER_METRICS_HOST') ?? '0.0.0.0',
       metricsPort: r.int('SERVICE_WORKER_METRICS_PORT', 8001, 0, 65535),
+      ...(r.str('SERVICE_WORKER_MAX_CACHED_WORKFLOWS') === undefined ? {} : { maxCachedWorkflows: r.int('SERVICE_WORKER_MAX_CACHED_WORKFLOWS', 2, 2, 1_000_000) }),
     },
   };
 

@@ -32,6 +32,8 @@ export interface ServiceMetrics {
   migrationEligibility: Gauge;
   /** Model tokens (input plus output) spent by stations, by stage (issue 17: budgets). */
   tokensSpent: Counter<'stage'>;
+  /** Workflows held in the worker's cache; read from the worker when scraped (set by the worker process only). */
+  cachedWorkflows: Gauge;
 }
 
 export function createServiceMetrics(options: { defaultMetrics?: boolean } = {}): ServiceMetrics {
@@ -58,6 +60,7 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
     blockedState: new Gauge({ name: 'service_execution_blocked_state', help: 'Whether the most recently sampled execution is blocked (1) or not (0)', registers }),
     migrationEligibility: new Gauge({ name: 'service_execution_migration_eligibility', help: 'Migration eligibility of the most recently sampled execution (1 eligible, 0 not, -1 no decision)', registers }),
     tokensSpent: new Counter({ name: 'service_tokens_spent_total', help: 'Model tokens (input plus output) spent by stations, by stage', labelNames: ['stage'], registers }),
+    cachedWorkflows: new Gauge({ name: 'service_worker_cached_workflows', help: 'Ticket workflows held in the worker\'s workflow cache (a query or task of one not held replays its history)', registers }),
   };
   for (const type of WORKFLOW_TYPES) {
     metrics.workflowsStarted.inc({ type }, 0);

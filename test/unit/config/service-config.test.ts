@@ -62,6 +62,13 @@ describe('loadServiceConfig', () => {
     expect(warnings).toEqual([expect.stringContaining('SERVICE_BOT_COMMENT_PREFIX is set')]);
   });
 
+  it('sizes the worker\'s workflow cache only when asked, and refuses a size the SDK cannot use', () => {
+    expect(loadServiceConfig({}).config?.worker.maxCachedWorkflows).toBeUndefined();
+    expect(loadServiceConfig({ SERVICE_WORKER_MAX_CACHED_WORKFLOWS: '1500' }).config?.worker.maxCachedWorkflows).toBe(1500);
+    expect(loadServiceConfig({ SERVICE_WORKER_MAX_CACHED_WORKFLOWS: '1' }).problems).toEqual(['SERVICE_WORKER_MAX_CACHED_WORKFLOWS: expected a whole number from 2 to 1000000, got "1"']);
+    expect(loadServiceConfig({ SERVICE_WORKER_MAX_CACHED_WORKFLOWS: 'lots' }).problems).toHaveLength(1);
+  });
+
   it('treats an empty webhook secret as "no signature check"', () => {
     expect(loadServiceConfig({ TRACKER_WEBHOOK_SECRET: '' }).config?.tracker.webhookSecret).toBeUndefined();
   });
