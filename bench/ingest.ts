@@ -8,12 +8,13 @@
  *
  *   npm run bench:ingest -- [--rate 100] [--duration 60] [--tickets 1000] [--burst 1000] [--order floor-first]
  *                           [--profile <dir>] [--temporal-address host:port] [--stack temporal-dev.yaml] [--floor-only]
+ *                           [--workers 1]
  *
  * --rate: deliveries offered per second (open loop: a slow answer does not slow the sender); --duration: seconds;
  * --burst N: instead, N deliveries offered at once; --order: floor-first (default) or gateway-first; --profile: CPU
  * profiles of the gateway and the worker (node --cpu-prof) into <dir>; --temporal-address: an already running server
  * instead of a fresh dev server; --stack: another dev stack file (to compare server settings); --floor-only: the bare
- * client alone (no gateway phase).
+ * client alone (no gateway phase); --workers N: N worker processes on the same task queue (as a deployment scales).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -197,6 +198,7 @@ async function main(): Promise<void> {
   const order = option('order') ?? 'floor-first';
   if (order !== 'floor-first' && order !== 'gateway-first') throw new Error('--order must be floor-first or gateway-first');
   const profileDir = option('profile');
+  const workerCount = numberOption('workers', 1);
   const count = burst ?? Math.round(rate * duration);
   const offered = burst === undefined ? rate : undefined;
 
@@ -215,14 +217,17 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     TEMPORAL_ADDRESS: address, SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_OPERATOR_TOKEN: TOKEN,
     SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gatewayPort), SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
-    SERVICE_WORKER_METRICS_PORT: String(await freePort()), SERVICE_POLL_INTERVAL_SECONDS: '0', LOG_LEVEL: 'ERROR',
+    SERVICE_POLL_INTERVAL_SECONDS: '0', LOG_LEVEL: 'ERROR',
   };
+  const workerEnv = async (): Promise<NodeJS.ProcessEnv> => ({ ...env, SERVICE_WORKER_METRICS_PORT: String(await freePort()) });
   // Node 20 refuses --cpu-prof in NODE_OPTIONS: the flags go on the command line of each child.
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`] : [];
   if (profileDir) mkdirSync(resolve(profileDir), { recursive: true });
-  const [worker, gateway] = await Promise.all([
-    startProcess(root, 'worker', env, /worker polling task queue/, nodeArgs),
+  // All at once, as a deployment's replicas start: against a server without the search attributes (not a dev server
+  // started here) each worker registers them, and they must not trip over each other.
+  const [gateway, ...workers] = await Promise.all([
     startProcess(root, 'gateway', env, /gateway listening on/, nodeArgs),
+    ...Array.from({ length: workerCount }, async () => startProcess(root, 'worker', await workerEnv(), /worker polling task queue/, nodeArgs)),
   ]);
   const api = `http://127.0.0.1:${gatewayPort}`;
   const connection = await Connection.connect({ address });
@@ -253,7 +258,7 @@ async function main(): Promise<void> {
       return (await bare.signal(d.key, d.observation)) === 'signalled' ? 'ok' : 'not_found';
     };
     const mode = burst === undefined ? `${rate}/s for ${duration} s` : `a burst of ${burst} at once`;
-    console.log(`bench/ingest: ${count} deliveries into ${tickets} tickets, ${mode}, against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}`);
+    console.log(`bench/ingest: ${count} deliveries into ${tickets} tickets, ${mode}, against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}, ${workerCount} worker${workerCount === 1 ? '' : 's'}`);
 
     const runFloor = async () => {
       const floor = await offer('floor', viaClient, offered, sendBare);
@@ -303,9 +308,8 @@ async function main(): Promise<void> {
     if (gatewayRun.result.failures > 0 || floorRun.floor.failures > 0 || lost > 0) process.exitCode = 1;
   } finally {
     await connection.close();
-    gateway.kill('SIGINT');
-    worker.kill('SIGINT');
-    await Promise.all([gateway, worker].map((child) => new Promise((r) => child.once('exit', r))));
+    for (const child of [gateway, ...workers]) child.kill('SIGINT');
+    await Promise.all([gateway, ...workers].map((child) => new Promise((r) => child.once('exit', r))));
     await server?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
