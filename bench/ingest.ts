@@ -8,12 +8,13 @@
  *
  *   npm run bench:ingest -- [--rate 100] [--duration 60] [--tickets 1000] [--burst 1000] [--order floor-first]
  *                           [--profile <dir>] [--temporal-address host:port] [--stack temporal-dev.yaml] [--floor-only]
+ *                           [--workers 1]
  *
  * --rate: deliveries offered per second (open loop: a slow answer does not slow the sender); --duration: seconds;
  * --burst N: instead, N deliveries offered at once; --order: floor-first (default) or gateway-first; --profile: CPU
  * profiles of the gateway and the worker (node --cpu-prof) into <dir>; --temporal-address: an already running server
  * instead of a fresh dev server; --stack: another dev stack file (to compare server settings); --floor-only: the bare
- * client alone (no gateway phase).
+ * client alone (no gateway phase); --workers N: N worker processes on the same task queue (as a deployment scales).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -28,6 +29,7 @@ import { startDevServer, type RunningDevServer } from '../src/temporal/dev-serve
 import { parseDevStackConfig, planDevServer } from '../src/temporal/dev-stack-config';
 import { ensureTemporalCli, projectRoot } from '../src/temporal/temporal-cli-locator';
 import { TemporalTicketWorkflows } from '../src/temporal/ticket-workflows';
+import { searchAttributes } from '../workflows/messages';
 import type { Observation } from '../workflows/observation';
 
 const SECRET = 'bench-secret';
@@ -212,6 +214,25 @@ async function verify(api: string, deliveries: Delivery[], acknowledged: Set<num
   return { expected: acknowledged.size, recorded, seconds: (performance.now() - began) / 1000 };
 }
 
+/**
+ * A worker registers the search attributes before it polls, but on a server with SQL visibility (not the dev server)
+ * a start that sets them fails ("no mapping defined") until the frontend's namespace cache has refreshed, about 2 s
+ * later: the bench waits for that, so that it measures ingest and not a worker's first seconds.
+ */
+async function searchAttributesUsable(connection: Connection, timeoutMs: number): Promise<void> {
+  const query = `${searchAttributes.ticketKey.name} = "probe" AND ${searchAttributes.workflowType.name} = "probe"`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await connection.workflowService.listWorkflowExecutions({ namespace: 'default', query, pageSize: 1 });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`the search attributes were not usable within ${timeoutMs / 1000} s: ${(error as Error).message}`);
+      await sleep(200);
+    }
+  }
+}
+
 function describe(result: PhaseResult): { p50: number; p99: number; max: number; line: string } {
   const sorted = [...result.latencies].sort((a, b) => a - b);
   const p50 = percentile(sorted, 50);
@@ -231,6 +252,7 @@ async function main(): Promise<void> {
   const order = option('order') ?? 'floor-first';
   if (order !== 'floor-first' && order !== 'gateway-first') throw new Error('--order must be floor-first or gateway-first');
   const profileDir = option('profile');
+  const workerCount = numberOption('workers', 1);
   const count = burst ?? Math.round(rate * duration);
   const offered = burst === undefined ? rate : undefined;
 
@@ -249,24 +271,29 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     TEMPORAL_ADDRESS: address, SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_OPERATOR_TOKEN: TOKEN,
     SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gatewayPort), SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
-    SERVICE_WORKER_METRICS_PORT: String(await freePort()), SERVICE_POLL_INTERVAL_SECONDS: '0', LOG_LEVEL: 'ERROR',
+    SERVICE_POLL_INTERVAL_SECONDS: '0', LOG_LEVEL: 'ERROR',
   };
+  const workerEnv = async (): Promise<NodeJS.ProcessEnv> => ({ ...env, SERVICE_WORKER_METRICS_PORT: String(await freePort()) });
   // Node 20 refuses --cpu-prof in NODE_OPTIONS: the flags go on the command line of each child.
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`] : [];
   if (profileDir) mkdirSync(resolve(profileDir), { recursive: true });
+  // All at once, as a deployment's replicas start: against a server without the search attributes (not a dev server
+  // started here) each worker registers them, and they must not trip over each other.
   const starting = [
-    startProcess(root, 'worker', env, /worker polling task queue/, nodeArgs),
     startProcess(root, 'gateway', env, /gateway listening on/, nodeArgs),
-  ] as const;
-  const [worker, gateway] = await Promise.all(starting).catch(async (error: unknown) => {
+    ...Array.from({ length: workerCount }, async () => startProcess(root, 'worker', await workerEnv(), /worker polling task queue/, nodeArgs)),
+  ];
+  const [gateway, ...workers] = await Promise.all(starting).catch(async (error: unknown) => {
     // Neither the dev server nor a child that did start may outlive a failed start.
     for (const child of await Promise.allSettled(starting)) if (child.status === 'fulfilled') child.value.kill('SIGKILL');
     await server?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     throw error;
-  });
+  }) as [ChildProcess, ...ChildProcess[]];
+  const workerPids = Object.fromEntries(workers.map((w, i) => [workers.length === 1 ? 'worker' : `worker${i + 1}`, w.pid]));
   const api = `http://127.0.0.1:${gatewayPort}`;
   const connection = await Connection.connect({ address });
+  await searchAttributesUsable(connection, 30_000);
   // The same port the gateway uses (signal-with-start for a creation, a signal otherwise), with no HTTP, signature
   // check, parsing or redaction in front of it: the floor the gateway cannot go below.
   const bare = new TemporalTicketWorkflows(connection, 'default', TASK_QUEUE);
@@ -294,15 +321,15 @@ async function main(): Promise<void> {
       return (await bare.signal(d.key, d.observation)) === 'signalled' ? 'ok' : 'not_found';
     };
     const mode = burst === undefined ? `${rate}/s for ${duration} s` : `a burst of ${burst} at once`;
-    console.log(`bench/ingest: ${count} deliveries into ${tickets} tickets, ${mode}, against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}`);
+    console.log(`bench/ingest: ${count} deliveries into ${tickets} tickets, ${mode}, against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}, ${workerCount} worker${workerCount === 1 ? '' : 's'}`);
 
     const runFloor = async () => {
-      const floor = await offer('floor', viaClient, offered, sendBare, { server: server?.process.pid, worker: worker.pid });
+      const floor = await offer('floor', viaClient, offered, sendBare, { server: server?.process.pid, ...workerPids });
       const verified = await verify(api, viaClient, floor.acknowledged, 120_000);
       return { floor, verified };
     };
     const runGateway = async () => {
-      const result = await offer('gateway', viaGateway, offered, sendGateway, { server: server?.process.pid, worker: worker.pid, gateway: gateway.pid });
+      const result = await offer('gateway', viaGateway, offered, sendGateway, { server: server?.process.pid, ...workerPids, gateway: gateway.pid });
       // The worker keeps up: how long after its acknowledgement the last delivery shows on its ticket's workflow.
       const last = viaGateway.at(-1)!;
       const wanted = viaGateway.filter((d) => d.key === last.key && result.acknowledged.has(d.index)).length;
@@ -344,9 +371,8 @@ async function main(): Promise<void> {
     if (gatewayRun.result.failures > 0 || floorRun.floor.failures > 0 || lost > 0) process.exitCode = 1;
   } finally {
     await connection.close();
-    gateway.kill('SIGINT');
-    worker.kill('SIGINT');
-    await Promise.all([gateway, worker].map((child) => new Promise((r) => child.once('exit', r))));
+    for (const child of [gateway, ...workers]) child.kill('SIGINT');
+    await Promise.all([gateway, ...workers].map((child) => new Promise((r) => child.once('exit', r))));
     await server?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
