@@ -33,7 +33,7 @@ import type { ServiceConfig } from './config/service-config';
 import { listen, type ListeningServer } from './http/listen';
 import type { Logger } from './logging/logger';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics';
-import { ensureSearchAttributes } from './temporal/search-attributes';
+import { ensureSearchAttributes, waitUntilSearchAttributesUsable } from './temporal/search-attributes';
 import { workerDeploymentOptions, workerVersionFromEnv } from './temporal/worker-versioning';
 import type { ServiceMetricsSinks } from '../workflows/metrics-sink';
 import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/messages';
@@ -173,7 +173,10 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   // The workflow needs its search attributes registered; against a shared cluster the operator may have done it.
   try {
     const result = await ensureSearchAttributes(client, config.temporal.namespace, SEARCH_ATTRIBUTE_TYPES);
-    if (result.added.length > 0) logger.info('registered search attributes', { added: result.added });
+    if (result.added.length > 0) {
+      logger.info('registered search attributes', { added: result.added });
+      await waitUntilSearchAttributesUsable(client, config.temporal.namespace, result.added);
+    }
   } catch (error) {
     logger.warn('could not check the custom search attributes; workflows fail until they exist', { error: (error as Error).message });
   }

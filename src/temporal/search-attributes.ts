@@ -56,3 +56,23 @@ export async function ensureSearchAttributes(
   }
   return { added, existing };
 }
+
+/**
+ * Waits until a visibility query on the given attributes is accepted. With SQL visibility (PostgreSQL, MySQL; not the
+ * dev server) an attribute just added is an alias the frontend knows only after its namespace cache refreshes, a
+ * second or two later; until then a workflow that sets it fails its start or its task.
+ */
+export async function waitUntilSearchAttributesUsable(connection: Connection, namespace: string, names: string[], timeoutMs = 30_000): Promise<void> {
+  if (names.length === 0) return;
+  const query = names.map((name) => `${name} IS NULL`).join(' AND ');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await connection.workflowService.listWorkflowExecutions({ namespace, query, pageSize: 1 });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`the search attributes ${names.join(', ')} were not usable within ${timeoutMs / 1000} s: ${(error as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
