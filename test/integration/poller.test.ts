@@ -221,10 +221,11 @@ describe('the poller delivers the same facts as the webhooks', () => {
     await decisions(changed.key, 1);
 
     // The first poll after these facts reads them again (duplicates); from then on nothing happens to `idle`. The
-    // pauses let the one-second overlap pass, so that the facts are older than the next poll's window.
+    // pauses let the one-second overlap pass, and the up to one second the window gains by being counted in whole
+    // seconds, so that the facts are older than the next poll's window.
     await settledHistoryLength(idle.key);
     await settledHistoryLength(changed.key);
-    await new Promise((r) => setTimeout(r, 1_500));
+    await new Promise((r) => setTimeout(r, 2_500));
     await poll();
     await decisions(idle.key, 10);
     await decisions(changed.key, 2);
@@ -233,7 +234,7 @@ describe('the poller delivers the same facts as the webhooks', () => {
     tracker.webhooks.setTarget(undefined);
     tracker.state.addComment(changed.key, '! a detail whose webhook was lost');
     tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: TRACKER_SECRET });
-    await new Promise((r) => setTimeout(r, 1_500));
+    await new Promise((r) => setTimeout(r, 2_500));
     await poll();
     const recovered = await decisions(changed.key, 3);
     expect(recovered.map((e) => [e.details.event, e.details.source, e.status])).toEqual([
