@@ -34,6 +34,7 @@ import { listen, type ListeningServer } from './http/listen';
 import type { Logger } from './logging/logger';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics';
 import { ensureSearchAttributes, waitUntilSearchAttributesUsable } from './temporal/search-attributes';
+import { temporalConnectionOptions } from './temporal/connection-options';
 import { workerDeploymentOptions, workerVersionFromEnv } from './temporal/worker-versioning';
 import type { ServiceMetricsSinks } from '../workflows/metrics-sink';
 import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/messages';
@@ -169,7 +170,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   const deploymentOptions = workerDeploymentOptions(versioning.version);
 
   const metrics = createServiceMetrics({ defaultMetrics: true });
-  const client = await Connection.connect({ address: config.temporal.address, connectTimeout: 5_000 });
+  const client = await Connection.connect({ ...temporalConnectionOptions(config.temporal), connectTimeout: 5_000 });
   // The workflow needs its search attributes registered; against a shared cluster the operator may have done it.
   try {
     const result = await ensureSearchAttributes(client, config.temporal.namespace, SEARCH_ATTRIBUTE_TYPES);
@@ -190,7 +191,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   let worker: WorkerType | undefined;
   let metricsServer: ListeningServer | undefined;
   try {
-    connection = await NativeConnection.connect({ address: config.temporal.address });
+    connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
     worker = await Worker.create({
       connection,
       namespace: config.temporal.namespace,

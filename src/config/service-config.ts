@@ -19,7 +19,11 @@ export interface ServiceConfig {
   /** `draftRepos`: repositories (`owner/name`, or `*`) whose pull requests the service opens as drafts (SCMHOST_DRAFT_REPOS). */
   scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[]; botLogin?: string; apiUrl?: string; draftRepos: string[] };
   botCommentPrefix?: string;
-  temporal: { address: string; namespace: string; taskQueue: string };
+  /**
+   * tls: set when the connection to Temporal uses TLS (any TEMPORAL_TLS* variable, or TEMPORAL_TLS=true); apiKey:
+   * TEMPORAL_API_KEY, sent as a bearer token (TLS is then on unless TEMPORAL_TLS=false). The names are Temporal's own.
+   */
+  temporal: { address: string; namespace: string; taskQueue: string; tls?: TemporalTlsFiles; apiKey?: string };
   operatorToken?: string;
   effectOperatorToken?: string;
   requireProjectConfig: boolean;
@@ -140,6 +144,38 @@ class Reader {
   }
 }
 
+/** Files of a TLS connection to Temporal; all optional (TLS with the system's roots and no client certificate). */
+export interface TemporalTlsFiles {
+  clientCertPath?: string;
+  clientKeyPath?: string;
+  serverCaCertPath?: string;
+  serverName?: string;
+}
+
+/** TLS and the API key toward Temporal, with the variable names Temporal's own CLI and SDKs read. */
+function temporalSecurity(r: Reader): { tls?: TemporalTlsFiles; apiKey?: string } {
+  const files: TemporalTlsFiles = {
+    clientCertPath: r.str('TEMPORAL_TLS_CLIENT_CERT_PATH'),
+    clientKeyPath: r.str('TEMPORAL_TLS_CLIENT_KEY_PATH'),
+    serverCaCertPath: r.str('TEMPORAL_TLS_SERVER_CA_CERT_PATH'),
+    serverName: r.str('TEMPORAL_TLS_SERVER_NAME'),
+  };
+  const given = Object.entries(files).filter(([, value]) => value !== undefined);
+  const apiKey = r.str('TEMPORAL_API_KEY');
+  const explicit = r.str('TEMPORAL_TLS') === undefined ? undefined : r.bool('TEMPORAL_TLS', false);
+  if ((files.clientCertPath === undefined) !== (files.clientKeyPath === undefined)) {
+    r.problems.push('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH: set both (a client certificate and its key) or neither');
+  }
+  if (explicit === false && given.length > 0) {
+    r.problems.push(`TEMPORAL_TLS: "false" contradicts ${given.map(([name]) => `TEMPORAL_TLS_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`).join(', ')}`);
+  }
+  // An API key alone means TLS too (Temporal Cloud); TEMPORAL_TLS=false keeps it plaintext, e.g. behind a local proxy.
+  const tls = explicit === true || given.length > 0 || (apiKey !== undefined && explicit !== false)
+    ? Object.fromEntries(given) as TemporalTlsFiles
+    : undefined;
+  return { ...(tls ? { tls } : {}), ...(apiKey ? { apiKey } : {}) };
+}
+
 export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
   const r = new Reader(env);
 
@@ -206,6 +242,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       address: temporalAddress ?? (store.ok ? store.store.address : '127.0.0.1:7233'),
       namespace: r.str('TEMPORAL_NAMESPACE') ?? (store.ok ? store.store.namespace : 'default'),
       taskQueue: r.str('SERVICE_TASK_QUEUE') ?? 'service-tickets',
+      ...temporalSecurity(r),
     },
     operatorToken: r.str('SERVICE_OPERATOR_TOKEN'),
     effectOperatorToken: r.str('EFFECT_OPERATOR_TOKEN'),

@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { loadServiceConfig } from '../config/service-config';
 import { TemporalDefinitions } from './temporal-definitions';
+import { temporalConnectionOptions } from './connection-options';
 
 /**
  * Operator commands (`service definitions`, `service migrate`) talk to Temporal directly, with the worker's own
@@ -12,7 +13,7 @@ export async function withDefinitions<T>(fn: (definitions: TemporalDefinitions, 
   const { address, namespace, taskQueue } = loaded.config.temporal;
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: 5_000 });
+    connection = await Connection.connect({ ...temporalConnectionOptions(loaded.config.temporal), connectTimeout: 5_000 });
   } catch (error) {
     throw new Error(`Temporal at ${address} could not be reached (set TEMPORAL_ADDRESS): ${(error as Error).message}`);
   }

@@ -10,6 +10,7 @@ import { TemporalUnavailableError } from './temporal-unavailable-error';
 import type { PinnedDefinition } from '../../workflows/definitions/definition-types';
 import { latestPublishedDefinitions } from './definition-registry';
 import { TemporalDefinitions } from './temporal-definitions';
+import { temporalConnectionOptions } from './connection-options';
 
 /**
  * What the gateway asks of Temporal. Every call is bounded by a deadline so that a webhook never hangs: when
@@ -93,7 +94,7 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
 
   /** A lazy connection lets the gateway start (and answer health checks) while Temporal is still down. */
   static lazy(config: ServiceConfig): TemporalTicketWorkflows {
-    return new TemporalTicketWorkflows(Connection.lazy({ address: config.temporal.address, connectTimeout: 3_000 }), config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config));
+    return new TemporalTicketWorkflows(Connection.lazy({ ...temporalConnectionOptions(config.temporal), connectTimeout: 3_000 }), config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config));
   }
 
   private async bounded<T>(what: string, ms: number, fn: () => Promise<T>, deadline = Date.now() + ms): Promise<T> {

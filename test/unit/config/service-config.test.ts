@@ -69,6 +69,20 @@ describe('loadServiceConfig', () => {
     expect(loadServiceConfig({ SERVICE_WORKER_MAX_CACHED_WORKFLOWS: 'lots' }).problems).toHaveLength(1);
   });
 
+  it('reads TLS and the API key toward Temporal under Temporal\'s own variable names', () => {
+    expect(loadServiceConfig({}).config?.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'service-tickets' });
+    expect(loadServiceConfig({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/ca.pem', TEMPORAL_TLS_SERVER_NAME: 'temporal.internal' }).config?.temporal.tls)
+      .toEqual({ serverCaCertPath: '/ca.pem', serverName: 'temporal.internal' });
+    expect(loadServiceConfig({ TEMPORAL_TLS: 'true' }).config?.temporal.tls).toEqual({});
+    // An API key alone means TLS (Temporal Cloud), unless TLS is switched off outright.
+    expect(loadServiceConfig({ TEMPORAL_API_KEY: 'key-123456' }).config?.temporal).toMatchObject({ tls: {}, apiKey: 'key-123456' });
+    expect(loadServiceConfig({ TEMPORAL_API_KEY: 'key-123456', TEMPORAL_TLS: 'false' }).config?.temporal.tls).toBeUndefined();
+    expect(loadServiceConfig({ TEMPORAL_TLS_CLIENT_CERT_PATH: '/c.pem' }).problems)
+      .toEqual(['TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH: set both (a client certificate and its key) or neither']);
+    expect(loadServiceConfig({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/ca.pem' }).problems)
+      .toEqual(['TEMPORAL_TLS: "false" contradicts TEMPORAL_TLS_SERVER_CA_CERT_PATH']);
+  });
+
   it('treats an empty webhook secret as "no signature check"', () => {
     expect(loadServiceConfig({ TRACKER_WEBHOOK_SECRET: '' }).config?.tracker.webhookSecret).toBeUndefined();
   });
