@@ -9,9 +9,10 @@
  *   - history events per idle ticket across poller runs (target 0 when nothing changed), per hour at the default
  *     120 s poll interval.
  *
- *   npm run bench:parked -- [--tickets 1000] [--reads 200] [--polls 3] [--overlap 60] [--cache N] [--temporal-address host:port]
+ *   npm run bench:parked -- [--tickets 1000] [--reads 200] [--polls 3] [--overlap 60] [--cache N] [--worker-node-options "..."] [--temporal-address host:port]
  *
- * --cache N: the worker's workflow cache size (SERVICE_WORKER_MAX_CACHED_WORKFLOWS); without it, the SDK's default.
+ * --cache N: the worker's workflow cache size (SERVICE_WORKER_MAX_CACHED_WORKFLOWS); without it, the service's default.
+ * --worker-node-options "...": NODE_OPTIONS of the worker process (e.g. "--max-old-space-size=512").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { pollerScheduleId } from '../src/poller/poller-schedule';
 import { startTrackerSimulator } from '../src/sandbox/tracker-simulator/tracker-simulator';
 import { startDevServer, type RunningDevServer } from '../src/temporal/dev-server';
@@ -91,6 +93,31 @@ async function timed(url: string): Promise<{ ms: number; status: number; body: R
   return { ms: performance.now() - started, status: response.status, body };
 }
 
+/** Workflow tasks waiting on the task queue (the server's approximate backlog of its normal, not sticky, queue). */
+async function workflowTaskBacklog(client: Client): Promise<number> {
+  const response = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace, taskQueue: { name: TASK_QUEUE }, taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, reportStats: true,
+  });
+  return Number(response.stats?.approximateBacklogCount ?? 0);
+}
+
+/**
+ * Waits until the parking has settled: blocking a ticket writes to the tracker (its label and comment), and the
+ * tracker's webhooks of those writes come back through the gateway to each ticket's workflow, where they are decided.
+ * With thousands of tickets they arrive long after the last ticket blocked; measuring reads or memory before they are
+ * done measures the drain, not parked tickets. Returns how long the drain took, in seconds.
+ */
+async function settle(client: Client, webhooks: { flush(): Promise<void>; readonly deliveries: unknown[] }): Promise<number> {
+  const started = performance.now();
+  for (let quiet = 0; quiet < 3;) {
+    const seen = webhooks.deliveries.length;
+    await webhooks.flush();
+    await sleep(1_000);
+    quiet = webhooks.deliveries.length === seen && (await workflowTaskBacklog(client)) === 0 ? quiet + 1 : 0;
+  }
+  return (performance.now() - started) / 1000;
+}
+
 async function completedPolls(client: Client): Promise<number> {
   let n = 0;
   for await (const _ of client.workflow.list({ query: `WorkflowType = "pollWorkflow" AND TaskQueue = "${TASK_QUEUE}" AND ExecutionStatus = "Completed"` })) n += 1;
@@ -139,6 +166,7 @@ async function main(): Promise<void> {
   const reads = numberOption('reads', 200, 1);
   const polls = numberOption('polls', 3, 1);
   const overlap = numberOption('overlap', 60);
+  const workerNodeOptions = option('worker-node-options');
   const cache = option('cache') === undefined ? undefined : numberOption('cache', 0, 2);
   const root = projectRoot();
   const tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: [PROJECT] });
@@ -164,9 +192,15 @@ async function main(): Promise<void> {
     SERVICE_POLL_INTERVAL_SECONDS: '3600', SERVICE_POLL_OVERLAP_SECONDS: String(overlap),
   };
   const [worker, gateway] = await Promise.all([
-    startProcess(root, 'worker', env, /worker polling task queue/),
+    startProcess(root, 'worker', { ...env, ...(workerNodeOptions ? { NODE_OPTIONS: workerNodeOptions } : {}) }, /worker polling task queue/),
     startProcess(root, 'gateway', env, /gateway listening on/),
   ]);
+  // Ctrl-C would skip the finally below and leave the worker, the gateway and the server running.
+  process.once('SIGINT', () => {
+    worker.kill('SIGKILL');
+    gateway.kill('SIGKILL');
+    void (server?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+  });
   const api = `http://127.0.0.1:${gatewayPort}`;
   tracker.webhooks.setTarget({ url: `${api}/api/v1/webhooks/tracker`, secret: SECRET });
   const connection = await Connection.connect({ address });
@@ -189,7 +223,8 @@ async function main(): Promise<void> {
     }
     const parkSeconds = (performance.now() - parkStarted) / 1000;
     console.log(`  parked   ${parked}/${tickets} blocked at intake in ${parkSeconds.toFixed(0)} s (${(tickets / parkSeconds).toFixed(1)} tickets/s; webhooks not answered 2xx: ${failedWebhooks})`);
-    await sleep(5_000);
+    const settleSeconds = await settle(client, tracker.webhooks);
+    console.log(`  settled  ${settleSeconds.toFixed(0)} s more until the ${tracker.webhooks.deliveries.length - tickets} webhooks of the service's own tracker writes were delivered and decided`);
     const memory = memoryOf(worker.pid!);
     const cachedAfterParking = await cachedWorkflows(metricsUrl);
     console.log(`  worker   RSS ${memory.rssMiB.toFixed(0)} MiB (peak ${memory.peakMiB.toFixed(0)} MiB) with ${parked} parked tickets, ${cachedAfterParking} of them in its workflow cache`);
