@@ -34,6 +34,7 @@ import { listen, type ListeningServer } from './http/listen';
 import type { Logger } from './logging/logger';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics';
 import { ensureSearchAttributes, waitUntilSearchAttributesUsable } from './temporal/search-attributes';
+import { limitHeapGrowth } from './process/heap-growth';
 import { temporalConnectionOptions } from './temporal/connection-options';
 import { workerDeploymentOptions, workerVersionFromEnv } from './temporal/worker-versioning';
 import type { ServiceMetricsSinks } from '../workflows/metrics-sink';
@@ -169,6 +170,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   if (!versioning.ok) throw new Error(versioning.problem);
   const deploymentOptions = workerDeploymentOptions(versioning.version);
 
+  // Before the SDK starts its workflow threads, so that their heaps follow it too.
+  limitHeapGrowth(config.worker.heapGrowingPercent);
   const metrics = createServiceMetrics({ defaultMetrics: true });
   const client = await Connection.connect({ ...temporalConnectionOptions(config.temporal), connectTimeout: 5_000 });
   // The workflow needs its search attributes registered; against a shared cluster the operator may have done it.
@@ -203,9 +206,9 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       maxHeartbeatThrottleInterval: '2 seconds',
       shutdownGraceTime: '5s',
       shutdownForceTime: '15s',
-      // Each cached workflow holds its state and sandbox in memory; a smaller cache bounds RSS with many parked
-      // tickets, at the price of a replay when an evicted one gets a task or a query (README "Many parked tickets").
-      ...(config.worker.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: config.worker.maxCachedWorkflows } : {}),
+      // Each cached workflow holds its state and sandbox in memory; the cache bounds RSS with many parked tickets, at
+      // the price of a replay when an evicted one gets a task or a query (README "Many parked tickets").
+      maxCachedWorkflows: config.worker.maxCachedWorkflows,
       // A query of a ticket this worker evicted is still sent to its sticky queue first; with the SDK's 10 s it could
       // wait 5 s or more before the server gave it to the normal queue, where it is replayed (bench:parked: max
       // 5.2 s with 10 s, 0.37 s with 2 s, 1,500 tickets and a cache of 300).

@@ -12,6 +12,16 @@ export const TRACE_ATTRIBUTES = [
   'ticket_key', 'ticket_type', 'project_id', 'workflow_step', 'repo', 'pr_number', 'ci_status', 'event_source',
   'event_type', 'llm_model',
 ] as const;
+/**
+ * Ticket workflows one worker keeps in memory. A parked ticket costs the worker about 0.3 MiB while cached (its state
+ * and sandbox in the workflow thread, its run in the SDK's core); 1,000 keep a worker with 10,000 parked tickets near
+ * 800 MiB (README "Many parked tickets"), where the SDK's own default (from Node's heap limit: 2,310 here) took it to
+ * 1.8 GiB.
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 1_000;
+/** See src/process/heap-growth.ts. */
+export const DEFAULT_HEAP_GROWING_PERCENT = 25;
+
 export const TRACE_METADATA_ATTRIBUTES = [...TRACE_ATTRIBUTES, 'retry_count', 'system_prompt_length'] as const;
 
 export interface ServiceConfig {
@@ -54,8 +64,11 @@ export interface ServiceConfig {
   /** The poller: interval 0 switches it off; the lookback defaults to several intervals. */
   poller: { intervalSeconds: number; lookbackSeconds?: number; overlapSeconds: number };
   gateway: { host: string; port: number };
-  /** maxCachedWorkflows: the worker's workflow cache (SERVICE_WORKER_MAX_CACHED_WORKFLOWS); undefined keeps the SDK's size. */
-  worker: { metricsHost: string; metricsPort: number; maxCachedWorkflows?: number };
+  /**
+   * maxCachedWorkflows: the worker's workflow cache (SERVICE_WORKER_MAX_CACHED_WORKFLOWS). heapGrowingPercent: how far
+   * V8 lets a heap grow past what its last full collection kept (SERVICE_WORKER_HEAP_GROWING_PERCENT); 0 leaves V8's own.
+   */
+  worker: { metricsHost: string; metricsPort: number; maxCachedWorkflows: number; heapGrowingPercent: number };
 }
 
 export interface ConfigResult {
@@ -291,7 +304,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
     worker: {
       metricsHost: r.str('SERVICE_WORKER_METRICS_HOST') ?? '0.0.0.0',
       metricsPort: r.int('SERVICE_WORKER_METRICS_PORT', 8001, 0, 65535),
-      ...(r.str('SERVICE_WORKER_MAX_CACHED_WORKFLOWS') === undefined ? {} : { maxCachedWorkflows: r.int('SERVICE_WORKER_MAX_CACHED_WORKFLOWS', 2, 2, 1_000_000) }),
+      maxCachedWorkflows: r.int('SERVICE_WORKER_MAX_CACHED_WORKFLOWS', DEFAULT_MAX_CACHED_WORKFLOWS, 2, 1_000_000),
+      heapGrowingPercent: r.int('SERVICE_WORKER_HEAP_GROWING_PERCENT', DEFAULT_HEAP_GROWING_PERCENT, 0, 1_000),
     },
   };
 

@@ -62,11 +62,17 @@ describe('loadServiceConfig', () => {
     expect(warnings).toEqual([expect.stringContaining('SERVICE_BOT_COMMENT_PREFIX is set')]);
   });
 
-  it('sizes the worker\'s workflow cache only when asked, and refuses a size the SDK cannot use', () => {
-    expect(loadServiceConfig({}).config?.worker.maxCachedWorkflows).toBeUndefined();
+  it('sizes the worker\'s workflow cache at 1,000 unless asked, and refuses a size the SDK cannot use', () => {
+    expect(loadServiceConfig({}).config?.worker.maxCachedWorkflows).toBe(1000);
     expect(loadServiceConfig({ SERVICE_WORKER_MAX_CACHED_WORKFLOWS: '1500' }).config?.worker.maxCachedWorkflows).toBe(1500);
     expect(loadServiceConfig({ SERVICE_WORKER_MAX_CACHED_WORKFLOWS: '1' }).problems).toEqual(['SERVICE_WORKER_MAX_CACHED_WORKFLOWS: expected a whole number from 2 to 1000000, got "1"']);
     expect(loadServiceConfig({ SERVICE_WORKER_MAX_CACHED_WORKFLOWS: 'lots' }).problems).toHaveLength(1);
+  });
+
+  it('limits the worker\'s heap growth to 25 % unless asked, 0 leaving V8 its own', () => {
+    expect(loadServiceConfig({}).config?.worker.heapGrowingPercent).toBe(25);
+    expect(loadServiceConfig({ SERVICE_WORKER_HEAP_GROWING_PERCENT: '0' }).config?.worker.heapGrowingPercent).toBe(0);
+    expect(loadServiceConfig({ SERVICE_WORKER_HEAP_GROWING_PERCENT: '-5' }).problems).toEqual(['SERVICE_WORKER_HEAP_GROWING_PERCENT: expected a whole number from 0 to 1000, got "-5"']);
   });
 
   it('reads TLS and the API key toward Temporal under Temporal\'s own variable names', () => {
