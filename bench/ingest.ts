@@ -8,13 +8,14 @@
  *
  *   npm run bench:ingest -- [--rate 100] [--duration 60] [--tickets 1000] [--burst 1000] [--order floor-first]
  *                           [--profile <dir>] [--temporal-address host:port] [--stack temporal-dev.yaml] [--floor-only]
- *                           [--workers 1]
+ *                           [--workers 1] [--cache N] [--heap-growing N]
  *
  * --rate: deliveries offered per second (open loop: a slow answer does not slow the sender); --duration: seconds;
  * --burst N: instead, N deliveries offered at once; --order: floor-first (default) or gateway-first; --profile: CPU
  * profiles of the gateway and the worker (node --cpu-prof) into <dir>; --temporal-address: an already running server
  * instead of a fresh dev server; --stack: another dev stack file (to compare server settings); --floor-only: the bare
- * client alone (no gateway phase); --workers N: N worker processes on the same task queue (as a deployment scales).
+ * client alone (no gateway phase); --workers N: N worker processes on the same task queue (as a deployment scales);
+ * --cache N and --heap-growing N: the workers' SERVICE_WORKER_MAX_CACHED_WORKFLOWS and SERVICE_WORKER_HEAP_GROWING_PERCENT.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -253,6 +254,8 @@ async function main(): Promise<void> {
   if (order !== 'floor-first' && order !== 'gateway-first') throw new Error('--order must be floor-first or gateway-first');
   const profileDir = option('profile');
   const workerCount = numberOption('workers', 1);
+  const cache = option('cache') === undefined ? undefined : numberOption('cache', 0, 2);
+  const heapGrowing = option('heap-growing') === undefined ? undefined : numberOption('heap-growing', 0, 0);
   const count = burst ?? Math.round(rate * duration);
   const offered = burst === undefined ? rate : undefined;
 
@@ -272,6 +275,8 @@ async function main(): Promise<void> {
     TEMPORAL_ADDRESS: address, SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_OPERATOR_TOKEN: TOKEN,
     SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gatewayPort), SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
     SERVICE_POLL_INTERVAL_SECONDS: '0', LOG_LEVEL: 'ERROR',
+    ...(cache === undefined ? {} : { SERVICE_WORKER_MAX_CACHED_WORKFLOWS: String(cache) }),
+    ...(heapGrowing === undefined ? {} : { SERVICE_WORKER_HEAP_GROWING_PERCENT: String(heapGrowing) }),
   };
   const workerEnv = async (): Promise<NodeJS.ProcessEnv> => ({ ...env, SERVICE_WORKER_METRICS_PORT: String(await freePort()) });
   // Node 20 refuses --cpu-prof in NODE_OPTIONS: the flags go on the command line of each child.

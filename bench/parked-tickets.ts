@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../src/config/service-config';
 import { pollerScheduleId } from '../src/poller/poller-schedule';
 import { startTrackerSimulator } from '../src/sandbox/tracker-simulator/tracker-simulator';
 import { startDevServer, type RunningDevServer } from '../src/temporal/dev-server';
@@ -207,7 +208,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection });
   try {
     const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    console.log(`bench/parked-tickets: ${tickets} tickets against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}, worker cache ${cache ?? 'the SDK default'}`);
+    console.log(`bench/parked-tickets: ${tickets} tickets against ${server ? 'a fresh dev server (temporal-dev.yaml)' : address}, worker cache ${cache ?? `the service's default (${DEFAULT_MAX_CACHED_WORKFLOWS})`}`);
     // Park: each ticket is created in the tracker (its webhook starts the workflow), intake finds the project
     // without service.repos and the ticket blocks, waiting for a person.
     const parkStarted = performance.now();
@@ -284,7 +285,7 @@ async function main(): Promise<void> {
     const coldStats = stats(cold);
     console.log(`  cold     a comment on a cold ticket decided in p50 ${coldStats.p50.toFixed(0)} ms, max ${coldStats.max.toFixed(0)} ms (5 tickets, webhook through the gateway to the decision)`);
     const final = memoryOf(worker.pid!);
-    console.log(`SUMMARY parked tickets=${parked}/${tickets} cache=${cache ?? 'default'} cached=${cachedAfterParking} rss=${final.rssMiB.toFixed(0)}MiB peak=${final.peakMiB.toFixed(0)}MiB | execution p50=${exec.p50.toFixed(0)}ms p99=${exec.p99.toFixed(0)}ms | `
+    console.log(`SUMMARY parked tickets=${parked}/${tickets} cache=${cache ?? DEFAULT_MAX_CACHED_WORKFLOWS} cached=${cachedAfterParking} rss=${final.rssMiB.toFixed(0)}MiB peak=${final.peakMiB.toFixed(0)}MiB | execution p50=${exec.p50.toFixed(0)}ms p99=${exec.p99.toFixed(0)}ms | `
       + `timeline p50=${tl.p50.toFixed(0)}ms p99=${tl.p99.toFixed(0)}ms | cold decision p50=${coldStats.p50.toFixed(0)}ms | idle events/ticket/hour=${(perTicketPerPoll * 30).toFixed(1)}`);
   } finally {
     await connection.close();
