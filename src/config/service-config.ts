@@ -13,10 +13,10 @@ export const TRACE_ATTRIBUTES = [
   'event_type', 'llm_model',
 ] as const;
 /**
- * Ticket workflows one worker keeps in memory. A parked ticket costs the worker about 0.3 MiB while cached (its state
- * and sandbox in the workflow thread, its run in the SDK's core); 1,000 keep a worker with 10,000 parked tickets near
- * 800 MiB (README "Many parked tickets"), where the SDK's own default (from Node's heap limit: 2,310 here) took it to
- * 1.8 GiB.
+ * Ticket workflows one worker keeps in memory. A cached parked ticket adds about 0.5 MiB to the worker's RSS (its state
+ * and sandbox in the workflow thread, its run in the SDK's core): with 10,000 parked tickets a cache of 1,000 held the
+ * worker at 750 MiB and 1,500 at 1,000 MiB (README "Many parked tickets"), where the SDK's own default (from Node's
+ * heap limit: 2,310 here) took it to 1.8 GiB. More tickets active at once than this means replays on every task.
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 1_000;
 /** See src/process/heap-growth.ts. */
