@@ -171,7 +171,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   const deploymentOptions = workerDeploymentOptions(versioning.version);
 
   // Before the SDK starts its workflow threads, so that their heaps follow it too.
-  limitHeapGrowth(config.worker.heapGrowingPercent);
+  const heapGrowth = limitHeapGrowth(config.worker.heapGrowingPercent);
   const metrics = createServiceMetrics({ defaultMetrics: true });
   const client = await Connection.connect({ ...temporalConnectionOptions(config.temporal), connectTimeout: 5_000 });
   // The workflow needs its search attributes registered; against a shared cluster the operator may have done it.
@@ -242,6 +242,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   });
   logger.info('worker polling', {
     task_queue: config.temporal.taskQueue, temporal: config.temporal.address, namespace: config.temporal.namespace, metrics: `${metricsServer.url}/metrics`,
+    workflow_cache: config.worker.maxCachedWorkflows, heap_growth: heapGrowth ?? 'as NODE_OPTIONS or V8 set it',
     versioning: versioning.version ? `${versioning.version.deploymentName} build ${versioning.version.buildId} (ticket workflows pinned)` : 'off (patched() and replayed histories)',
   });
   return {
