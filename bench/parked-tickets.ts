@@ -111,6 +111,7 @@ async function workflowTaskBacklog(client: Client): Promise<number> {
 async function settle(client: Client, webhooks: { flush(): Promise<void>; readonly deliveries: unknown[] }): Promise<number> {
   const started = performance.now();
   for (let quiet = 0; quiet < 3;) {
+    if (performance.now() - started > 3_600_000) throw new Error('the returning webhooks were not all decided within an hour');
     const seen = webhooks.deliveries.length;
     await webhooks.flush();
     await sleep(1_000);
