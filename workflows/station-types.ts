@@ -66,6 +66,18 @@ export interface StationInput {
   spend?: { ticket: number; stages: Record<string, number> };
   /** CI state of the ticket: checks skipped by `/service skip-gate`, and fix attempts since the last retry or pass. */
   ci?: { skipped_checks: string[]; fix_attempts: number };
+  /**
+   * The delivery that last moved the ticket (a command or gate event a person or a provider sent), or the first the
+   * ticket received while nothing has moved it yet: the `event_source` and `event_type` of the station's traces.
+   */
+  trigger?: StationTrigger;
+  /** Times `service:retry` resumed the ticket so far. */
+  retry_count?: number;
+}
+
+export interface StationTrigger {
+  source_system: string;
+  event: string;
 }
 
 export interface StationResult {

@@ -1,7 +1,7 @@
 import type { PinnedDefinition } from './definitions/definition-types';
 import type { MigrationDecision } from './migration-messages';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from './observation';
-import type { ArtifactRecord, StationRequest } from './station-types';
+import type { ArtifactRecord, StationRequest, StationTrigger } from './station-types';
 import { emptyJournal, type EffectJournal } from './effect-journal';
 import { emptyLedger, type LedgerDecision, type LedgerState } from './observation-ledger';
 import { emptyTimeline, type TimelineState } from './timeline';
@@ -97,6 +97,8 @@ export interface Runtime {
   approved_pull_requests?: string[];
   /** Proposal pull requests by head branch (`service/prd/<key>`): never part of the ticket's pull requests. */
   proposals?: Record<string, { pull_request: string; state: 'open' | 'merged' | 'closed' }>;
+  /** The delivery of the last command the ticket acted on (trace attributes of later stations); absent before one. */
+  trigger?: StationTrigger;
 }
 
 export const DEFAULT_SETTINGS: TicketWorkflowSettings = {

@@ -19,6 +19,7 @@ import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '.
 import { recordObservation } from './record-observation';
 import { applyRetention } from './retention';
 import { callStation } from './station-call';
+import { stationTrigger } from './station-trigger';
 import { statusReply } from './status-reply';
 import { draftIdsAtGate } from './draft-gate';
 import { pullRequestRefOf, rebaseDecision } from './rebase-decision';
@@ -282,6 +283,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       run_id: state.run_id, node, station: spec.station, visit: visit(), model_key: spec.model_key, params: paramsFor(spec),
       artifacts, outputs, request: runtime.request ?? undefined, token_budget: null, spend: spendOf(runtime), pull_requests: [...state.pull_requests],
       ci: { skipped_checks: [...state.checkpoint.ci_skipped_checks], fix_attempts: state.checkpoint.ci_fix_attempts },
+      trigger: stationTrigger(runtime, state.last_observation), retry_count: state.retry_count,
     };
     stationRunning = true;
     const run = await runStoppable(() => callStation(spec, stationInput, {
@@ -587,6 +589,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     const command = decision.command;
     const trusted = await actorAllowed(command, observation);
     if (!trusted.allowed) return ignoreUntrusted(command, observation, trusted.reason, replyName);
+    runtime.trigger = { source_system: observation.source_system, event: observation.event };
     switch (command.type) {
       case 'retry':
         return retry(command.mode, observation, command);

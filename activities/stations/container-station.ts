@@ -20,6 +20,7 @@ import { STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails,
 import { createHash } from 'node:crypto';
 import { BUDGET_EXHAUSTED, BUDGET_RECOVERY, estimateTokens } from '../../src/budgets/token-budget';
 import { currentBudgetMeter } from './budget-guard';
+import { stationTraceContext } from './station-trace';
 
 /** What a station of the container family says about itself; everything else is common to the family. */
 export interface ContainerStationSpec {
@@ -151,7 +152,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
       await writeFile(join(runDir, 'task.json'), JSON.stringify(task, null, 2), { mode: 0o644 });
       const proxy = await startModelProxy({
         socketPath: join(runDir, 'model.sock'), upstream, tokenBudget, tracing: deps.tracing,
-        trace: { ticket_key: input.ticket_key, project_id: input.project_key, workflow_step: step, repo: repository },
+        trace: { ...stationTraceContext(input), workflow_step: step, repo: repository },
       });
       const agentPath = await agentBundlePath();
       timings.setup_ms = Date.now() - setupStarted;

@@ -17,6 +17,7 @@ const stations = {
   // Writes a note; a `slow-<ticket>` file makes it wait for `release-<ticket>` (to kill the worker mid-station).
   draft_note: async (input) => {
     called('draft_note', input);
+    appendFileSync(join(dir, 'triggers.log'), `${JSON.stringify({ ticket_key: input.ticket_key, visit: input.visit, trigger: input.trigger ?? null, retry_count: input.retry_count })}\n`);
     if (existsSync(join(dir, `slow-${input.ticket_key}`))) {
       appendFileSync(join(dir, `started-${input.ticket_key}`), `${process.pid}\n`);
       while (!existsSync(join(dir, `release-${input.ticket_key}`))) await sleep(100);

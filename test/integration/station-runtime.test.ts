@@ -73,6 +73,8 @@ describe('the station runtime walks a pinned definition', () => {
   const timeline = async (key: string) => (await getJson(`${stack.api}/api/v1/workflows/${key}/execution/timeline?limit=200`, TOKEN)).body;
   const comments = (key: string) => tracker.state.issue(key).comments.map((c) => adfToMarkdown(c.body)).filter((c) => !/^[!/?]/.test(c));
   const calls = () => (existsSync(join(control, 'calls.log')) ? readFileSync(join(control, 'calls.log'), 'utf8').trim().split('\n') : []);
+  const triggers = (key: string) => readFileSync(join(control, 'triggers.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    .filter((entry) => entry.ticket_key === key).map(({ visit, trigger, retry_count }) => ({ visit, trigger, retry_count }));
   const settled = (body: Json) => body.effects?.every((e: Json) => ['succeeded', 'terminal_failure', 'precondition_failure'].includes(e.status));
 
   /** A ticket in the tracker (not managed, so its own webhook starts nothing) and its workflow on `definition`. */
@@ -149,6 +151,13 @@ describe('the station runtime walks a pinned definition', () => {
     expect(described.status.name).toBe('COMPLETED');
     expect(described.runId).not.toBe(done.run_id);
     expect(await (await fetch(stack.workerMetricsUrl)).text()).toMatch(/service_phase_duration_seconds_count\{phase="review_gate"\} [1-9]/);
+    // What each draft's traces name as event_source/event_type: the delivery that sent the ticket back to the draft,
+    // carried across continue-as-new (none for the first: this ticket was started without a delivery).
+    expect(triggers(key)).toEqual([
+      { visit: 1, trigger: null, retry_count: 0 },
+      { visit: 2, trigger: { source_system: 'tracker', event: 'issue_commented' }, retry_count: 0 },
+      { visit: 3, trigger: { source_system: 'tracker', event: 'issue_updated' }, retry_count: 1 },
+    ]);
   });
 
   it('resumes a station at the same node when its worker is killed in the middle, with no duplicate write', async () => {
