@@ -10,7 +10,7 @@ import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
 export type DeliveryOutcome =
   | { outcome: 'started'; ticket_key: string; workflow_id: string }
   | { outcome: 'signalled'; ticket_key: string; routed_by?: 'title' | 'branch' | 'index'; child_key?: string }
-  | { outcome: 'ignored'; reason_code: 'not_managed' | 'own_comment' | 'no_workflow' | 'unroutable' | 'completed'; reason: string; ticket_key?: string };
+  | { outcome: 'ignored'; reason_code: 'not_managed' | 'own_comment' | 'own_change' | 'no_workflow' | 'unroutable' | 'completed'; reason: string; ticket_key?: string };
 
 /**
  * Facts end up in workflow state, the timeline and the Temporal UI: a token someone pasted into a comment must not.
@@ -29,7 +29,8 @@ export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, 
   const plan = planTrackerDelivery(observation, guard);
   if (plan.action === 'ignore') {
     const own = observation.facts.comment !== undefined && plan.reason.startsWith('comment written');
-    return { outcome: 'ignored', reason_code: own ? 'own_comment' : 'not_managed', reason: plan.reason, ticket_key: observation.ticket_key };
+    const ownChange = plan.reason.startsWith('label change written');
+    return { outcome: 'ignored', reason_code: own ? 'own_comment' : ownChange ? 'own_change' : 'not_managed', reason: plan.reason, ticket_key: observation.ticket_key };
   }
   if (plan.action === 'start') {
     const { workflowId, completed } = await workflows.startOrSignal({

@@ -21,6 +21,24 @@ export function ownCommentReason(comment: { body: string; author?: string }, opt
   return undefined;
 }
 
+/**
+ * A tracker change the service made to its own `service:` labels (a stage label, `service:blocked`, removing a
+ * request label it carried out) comes back as an update. It is not a command (no person asked anything), and the
+ * workflow already knows what it wrote: signalling it would cost the ticket a workflow task, a replay when the ticket
+ * was evicted, for an "ignored" line on its timeline. Only a change of nothing but `service:` labels, made by the
+ * service account, is recognised; `service:managed` is kept, as its addition starts a ticket.
+ */
+export function ownLabelChangeReason(facts: { label_change?: { added: string[]; removed: string[] }; changed_fields?: string[]; actor_ids?: string[]; comment?: unknown }, options: LoopGuardOptions): string | undefined {
+  const change = facts.label_change;
+  if (!change || facts.comment !== undefined) return undefined;
+  const accounts = (options.botAccounts ?? []).map((account) => account.toLowerCase());
+  if (!(facts.actor_ids ?? []).some((id) => accounts.includes(id.toLowerCase()))) return undefined;
+  if ((facts.changed_fields ?? []).some((field) => field !== 'labels')) return undefined;
+  const labels = [...change.added, ...change.removed];
+  if (labels.length === 0 || labels.some((label) => !label.toLowerCase().startsWith('service:') || label.toLowerCase() === 'service:managed')) return undefined;
+  return 'label change written by the service account';
+}
+
 /** The service's own identities on every system, from the configuration: one guard for the gateway and the poller. */
 export function loopGuardOf(config: Pick<ServiceConfig, 'tracker' | 'scmhost' | 'botCommentPrefix'>): LoopGuardOptions {
   return {

@@ -91,7 +91,8 @@ describe('service dev --sandbox restarted on the same data directory', () => {
       // service:retry reached the first ticket's workflow as a new fact, not as a duplicate of an old changelog id.
       await eventually(async () => {
         const entries = await timeline(second.api, firstKey);
-        return decided(entries, 'service:retry') ? true : undefined;
+        const retry = entries.find((e) => e.kind === 'observation_decision' && e.details?.facts?.label_change?.added?.includes('service:retry'));
+        return retry?.status === 'accepted' && entries.some((e) => e.kind === 'command_decision' && e.details?.command?.type === 'retry') ? true : undefined;
       }, 90_000, `${firstKey}: service:retry accepted`);
     } finally {
       expect(await second.dev.stop('SIGINT')).toBe(0);

@@ -1,5 +1,5 @@
 import type { Observation, WorkflowKind } from '../../../workflows/observation';
-import { ownCommentReason, type LoopGuardOptions } from '../loop-guard';
+import { ownCommentReason, ownLabelChangeReason, type LoopGuardOptions } from '../loop-guard';
 import { parentOf } from '../../planning/provisioning-labels';
 
 export const MANAGED_LABEL = 'service:managed';
@@ -31,6 +31,10 @@ export function planTrackerDelivery(
   const comment = observation.facts.comment;
   const own = comment && ownCommentReason(comment, guard);
   if (own) return { action: 'ignore', reason: own };
+  if (observation.event === 'issue_updated') {
+    const ownLabels = ownLabelChangeReason(observation.facts, guard);
+    if (ownLabels) return { action: 'ignore', reason: ownLabels };
+  }
   // A provisioned child (label service:parent:<F>) never starts a workflow of its own, even though it is managed.
   const parent = parentOf(observation.facts.labels ?? []);
   if (parent && parent !== observation.ticket_key) return { action: 'signal_parent', parent_key: parent };

@@ -43,6 +43,33 @@ describe('planTrackerDelivery', () => {
   });
 });
 
+describe("the service's own label changes coming back", () => {
+  const guard = { botAccounts: ['service@example.com'] };
+  const update = (facts: Observation['facts']) => observation({ event: 'issue_updated', resource: { kind: 'issue_changelog', id: '1' }, facts });
+  const byService = { changed_fields: ['labels'], actor_ids: ['Service@Example.com', '712020:abc'] };
+
+  it('are dropped when the service account changed nothing but service: labels', () => {
+    expect(planTrackerDelivery(update({ ...byService, label_change: { added: ['service:blocked'], removed: ['service:prd-pending'] } }), guard))
+      .toEqual({ action: 'ignore', reason: 'label change written by the service account' });
+    expect(planTrackerDelivery(update({ ...byService, label_change: { added: [], removed: ['service:retry'] } }), guard).action).toBe('ignore');
+  });
+
+  it('reach the workflow when a person made them, or they touch more than service: labels', () => {
+    const person = { changed_fields: ['labels'], actor_ids: ['dev@example.com'] };
+    expect(planTrackerDelivery(update({ ...person, label_change: { added: ['service:retry'], removed: [] } }), guard)).toEqual({ action: 'signal' });
+    expect(planTrackerDelivery(update({ ...byService, label_change: { added: ['service:blocked', 'backend'], removed: [] } }), guard)).toEqual({ action: 'signal' });
+    expect(planTrackerDelivery(update({ ...byService, changed_fields: ['labels', 'status'], label_change: { added: ['service:blocked'], removed: [] } }), guard)).toEqual({ action: 'signal' });
+    expect(planTrackerDelivery(update({ ...byService, changed_fields: ['summary'] }), guard)).toEqual({ action: 'signal' });
+    // No service account configured: nothing can be recognised as its own.
+    expect(planTrackerDelivery(update({ ...byService, label_change: { added: ['service:blocked'], removed: [] } }))).toEqual({ action: 'signal' });
+  });
+
+  it('still start a ticket when the service account adds service:managed', () => {
+    expect(planTrackerDelivery(update({ ...byService, issue_type: 'Bug', label_change: { added: ['service:managed'], removed: [] } }), guard))
+      .toEqual({ action: 'start', workflow_kind: 'bug' });
+  });
+});
+
 describe('workflowKindFor', () => {
   it.each([['Feature', 'feature'], ['story', 'feature'], ['Bug', 'bug'], ['Task', 'task_takeover'], ['Epic', 'task_takeover'], [undefined, 'task_takeover']])(
     '%s runs the %s graph', (type, kind) => expect(workflowKindFor(type)).toBe(kind),
