@@ -25,7 +25,7 @@ import { startTracing, type Tracing } from './tracing/start-tracing';
 import { modelMetricsFrom } from './models/model-metrics';
 import type { StationActivity } from '../workflows/station-types';
 import { TemporalTicketWorkflows, ticketSettings } from './temporal/ticket-workflows';
-import { loopGuardOf } from './ingress/loop-guard';
+import { learnTrackerAccountId, loopGuardOf, trackerAccountReport } from './ingress/loop-guard';
 import { ensurePollerSchedule, pausePollerSchedule, pollLookbackSeconds } from './poller/poller-schedule';
 import { createScmhostClient } from './providers/scmhost/scmhost-client';
 import { createTrackerClient } from './providers/tracker/tracker-client';
@@ -87,6 +87,9 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     fallbackRepositories: config.scmhost.knownRepos,
     fallbackDefaultRepo: config.scmhost.defaultRepo,
   });
+  const pollerGuard = loopGuardOf(config);
+  // The timer of a failed lookup is unref'd: it never keeps a stopping worker alive.
+  if (tracker) learnTrackerAccountId(pollerGuard, () => tracker.getMyself(), trackerAccountReport(logger.child({ component: 'poller' })));
   const modelConfig = options.models ?? parseModelConfiguration(process.env).config;
   const registry = loadRepositoryRegistry();
   const remotes = createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry });
@@ -117,7 +120,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       scmhost,
       scmhostRepositories: repositories,
       workflows: new TemporalTicketWorkflows(connection, config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config)),
-      guard: loopGuardOf(config),
+      guard: pollerGuard,
       logger: logger.child({ component: 'poller' }),
     }),
     ...createEffectActivities({

@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { ServiceConfig } from '../config/service-config';
 import type { Logger } from '../logging/logger';
 import type { ServiceMetrics } from '../metrics/service-metrics';
-import { loopGuardOf } from '../ingress/loop-guard';
+import { loopGuardOf, type LoopGuardOptions } from '../ingress/loop-guard';
 import { errorBody } from './http-errors';
 import { readApiRouter } from './routes/read-api';
 import type { RepositoryRegistry } from '../config/repository-registry';
@@ -26,6 +26,8 @@ export interface GatewayDeps {
   issueKeys?: IssueKeyResolver;
   /** The definition registry and migrations (DESIGN 6); their routes answer 503 without it. */
   definitions?: DefinitionsPort;
+  /** The service's own identities; from the configuration unless given (the server adds the tracker account id). */
+  guard?: LoopGuardOptions;
 }
 
 /** The Express gateway: validates, normalises and signals. It makes no workflow decisions. */
@@ -41,7 +43,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     res.set('Content-Type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
-  const guard = loopGuardOf(deps.config);
+  const guard = deps.guard ?? loopGuardOf(deps.config);
   app.use(trackerWebhookRouter({
     workflows: deps.workflows,
     metrics: deps.metrics,

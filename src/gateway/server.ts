@@ -8,6 +8,7 @@ import { createGatewayApp } from './app';
 import { TemporalTicketWorkflows } from '../temporal/ticket-workflows';
 import { cachedIssueKeys } from '../ingress/tracker/comment-issue';
 import { createTrackerClient } from '../providers/tracker/tracker-client';
+import { learnTrackerAccountId, loopGuardOf, trackerAccountReport } from '../ingress/loop-guard';
 
 export interface RunningGateway extends ListeningServer {
   stop(): Promise<void>;
@@ -24,12 +25,15 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
     ? createTrackerClient({ baseUrl, email: userEmail, apiToken, onLatency, timeoutMs: 5_000, retry: { maxAttempts: 2, initialDelayMs: 200, maxDelayMs: 1_000 } })
     : undefined;
   const issueKeys = tracker && cachedIssueKeys(async (id) => (await tracker.getIssue(id)).key);
-  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, definitions: workflows.definitions() });
+  const guard = loopGuardOf(config);
+  const account = tracker && learnTrackerAccountId(guard, () => tracker.getMyself(), trackerAccountReport(logger));
+  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, definitions: workflows.definitions(), guard });
   const listening = await listen(createServer(app), config.gateway.host, config.gateway.port, 'gateway');
   logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace });
   return {
     ...listening,
     stop: async () => {
+      account?.stop();
       await listening.close();
       await workflows.close().catch(() => undefined);
     },

@@ -8,15 +8,19 @@ export interface LoopGuardOptions {
   botCommentPrefix?: string;
 }
 
+function isServiceAccount(ids: Array<string | undefined>, options: LoopGuardOptions): boolean {
+  const accounts = new Set((options.botAccounts ?? []).map((account) => account.toLowerCase()));
+  return ids.some((id) => id !== undefined && id !== '' && accounts.has(id.toLowerCase()));
+}
+
 /**
  * Comments the service wrote itself must never come back as input, or it would answer its own answers. They are
  * recognised by author, by the dev/test comment prefix, or by the hidden idempotency marker every service comment on
  * a source host carries.
  */
-export function ownCommentReason(comment: { body: string; author?: string }, options: LoopGuardOptions): string | undefined {
+export function ownCommentReason(comment: { body: string; author?: string }, options: LoopGuardOptions, authorIds: string[] = []): string | undefined {
   if (options.botCommentPrefix && comment.body.trimStart().startsWith(options.botCommentPrefix)) return 'comment written by the service (bot comment prefix)';
-  const author = comment.author?.toLowerCase();
-  if (author && (options.botAccounts ?? []).some((account) => account.toLowerCase() === author)) return 'comment written by the service account';
+  if (isServiceAccount([comment.author, ...authorIds], options)) return 'comment written by the service account';
   if (idempotencyKeyOf(comment.body) !== undefined) return 'comment written by the service (idempotency marker)';
   return undefined;
 }
@@ -31,8 +35,7 @@ export function ownCommentReason(comment: { body: string; author?: string }, opt
 export function ownLabelChangeReason(facts: { label_change?: { added: string[]; removed: string[] }; changed_fields?: string[]; actor_ids?: string[]; comment?: unknown }, options: LoopGuardOptions): string | undefined {
   const change = facts.label_change;
   if (!change || facts.comment !== undefined) return undefined;
-  const accounts = (options.botAccounts ?? []).map((account) => account.toLowerCase());
-  if (!(facts.actor_ids ?? []).some((id) => accounts.includes(id.toLowerCase()))) return undefined;
+  if (!isServiceAccount(facts.actor_ids ?? [], options)) return undefined;
   if ((facts.changed_fields ?? []).some((field) => field !== 'labels')) return undefined;
   const labels = [...change.added, ...change.removed];
   if (labels.length === 0 || labels.some((label) => !label.toLowerCase().startsWith('service:') || label.toLowerCase() === 'service:managed')) return undefined;
@@ -44,5 +47,42 @@ export function loopGuardOf(config: Pick<ServiceConfig, 'tracker' | 'scmhost' | 
   return {
     botAccounts: [config.tracker.userEmail, config.scmhost.botLogin].filter((account): account is string => Boolean(account)),
     botCommentPrefix: config.botCommentPrefix,
+  };
+}
+
+/**
+ * Learns the tracker account id of the service account (`GET /myself`) and adds it to the guard's accounts. Jira
+ * Cloud leaves a user's e-mail out of webhooks and changelogs when their profile keeps it private, but never the
+ * account id, so without this the service's own comments and label changes would come back as input. Until the
+ * lookup succeeds (the tracker may be down at startup) the e-mail alone is used, and the lookup is tried again.
+ */
+export function learnTrackerAccountId(
+  guard: LoopGuardOptions,
+  lookup: () => Promise<{ accountId?: string }>,
+  report: { learned(accountId: string): void; failed(error: unknown): void },
+  retryMs = 60_000,
+): { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const attempt = async () => {
+    try {
+      const { accountId } = await lookup();
+      if (!accountId) throw new Error('the tracker named no account id for the service account');
+      if (!isServiceAccount([accountId], guard)) guard.botAccounts = [...(guard.botAccounts ?? []), accountId];
+      report.learned(accountId);
+    } catch (error) {
+      report.failed(error);
+      if (!stopped) timer = setTimeout(() => void attempt(), retryMs).unref();
+    }
+  };
+  void attempt();
+  return { stop: () => { stopped = true; clearTimeout(timer); } };
+}
+
+/** What a process logs of the lookup: the id once learned, and each failure as a warning (the e-mail still works). */
+export function trackerAccountReport(logger: { info(message: string, fields?: Record<string, unknown>): void; warn(message: string, fields?: Record<string, unknown>): void }): { learned(accountId: string): void; failed(error: unknown): void } {
+  return {
+    learned: (accountId) => logger.info('tracker service account recognised by its account id too', { account_id: accountId }),
+    failed: (error) => logger.warn('could not look up the tracker service account id; its own changes are recognised by e-mail only until it can', { error: error instanceof Error ? error.message : String(error) }),
   };
 }

@@ -29,7 +29,7 @@ export function planTrackerDelivery(
   guard: LoopGuardOptions = {},
 ): DeliveryPlan {
   const comment = observation.facts.comment;
-  const own = comment && ownCommentReason(comment, guard);
+  const own = comment && ownCommentReason(comment, guard, observation.facts.actor_ids);
   if (own) return { action: 'ignore', reason: own };
   if (observation.event === 'issue_updated') {
     const ownLabels = ownLabelChangeReason(observation.facts, guard);

@@ -23,6 +23,11 @@ export interface TrackerSimulatorOptions {
   credentials?: { email: string; apiToken: string };
   /** Projects created at start. */
   projects?: string[];
+  /**
+   * Jira Cloud with the users' e-mails kept private by their profiles: webhooks name people (and the service account)
+   * by account id only. The REST API's `/myself` still shows the caller its own e-mail.
+   */
+  privateEmails?: boolean;
 }
 
 export interface TrackerSimulator {
@@ -45,7 +50,7 @@ export async function startTrackerSimulator(options: TrackerSimulatorOptions = {
   const webhooks = createWebhookSender(options.webhook);
 
   state.onEvent((event) => {
-    const payload = jiraWebhookPayload(state, event);
+    const payload = jiraWebhookPayload(state, event, { privateEmails: options.privateEmails ?? false });
     webhooks.send(payload.webhookEvent, payload, (body, deliveryId) => {
       const secret = webhooks.target?.secret;
       return {

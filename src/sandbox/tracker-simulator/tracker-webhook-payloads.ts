@@ -16,7 +16,19 @@ export interface JiraWebhookPayload {
   matchedWebhookIds?: number[];
 }
 
-export function jiraWebhookPayload(state: TrackerState, event: TrackerSimEvent): JiraWebhookPayload {
+/** Leaves out `emailAddress` from every user object in a payload, as Jira Cloud does for private profiles. */
+function withoutEmails<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutEmails) as T;
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'emailAddress').map(([key, inner]) => [key, withoutEmails(inner)])) as T;
+}
+
+export function jiraWebhookPayload(state: TrackerState, event: TrackerSimEvent, options: { privateEmails?: boolean } = {}): JiraWebhookPayload {
+  const payload = webhookPayload(state, event);
+  return options.privateEmails ? withoutEmails(payload) : payload;
+}
+
+function webhookPayload(state: TrackerState, event: TrackerSimEvent): JiraWebhookPayload {
   const base = {
     timestamp: Date.now(),
     user: {

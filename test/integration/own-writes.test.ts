@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import { eventually, getJson } from '../helpers/webhooks';
+
+const SECRET = 'own-writes-tracker-secret';
+const TOKEN = 'own-writes-operator-token';
+type Json = Record<string, any>;
+
+/**
+ * The service's own tracker writes come back as webhooks. On a Jira Cloud whose profiles keep e-mails private they
+ * name the service account by its account id only: the gateway learns that id from the tracker (`/myself`) and still
+ * drops them, while what a person does reaches the ticket.
+ */
+describe('the service account\'s own writes, named by account id only', () => {
+  let tracker: TrackerSimulator;
+  let stack: ServiceStack;
+
+  beforeAll(async () => {
+    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['OWN'], privateEmails: true });
+    stack = await startServiceStack(inject('temporalAddress'), {
+      SERVICE_TASK_QUEUE: 'it-own-writes',
+      SERVICE_OPERATOR_TOKEN: TOKEN,
+      TRACKER_WEBHOOK_SECRET: SECRET,
+      TRACKER_BASE_URL: tracker.url,
+      TRACKER_USER_EMAIL: 'service@example.com',
+      TRACKER_API_TOKEN: 'tracker-api-token-own-writes',
+      SERVICE_POLL_INTERVAL_SECONDS: '0',
+    });
+    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
+    await stack.gateway.waitForOutput(/tracker service account recognised by its account id too/, 30_000);
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await tracker?.close();
+  });
+
+  const timeline = async (key: string): Promise<Json[]> => (await getJson(`${stack.api}/api/v1/workflows/${key}/execution/timeline?limit=200`, TOKEN)).body.entries ?? [];
+  const ignored = async (reason: string) => Number(new RegExp(`service_webhooks_ignored_total\\{source="tracker",reason="${reason}"\\} (\\d+)`).exec(await (await fetch(`${stack.api}/metrics`)).text())?.[1] ?? 0);
+
+  it('drops the blocked label and the blocking comment, and decides a person\'s comment', async () => {
+    // Intake blocks: the project names no repositories. Blocking writes service:blocked and a comment.
+    const key = tracker.state.createIssue({ projectKey: 'OWN', issueType: 'Feature', summary: 'Parked here', labels: ['service:managed'] }).key;
+    await eventually(async () => (tracker.state.issue(key).labels.includes('service:blocked') && tracker.state.issue(key).comments.length > 0 ? true : undefined), 60_000, `${key} blocked`);
+    await tracker.webhooks.flush();
+    expect(await ignored('own_change')).toBeGreaterThanOrEqual(1);
+    expect(await ignored('own_comment')).toBeGreaterThanOrEqual(1);
+
+    tracker.state.addComment(key, 'The repositories are set now.');
+    await tracker.webhooks.flush();
+    const entries = await eventually(async () => {
+      const all = await timeline(key);
+      return all.filter((e) => e.kind === 'observation_decision').length >= 2 ? all : undefined;
+    }, 30_000, `${key}: the person's comment decided`);
+    // The creation and the person's comment: nothing of what the service wrote itself.
+    expect(entries.filter((e) => e.kind === 'observation_decision').map((e) => [e.details.event, e.status])).toEqual([['issue_created', 'accepted'], ['issue_commented', 'accepted']]);
+  });
+});
