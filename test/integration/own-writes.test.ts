@@ -1,5 +1,7 @@
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import { pollNow } from '../helpers/poller';
 import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
 import { eventually, getJson } from '../helpers/webhooks';
 
@@ -9,12 +11,14 @@ type Json = Record<string, any>;
 
 /**
  * The service's own tracker writes come back as webhooks. On a Jira Cloud whose profiles keep e-mails private they
- * name the service account by its account id only: the gateway learns that id from the tracker (`/myself`) and still
- * drops them, while what a person does reaches the ticket.
+ * name the service account by its account id only, and so does its REST API, which the poller reads. The gateway and
+ * the worker learn that id from the tracker (`/myself`) and still drop them, while what a person does reaches the ticket.
  */
 describe('the service account\'s own writes, named by account id only', () => {
   let tracker: TrackerSimulator;
   let stack: ServiceStack;
+  let connection: Connection;
+  let client: Client;
 
   beforeAll(async () => {
     tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['OWN'], privateEmails: true });
@@ -25,13 +29,19 @@ describe('the service account\'s own writes, named by account id only', () => {
       TRACKER_BASE_URL: tracker.url,
       TRACKER_USER_EMAIL: 'service@example.com',
       TRACKER_API_TOKEN: 'tracker-api-token-own-writes',
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
+      // Polls only when the test triggers the schedule, from the last watermark less one second.
+      SERVICE_POLL_INTERVAL_SECONDS: '3600',
+      SERVICE_POLL_OVERLAP_SECONDS: '1',
     });
     tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
     await stack.gateway.waitForOutput(/tracker service account recognised by its account id too/, 30_000);
+    await stack.worker.waitForOutput(/tracker service account recognised by its account id too/, 30_000);
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    client = new Client({ connection });
   });
 
   afterAll(async () => {
+    await connection?.close();
     await stack?.stop();
     await tracker?.close();
   });
@@ -55,5 +65,30 @@ describe('the service account\'s own writes, named by account id only', () => {
     }, 30_000, `${key}: the person's comment decided`);
     // The creation and the person's comment: nothing of what the service wrote itself.
     expect(entries.filter((e) => e.kind === 'observation_decision').map((e) => [e.details.event, e.status])).toEqual([['issue_created', 'accepted'], ['issue_commented', 'accepted']]);
+  });
+
+  it('drops them on the poller\'s path too, when their webhooks were lost', async () => {
+    tracker.webhooks.setTarget(undefined);
+    try {
+      const key = tracker.state.createIssue({ projectKey: 'OWN', issueType: 'Feature', summary: 'Polled here', labels: ['service:managed'] }).key;
+      // The first poll starts the ticket (its creation's webhook was lost); intake blocks it and writes to the tracker.
+      await pollNow(client, 'it-own-writes');
+      await eventually(async () => (tracker.state.issue(key).labels.includes('service:blocked') && tracker.state.issue(key).comments.length > 0 ? true : undefined), 60_000, `${key} blocked`);
+      // Past the one-second overlap and the second that whole-second rounding adds: the next poll reads the writes.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      tracker.state.addComment(key, 'Set up now, please look again.');
+      await pollNow(client, 'it-own-writes');
+      const entries = await eventually(async () => {
+        const all = await timeline(key);
+        return all.some((e) => e.kind === 'observation_decision' && e.details.event === 'issue_commented') ? all : undefined;
+      }, 30_000, `${key}: the person's comment decided`);
+      // The creation (and its second reading, a duplicate) and the person's comment: none of the service's own writes.
+      expect(entries.filter((e) => e.kind === 'observation_decision').map((e) => [e.details.event, e.details.source, e.status]))
+        .toEqual(expect.arrayContaining([['issue_created', 'poller', 'accepted'], ['issue_commented', 'poller', 'accepted']]));
+      expect(entries.filter((e) => e.kind === 'observation_decision' && (e.details.event === 'issue_updated' || /blocked/i.test(JSON.stringify(e.details.facts.comment ?? '')))))
+        .toEqual([]);
+    } finally {
+      tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
+    }
   });
 });

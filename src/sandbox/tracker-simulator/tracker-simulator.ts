@@ -12,7 +12,7 @@ import { WebhookSender, WebhookTarget, createWebhookSender, hmacSha256Hex } from
 import { JqlError, compareForOrder, matchesJql, parseJql } from './jql';
 import { TrackerSimError, TrackerState, statusByName } from './tracker-state';
 import { adfToMarkdown } from '../../providers/tracker/adf/adf-to-markdown';
-import { jiraWebhookPayload } from './tracker-webhook-payloads';
+import { jiraWebhookPayload, withoutEmails } from './tracker-webhook-payloads';
 
 export interface TrackerSimulatorOptions {
   port?: number;
@@ -24,8 +24,8 @@ export interface TrackerSimulatorOptions {
   /** Projects created at start. */
   projects?: string[];
   /**
-   * Jira Cloud with the users' e-mails kept private by their profiles: webhooks name people (and the service account)
-   * by account id only. The REST API's `/myself` still shows the caller its own e-mail.
+   * Jira Cloud with the users' e-mails kept private by their profiles: webhooks and the REST API name people (and the
+   * service account) by account id only; `/myself` still shows the caller its own e-mail.
    */
   privateEmails?: boolean;
 }
@@ -69,6 +69,15 @@ export async function startTrackerSimulator(options: TrackerSimulatorOptions = {
   app.use(faults.middleware);
   const api = express.Router();
   app.use('/rest/api/3', api);
+  if (options.privateEmails) {
+    // Only the caller's own e-mail stays visible (`/myself`), as on a Jira Cloud whose users keep theirs private.
+    api.use((req, res, next) => {
+      if (req.path === '/myself') return next();
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => json(withoutEmails(body));
+      next();
+    });
+  }
 
   api.get('/myself', (_req, res) => {
     const user = res.locals.user;

@@ -17,7 +17,7 @@ export interface JiraWebhookPayload {
 }
 
 /** Leaves out `emailAddress` from every user object in a payload, as Jira Cloud does for private profiles. */
-function withoutEmails<T>(value: T): T {
+export function withoutEmails<T>(value: T): T {
   if (Array.isArray(value)) return value.map(withoutEmails) as T;
   if (!value || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'emailAddress').map(([key, inner]) => [key, withoutEmails(inner)])) as T;
