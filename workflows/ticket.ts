@@ -29,6 +29,7 @@ import type { DraftCommand } from './drafts';
 import type { DraftEditActivities } from '../activities/draft-edit-activities';
 import type { EffectIntent, StationInput, StationResult } from './station-types';
 import { DEFAULT_SETTINGS, initialTicketState, type Runtime, type StationAttempt, type TicketState } from './ticket-state';
+import { startReadModelPublisher } from './read-model-publisher';
 import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot } from './ticket-search-attributes';
 import { registerReadAndReplayHandlers } from './read-and-replay-handlers';
 import { registerMigrationUpdate } from './migration-update';
@@ -45,6 +46,8 @@ const { authorizeActor } = proxyActivities<ActorActivities>({ startToCloseTimeou
 /** The marker that tells a ticket run by the station runtime from one started by the v0.1 build (replayed as such). */
 export const STATION_RUNTIME_PATCH = 'station-runtime';
 export const SKIP_GATE_REEVALUATES_PATCH = 'skip-gate-reevaluates';
+/** Runs that keep the read model in their memo (workflows/read-model-publisher.ts); older runs answer by query. */
+export const READ_MODEL_PATCH = 'read-model-memo';
 
 const STATION_ATTEMPTS_KEPT = 50;
 const OUTPUT_STRING_LIMIT = 2_000;
@@ -125,6 +128,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   let accepts = definition ? acceptTable(definition) : {};
   const ticketKey = input.ticket_key;
   const effects: EffectContext = { journal: state.effects, timeline: state.timeline, ticketKey, runId: state.run_id, now: nowIso };
+  const readModel = patched(READ_MODEL_PATCH) ? startReadModelPublisher(state, info.workflowId) : undefined;
 
   let published = '';
   const publish = () => {
@@ -685,6 +689,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     }
     if (runtime.ended === 'completed' && state.inbox.length === 0) {
       await condition(allHandlersFinished);
+      readModel?.flush();
       return;
     }
     if (historyIsLong() || jsonBytesExceed(state, settings.state_byte_limit)) {

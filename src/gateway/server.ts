@@ -17,6 +17,7 @@ export interface RunningGateway extends ListeningServer {
 export async function startGateway(config: ServiceConfig, logger: Logger): Promise<RunningGateway> {
   const workflows = TemporalTicketWorkflows.lazy(config);
   const metrics = createServiceMetrics({ defaultMetrics: true });
+  workflows.onRead = (route, source) => metrics.readModelAnswers.inc({ route, source });
   const registry = loadRepositoryRegistry(process.env);
   const { baseUrl, userEmail, apiToken } = config.tracker;
   const onLatency = (service: string, seconds: number) => metrics.externalApiLatency.observe({ service }, seconds);

@@ -25,6 +25,8 @@ export interface ServiceMetrics {
   webhooksIgnored: Counter<'source' | 'reason'>;
   externalApiLatency: Histogram<'service'>;
   readModelLatency: Histogram<'route'>;
+  /** Read API answers by where they came from: the workflow's memo (no worker) or a query (the worker, maybe a replay). */
+  readModelAnswers: Counter<'route' | 'source'>;
   waitingAge: Histogram;
   retryCount: Gauge;
   driftState: Gauge;
@@ -54,6 +56,7 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
     webhooksIgnored: new Counter({ name: 'service_webhooks_ignored_total', help: 'Webhook deliveries answered but not forwarded, by reason', labelNames: ['source', 'reason'], registers }),
     externalApiLatency: new Histogram({ name: 'service_external_api_latency_seconds', help: 'Latency of calls to the tracker, the source host and the model', labelNames: ['service'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers }),
     readModelLatency: new Histogram({ name: 'service_read_model_latency_seconds', help: 'Read API latency', labelNames: ['route'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers }),
+    readModelAnswers: new Counter({ name: 'service_read_model_answers_total', help: 'Read API answers, by route and source (memo: from the workflow memo; query: by a workflow query)', labelNames: ['route', 'source'], registers }),
     waitingAge: new Histogram({ name: 'service_execution_waiting_age_seconds', help: 'How long executions waited', buckets: [60, 300, 900, 3600, 14400, 86400, 604800], registers }),
     retryCount: new Gauge({ name: 'service_execution_retry_count', help: 'Retry count of the most recently sampled execution', registers }),
     driftState: new Gauge({ name: 'service_execution_drift_state', help: 'Observation drift of the most recently sampled execution (0 fresh, 1 stale, 2 conflicting)', registers }),

@@ -4,6 +4,7 @@ import { effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectU
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../../workflows/observation';
 import type { ServiceConfig } from '../config/service-config';
 import type { TimelinePage } from '../../workflows/timeline';
+import { executionViewFromMemo, timelinePageFromMemo } from '../../workflows/read-model-memo';
 import type { EffectRecord } from '../../workflows/effect-types';
 import { selectDefinition } from '../definitions/select-definition';
 import { TemporalUnavailableError } from './temporal-unavailable-error';
@@ -159,6 +160,9 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
   async execution(ticketKey: string): Promise<ExecutionView | undefined> {
     const workflowId = ticketWorkflowId(ticketKey);
     try {
+      const view = await this.fromReadModel(workflowId, (memo) => executionViewFromMemo(memo));
+      this.onRead('execution', view ? 'memo' : 'query');
+      if (view) return view;
       return await this.bounded(`the execution query of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).query(executionQuery));
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -169,12 +173,31 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
   async timeline(ticketKey: string, cursor: number, limit: number): Promise<TimelinePage | undefined> {
     const workflowId = ticketWorkflowId(ticketKey);
     try {
+      const page = await this.fromReadModel(workflowId, (memo) => timelinePageFromMemo(memo, cursor, limit));
+      this.onRead('timeline', page ? 'memo' : 'query');
+      if (page) return page;
       return await this.bounded(`the timeline query of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).query(timelineQuery, { cursor, limit }));
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
   }
+
+  /**
+   * Reads from the memo the workflow keeps (workflows/read-model-memo.ts) with DescribeWorkflowExecution, which the
+   * server answers without the worker. The memo is current only while no workflow task is pending: a delivery or an
+   * activity result not yet decided, or a task running now. Then, or when the memo cannot answer (a run started before
+   * the read model, a timeline page older than the memo keeps), the caller asks the workflow by query, which waits
+   * for that task.
+   */
+  private async fromReadModel<T>(workflowId: string, read: (memo: Record<string, unknown> | undefined) => T | undefined): Promise<T | undefined> {
+    const description = await this.bounded(`the description of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).describe());
+    if (description.raw.pendingWorkflowTask) return undefined;
+    return read(description.memo);
+  }
+
+  /** Where each read was answered from (the gateway counts them: `service_read_model_answers_total`). */
+  onRead: (route: 'execution' | 'timeline', source: 'memo' | 'query') => void = () => undefined;
 
   async findTicketByPullRequest(pullRequestRef: string): Promise<string | undefined> {
     const query = `${searchAttributes.pullRequests.name} = ${JSON.stringify(pullRequestRef)}`;

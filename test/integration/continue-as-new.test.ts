@@ -77,7 +77,8 @@ describe('long-lived tickets: continue-as-new, retention and deterministic repla
     expect(last.total).toBeGreaterThan(last.entries.length);
     expect(last.entries[0].event_id).toBeGreaterThan(1);
     const page = await getJson(`${stack.api}/api/v1/workflows/CAN-1/execution/timeline?cursor=${last.total - 2}&limit=5`, TOKEN);
-    expect(page.body.entries.map((e: Json) => e.event_id)).toEqual([last.total - 1, last.total]);
+    // The ticket may have continued as new once more since (a `workflow_continued` entry after these two).
+    expect(page.body.entries.map((e: Json) => e.event_id).slice(0, 2)).toEqual([last.total - 1, last.total]);
   });
 
   it('replays the recorded histories of every run deterministically with the current workflow code', async () => {
