@@ -3,8 +3,8 @@
  * project without `service.repos` is) on a real Temporal dev server (temporal-dev.yaml), with the real worker,
  * gateway and the tracker simulator (webhooks and the poller's REST reads). Reports:
  *   - the worker's resident memory (now and peak) with every ticket parked;
- *   - the read API's p50/p99 for `execution` and `timeline` of random tickets (queries: a ticket not in the worker's
- *     workflow cache is replayed from its history);
+ *   - the read API's p50/p99 for `execution` and `timeline` of random tickets, and how many were answered from the
+ *     workflow's memo (no worker) and how many by a query (a ticket not in the worker's cache is replayed);
  *   - the time from a comment on a cold (long untouched) ticket to its decision on the ticket's workflow;
  *   - history events per idle ticket across poller runs (target 0 when nothing changed), per hour at the default
  *     120 s poll interval.
@@ -85,6 +85,14 @@ function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
 async function cachedWorkflows(metricsUrl: string): Promise<number> {
   const text = await (await fetch(metricsUrl)).text();
   return Number(/^service_worker_cached_workflows (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
+/** The gateway's count of read answers by route and source (memo or query). */
+async function readAnswers(api: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${api}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const match of text.matchAll(/^service_read_model_answers_total\{route="(\w+)",source="(\w+)"\} (\d+)/gm)) counts[`${match[1]} ${match[2]}`] = Number(match[3]);
+  return counts;
 }
 
 async function timed(url: string): Promise<{ ms: number; status: number; body: Record<string, unknown> }> {
@@ -235,6 +243,7 @@ async function main(): Promise<void> {
     const pick = () => keys[Math.floor(Math.random() * keys.length)]!;
     const latencies = { execution: [] as number[], timeline: [] as number[] };
     let readErrors = 0;
+    const answersBefore = await readAnswers(api);
     for (let i = 0; i < reads; i += 1) {
       const execution = await timed(`${api}/api/v1/workflows/${pick()}/execution`);
       const timeline = await timed(`${api}/api/v1/workflows/${pick()}/execution/timeline?limit=50`);
@@ -248,7 +257,10 @@ async function main(): Promise<void> {
     };
     const exec = stats(latencies.execution);
     const tl = stats(latencies.timeline);
-    console.log(`  reads    execution p50 ${exec.p50.toFixed(1)} ms p99 ${exec.p99.toFixed(1)} ms max ${exec.max.toFixed(1)} ms; timeline p50 ${tl.p50.toFixed(1)} ms p99 ${tl.p99.toFixed(1)} ms max ${tl.max.toFixed(1)} ms (${reads} each, errors ${readErrors})`);
+    const answersAfter = await readAnswers(api);
+    const answered = (what: string) => (answersAfter[what] ?? 0) - (answersBefore[what] ?? 0);
+    const sources = `memo ${answered('execution memo')}/${answered('timeline memo')}, query ${answered('execution query')}/${answered('timeline query')}`;
+    console.log(`  reads    execution p50 ${exec.p50.toFixed(1)} ms p99 ${exec.p99.toFixed(1)} ms max ${exec.max.toFixed(1)} ms; timeline p50 ${tl.p50.toFixed(1)} ms p99 ${tl.p99.toFixed(1)} ms max ${tl.max.toFixed(1)} ms (${reads} each, errors ${readErrors}; answered from ${sources} (execution/timeline))`);
     const after = memoryOf(worker.pid!);
     console.log(`  worker   RSS ${after.rssMiB.toFixed(0)} MiB after the reads (peak ${after.peakMiB.toFixed(0)} MiB), ${await cachedWorkflows(metricsUrl)} workflows in its cache`);
 
@@ -256,6 +268,14 @@ async function main(): Promise<void> {
     // must write nothing into any ticket's history.
     await pollNow(client);
     await sleep((overlap + 2) * 1000);
+    // The catch-up poll may have delivered facts again (decided duplicates): wait until the worker has decided them,
+    // or their workflow tasks would be counted against the idle polls below.
+    const drainStarted = performance.now();
+    for (let quiet = 0; quiet < 3;) {
+      await sleep(1_000);
+      quiet = (await workflowTaskBacklog(client)) === 0 ? quiet + 1 : 0;
+    }
+    console.log(`  idle     the catch-up poll's workflow tasks were decided ${((performance.now() - drainStarted) / 1000).toFixed(0)} s after the overlap`);
     const sample = keys.length <= 500 ? keys : Array.from({ length: 500 }, pick);
     const idleStarted = performance.now();
     const before = await historyLengths(client, sample);
@@ -286,7 +306,7 @@ async function main(): Promise<void> {
     const coldStats = stats(cold);
     console.log(`  cold     a comment on a cold ticket decided in p50 ${coldStats.p50.toFixed(0)} ms, max ${coldStats.max.toFixed(0)} ms (5 tickets, webhook through the gateway to the decision)`);
     const final = memoryOf(worker.pid!);
-    console.log(`SUMMARY parked tickets=${parked}/${tickets} cache=${cache ?? DEFAULT_MAX_CACHED_WORKFLOWS} cached=${cachedAfterParking} rss=${final.rssMiB.toFixed(0)}MiB peak=${final.peakMiB.toFixed(0)}MiB | execution p50=${exec.p50.toFixed(0)}ms p99=${exec.p99.toFixed(0)}ms | `
+    console.log(`SUMMARY parked tickets=${parked}/${tickets} cache=${cache ?? DEFAULT_MAX_CACHED_WORKFLOWS} cached=${cachedAfterParking} rss=${final.rssMiB.toFixed(0)}MiB peak=${final.peakMiB.toFixed(0)}MiB | execution p50=${exec.p50.toFixed(0)}ms p99=${exec.p99.toFixed(0)}ms | ${sources} | `
       + `timeline p50=${tl.p50.toFixed(0)}ms p99=${tl.p99.toFixed(0)}ms | cold decision p50=${coldStats.p50.toFixed(0)}ms | idle events/ticket/hour=${(perTicketPerPoll * 30).toFixed(1)}`);
   } finally {
     await connection.close();

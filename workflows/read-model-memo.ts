@@ -21,9 +21,14 @@ export const TIMELINE_CHUNKS_KEPT = 5;
 
 export interface ReadModelHeader {
   version: number;
+  /** The workflow is at work and its state changes at every task: the memo is not kept current, ask by query. */
+  busy?: true;
   /** The timeline's offsets: all of them (`total`), those retention removed (`trimmed`), the first the memo holds. */
   timeline: { total: number; trimmed: number; first: number };
 }
+
+/** The header a busy workflow writes in place of the read model's (workflows/read-model-publisher.ts). */
+export const BUSY_HEADER: ReadModelHeader = { version: READ_MODEL_VERSION, busy: true, timeline: { total: 0, trimmed: 0, first: 0 } };
 
 /**
  * Every field of the execution view, with the value it has when its memo key is absent. The server removes a memo key
@@ -149,5 +154,5 @@ export function timelinePageFromMemo(memo: Record<string, unknown> | undefined, 
 
 function isCurrentHeader(value: unknown): value is ReadModelHeader {
   const header = value as ReadModelHeader | undefined;
-  return typeof header === 'object' && header !== null && header.version === READ_MODEL_VERSION && typeof header.timeline?.total === 'number';
+  return typeof header === 'object' && header !== null && header.version === READ_MODEL_VERSION && header.busy !== true && typeof header.timeline?.total === 'number';
 }

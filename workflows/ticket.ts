@@ -128,7 +128,9 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   let accepts = definition ? acceptTable(definition) : {};
   const ticketKey = input.ticket_key;
   const effects: EffectContext = { journal: state.effects, timeline: state.timeline, ticketKey, runId: state.run_id, now: nowIso };
-  const readModel = patched(READ_MODEL_PATCH) ? startReadModelPublisher(state, info.workflowId) : undefined;
+  // True only while the main loop waits for a delivery or a command: no station, effect or timer of its own runs.
+  let idle = false;
+  const readModel = patched(READ_MODEL_PATCH) ? startReadModelPublisher(state, info.workflowId, () => idle) : undefined;
 
   let published = '';
   const publish = () => {
@@ -666,7 +668,6 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     if (verdict.decision === 'accepted' && stationRunning && observation.ticket_key === ticketKey && isStopRequest(observation)) stopRequests.push(observation);
   });
   registerReadAndReplayHandlers(state, info.workflowId, effects, settings.effect_timeout_seconds, nowIso);
-  let idle = false;
   registerMigrationUpdate(state, {
     isIdle: () => idle, now: nowIso,
     onApplied: () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createEffect } from '../../../workflows/effect-journal';
 import { buildExecutionView } from '../../../workflows/execution-view';
 import {
-  executionViewFromMemo, memoChanges, READ_MODEL_KEY, readModelSnapshot, snapshotOfMemoKeys, timelinePageFromMemo, type MemoSnapshot,
+  BUSY_HEADER, executionViewFromMemo, memoChanges, READ_MODEL_KEY, readModelSnapshot, snapshotOfMemoKeys, timelinePageFromMemo, type MemoSnapshot,
 } from '../../../workflows/read-model-memo';
 import { applyRetention } from '../../../workflows/retention';
 import { initialTicketState, type TicketState } from '../../../workflows/ticket-state';
@@ -127,6 +127,9 @@ describe('the read model in the memo', () => {
     expect(executionViewFromMemo(undefined)).toBeUndefined();
     expect(timelinePageFromMemo({}, 0, 50)).toBeUndefined();
     expect(executionViewFromMemo({ ...memo, [READ_MODEL_KEY]: { version: 2, timeline: { total: 0, trimmed: 0, first: 0 } } })).toBeUndefined();
+    // A busy workflow marks the memo instead of keeping it current: its keys are left as they were, and not served.
+    expect(executionViewFromMemo({ ...memo, [READ_MODEL_KEY]: BUSY_HEADER })).toBeUndefined();
+    expect(timelinePageFromMemo({ ...memo, [READ_MODEL_KEY]: BUSY_HEADER }, 0, 50)).toBeUndefined();
     const { ['execution.status']: _status, ...withoutStatus } = memo;
     expect(executionViewFromMemo(withoutStatus)).toBeUndefined();
   });
