@@ -159,11 +159,13 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
 
   async execution(ticketKey: string): Promise<ExecutionView | undefined> {
     const workflowId = ticketWorkflowId(ticketKey);
+    // The describe and the query share one deadline: the caller waits for both.
+    const deadline = Date.now() + this.deadlineMs.read;
     try {
-      const view = await this.fromReadModel(workflowId, (memo) => executionViewFromMemo(memo));
+      const view = await this.fromReadModel(workflowId, deadline, (memo) => executionViewFromMemo(memo));
       this.onRead('execution', view ? 'memo' : 'query');
       if (view) return view;
-      return await this.bounded(`the execution query of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).query(executionQuery));
+      return await this.bounded(`the execution query of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).query(executionQuery), deadline);
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -172,11 +174,12 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
 
   async timeline(ticketKey: string, cursor: number, limit: number): Promise<TimelinePage | undefined> {
     const workflowId = ticketWorkflowId(ticketKey);
+    const deadline = Date.now() + this.deadlineMs.read;
     try {
-      const page = await this.fromReadModel(workflowId, (memo) => timelinePageFromMemo(memo, cursor, limit));
+      const page = await this.fromReadModel(workflowId, deadline, (memo) => timelinePageFromMemo(memo, cursor, limit));
       this.onRead('timeline', page ? 'memo' : 'query');
       if (page) return page;
-      return await this.bounded(`the timeline query of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).query(timelineQuery, { cursor, limit }));
+      return await this.bounded(`the timeline query of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).query(timelineQuery, { cursor, limit }), deadline);
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -186,12 +189,12 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
   /**
    * Reads from the memo the workflow keeps (workflows/read-model-memo.ts) with DescribeWorkflowExecution, which the
    * server answers without the worker. The memo is current only while no workflow task is pending: a delivery or an
-   * activity result not yet decided, or a task running now. Then, or when the memo cannot answer (a run started before
-   * the read model, a timeline page older than the memo keeps), the caller asks the workflow by query, which waits
-   * for that task.
+   * activity result not yet decided, or a task running now. Then, or when the memo cannot answer (the workflow marked
+   * it busy, a run started before the read model, a timeline page older than the memo keeps), the caller asks the
+   * workflow by query, which waits for that task.
    */
-  private async fromReadModel<T>(workflowId: string, read: (memo: Record<string, unknown> | undefined) => T | undefined): Promise<T | undefined> {
-    const description = await this.bounded(`the description of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).describe());
+  private async fromReadModel<T>(workflowId: string, deadline: number, read: (memo: Record<string, unknown> | undefined) => T | undefined): Promise<T | undefined> {
+    const description = await this.bounded(`the description of ${workflowId}`, this.deadlineMs.read, () => this.client.workflow.getHandle(workflowId).describe(), deadline);
     if (description.raw.pendingWorkflowTask) return undefined;
     return read(description.memo);
   }
