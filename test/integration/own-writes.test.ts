@@ -1,8 +1,9 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { pollNow } from '../helpers/poller';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startTrackerStack, type TrackerStack } from '../helpers/tracker-stack';
 import { eventually, getJson } from '../helpers/webhooks';
 
 const SECRET = 'own-writes-tracker-secret';
@@ -16,33 +17,28 @@ type Json = Record<string, any>;
  */
 describe('the service account\'s own writes, named by account id only', () => {
   let tracker: TrackerSimulator;
+  let running: TrackerStack;
   let stack: ServiceStack;
-  let connection: Connection;
   let client: Client;
 
   beforeAll(async () => {
     tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['OWN'], privateEmails: true });
-    stack = await startServiceStack(inject('temporalAddress'), {
+    running = await startTrackerStack(inject('temporalAddress'), tracker, SECRET, {
       SERVICE_TASK_QUEUE: 'it-own-writes',
       SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      TRACKER_BASE_URL: tracker.url,
       TRACKER_USER_EMAIL: 'service@example.com',
       TRACKER_API_TOKEN: 'tracker-api-token-own-writes',
       // Polls only when the test triggers the schedule, from the last watermark less one second.
       SERVICE_POLL_INTERVAL_SECONDS: '3600',
       SERVICE_POLL_OVERLAP_SECONDS: '1',
     });
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
+    ({ stack, client } = running);
     await stack.gateway.waitForOutput(/tracker service account recognised by its account id too/, 30_000);
     await stack.worker.waitForOutput(/tracker service account recognised by its account id too/, 30_000);
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
   });
 
   afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
+    await running?.stop();
     await tracker?.close();
   });
 

@@ -1,9 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { executionQuery, timelineQuery } from '../../workflows/messages';
 import { executionViewFromMemo } from '../../workflows/read-model-memo';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startTrackerStack, type TrackerStack } from '../helpers/tracker-stack';
 import { eventually, getJson } from '../helpers/webhooks';
 
 const SECRET = 'read-model-tracker-secret';
@@ -16,29 +17,24 @@ const TOKEN = 'read-model-operator-token';
  */
 describe('the read model in the workflow memo', () => {
   let tracker: TrackerSimulator;
+  let running: TrackerStack;
   let stack: ServiceStack;
-  let connection: Connection;
   let client: Client;
 
   beforeAll(async () => {
     tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['READ'] });
-    stack = await startServiceStack(inject('temporalAddress'), {
+    running = await startTrackerStack(inject('temporalAddress'), tracker, SECRET, {
       SERVICE_TASK_QUEUE: 'it-read-model',
       SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      TRACKER_BASE_URL: tracker.url,
       TRACKER_USER_EMAIL: 'service@example.com',
       TRACKER_API_TOKEN: 'tracker-api-token-read-model',
       SERVICE_POLL_INTERVAL_SECONDS: '3600',
     });
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    ({ stack, client } = running);
   });
 
   afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
+    await running?.stop();
     await tracker?.close();
   });
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pinDefinition } from '../../src/definitions/definition-digest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
@@ -9,7 +9,8 @@ import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/
 import type { WorkflowDefinition } from '../../workflows/definitions/definition-types';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
 import type { TicketWorkflowInput } from '../../workflows/observation';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startTrackerStack, type TrackerStack } from '../helpers/tracker-stack';
 import { fixture } from '../helpers/fixtures';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
@@ -39,32 +40,27 @@ function noteDefinition(revision: number, approvedTo: 'publish' | 'done' = 'publ
 
 describe('the station runtime walks a pinned definition', () => {
   let tracker: TrackerSimulator;
+  let running: TrackerStack;
   let stack: ServiceStack;
-  let connection: Connection;
   let client: Client;
   const control = mkdtempSync(join(tmpdir(), 'station-control-'));
 
   beforeAll(async () => {
     tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['RT'] });
-    stack = await startServiceStack(inject('temporalAddress'), {
+    running = await startTrackerStack(inject('temporalAddress'), tracker, SECRET, {
       SERVICE_TASK_QUEUE: TASK_QUEUE,
       SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      TRACKER_BASE_URL: tracker.url,
       TRACKER_USER_EMAIL: 'service@example.com',
       TRACKER_API_TOKEN: 'tracker-api-token-runtime',
       SERVICE_EFFECT_TIMEOUT_SECONDS: '5',
       SERVICE_POLL_INTERVAL_SECONDS: '0',
       STATION_CONTROL_DIR: control,
     }, { workerScript: join(__dirname, '..', 'helpers', 'station-test-worker.cjs') });
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    ({ stack, client } = running);
   });
 
   afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
+    await running?.stop();
     await tracker?.close();
     rmSync(control, { recursive: true, force: true });
   });
