@@ -7,12 +7,11 @@ cd "$(dirname "$0")/.."
 npm run --silent typecheck
 npm run --silent lint
 report=$(mktemp)
-status=0
-npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-# A closing line any CI can read, whatever the reporter printed above it.
-node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
-' "$report" || true
-rm -f "$report"
+log=$(mktemp)
+set +e
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+node scripts/test-summary.js "$report" "$status" "$log" || true
+rm -f "$report" "$log"
 exit "$status"

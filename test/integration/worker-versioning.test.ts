@@ -45,16 +45,14 @@ describe('worker deployment versioning: a ticket stays on the build it started o
   let client: Client;
   const files = mkdtempSync(join(tmpdir(), 'versioning-'));
 
+  // The CLI the suite's global setup found (TEMPORAL_CLI_PATH, .tools/bin or PATH). Until the version's worker has
+  // polled, the command fails; `eventually` keeps that error and names it if the wait runs out.
   const setCurrent = (buildId: string) => eventually(async () => {
-    try {
-      await promisify(execFile)(process.env.TEMPORAL_CLI_PATH ?? 'temporal', [
-        'worker', 'deployment', 'set-current-version', '--deployment-name', DEPLOYMENT, '--build-id', buildId,
-        '--address', inject('temporalAddress'), '--namespace', 'default', '--yes',
-      ]);
-      return true;
-    } catch {
-      return undefined; // the version exists once its worker has polled
-    }
+    await promisify(execFile)(inject('temporalCliPath'), [
+      'worker', 'deployment', 'set-current-version', '--deployment-name', DEPLOYMENT, '--build-id', buildId,
+      '--address', inject('temporalAddress'), '--namespace', 'default', '--yes',
+    ]);
+    return true;
   }, 60_000, `${DEPLOYMENT} ${buildId} to become the current version`);
 
   beforeAll(async () => {
