@@ -10,7 +10,8 @@ function summarise(report, status, log) {
   const files = report.testResults ?? [];
   const failedFilesWithoutFailedTest = files.filter((file) => file.status === 'failed'
     && !(file.assertionResults ?? []).some((test) => test.status === 'failed')).length;
-  // vitest's summary line: ` Errors  2 errors` (unhandled errors outside any test).
+  // vitest's summary line: ` Errors  2 errors` (unhandled errors outside any test), colours removed.
+  // eslint-disable-next-line no-control-regex
   const unhandled = Number(/^\s*Errors\s+(\d+)\s+errors?/m.exec(log.replace(/\x1b\[[0-9;]*m/g, ''))?.[1] ?? 0);
   let failed = (report.numFailedTests ?? 0) + failedFilesWithoutFailedTest + unhandled;
   if (status !== 0 && failed === 0) failed = 1;
