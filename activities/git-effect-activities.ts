@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { GitCommandError, remoteBranchHead, runGit, type GitRemote, type GitRemotes } from '../src/containers/git-remote';
 import { parseRepoRef } from '../src/poller/scmhost-poll';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import { redactSecrets } from '../src/redaction/redact-secrets';
+import { HOST_TREE_DIRNAME } from '../src/containers/workspace-sync';
 import type { EffectAttemptResult, EffectOperation } from '../workflows/effect-types';
 
 export type GitPushOperation = Extract<EffectOperation, { kind: 'git.push' }>;
@@ -40,6 +41,11 @@ export async function performGitPush(deps: GitPushDeps, operation: GitPushOperat
   const evidence = { provider: 'git' as const, ids: { repository, branch: operation.branch, sha: operation.commit_sha } };
   const head = await remoteBranchHead(remote, operation.branch);
   if (head === operation.commit_sha) return result('succeeded', { ...evidence, adopted: true, note: 'the remote branch already is this commit' });
+  // Host git runs only in a host tree (`<base>/host`), which no container ever had mounted. A push recorded by an
+  // older build names the container's workspace, whose `.git` the agent could have changed: it is never run there.
+  if (basename(operation.workspace) !== HOST_TREE_DIRNAME) {
+    return result('terminal_failure', evidence, `the push names ${operation.workspace}, which is not a host-only tree (a push recorded before the container boundary of issue 27); rerun the station (service:retry) to make the change again`);
+  }
   if (!existsSync(join(operation.workspace, '.git'))) {
     return result('terminal_failure', evidence, `the workspace ${operation.workspace} holding commit ${operation.commit_sha} is gone; rerun the station (service:retry) to make the change again`);
   }

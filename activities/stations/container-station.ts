@@ -1,9 +1,12 @@
 import type { Tracing } from '../../src/tracing/start-tracing';
-import { chmod, copyFile, chown, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { agentBundlePath } from '../../src/agent/bundle-agent';
-import type { AgentResult, AgentTask, AgentTranscriptEntry, ReviewCycle } from '../../src/agent/agent-task';
+import type { AgentTask, AgentTranscriptEntry, ReviewCycle } from '../../src/agent/agent-task';
+import { parseAgentResult, parseReviewCycle, parseTranscript } from '../../src/containers/agent-report';
+import { readContainedFile, readContainedText } from '../../src/containers/contained-file';
+import { exposeWorkspace, hostTreeDir, syncWorkspaceIntoHostTree, WorkspaceSyncError } from '../../src/containers/workspace-sync';
 import type { ServiceConfig } from '../../src/config/service-config';
 import { containerName, type ContainerSpec } from '../../src/containers/container-args';
 import type { GitRemotes } from '../../src/containers/git-remote';
@@ -11,7 +14,7 @@ import { proxyUpstreamOf, ProxyUpstreamError, startModelProxy } from '../../src/
 import { workerLabelValue, WORKER_LABEL } from '../../src/containers/orphan-sweep';
 import type { PodmanAccount } from '../../src/containers/podman-account';
 import { runContainer } from '../../src/containers/run-container';
-import { chownTree, commitWorkspace, prepareWorkspace, serviceBranch } from '../../src/containers/workspace';
+import { commitWorkspace, prepareWorkspace, serviceBranch } from '../../src/containers/workspace';
 import type { Logger } from '../../src/logging/logger';
 import type { ResolvedTarget } from '../../src/models/model-client';
 import { redactSecrets } from '../../src/redaction/redact-secrets';
@@ -34,10 +37,16 @@ export interface ContainerStationSpec {
   outputs?(input: StationInput): string[];
   /** `[KEY] ...` */
   commitMessage(input: StationInput): string;
-  /** Runs on the host in the fresh workspace before the agent (e.g. starts the merge whose conflicts it resolves). */
-  prepare?(workspaceDir: string, input: StationInput): Promise<void>;
-  /** Checks the workspace after the agent and before the commit; throws a station failure to refuse the commit. */
-  beforeCommit?(workspaceDir: string, input: StationInput): Promise<void>;
+  /**
+   * Runs on the host in its own fresh clone before the container gets its copy (e.g. starts the merge whose
+   * conflicts the agent resolves).
+   */
+  prepare?(hostTreeDir: string, input: StationInput): Promise<void>;
+  /**
+   * Checks the host's tree after the agent's changes were copied into it and before the commit; throws a station
+   * failure to refuse the commit. Its files are the container's content: read them as data (`readContainedFile`).
+   */
+  beforeCommit?(hostTreeDir: string, input: StationInput): Promise<void>;
 }
 
 export interface ContainerStationDeps {
@@ -78,6 +87,10 @@ function activityContext(): Context | undefined {
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
 const MAX_OUTPUT_CHARS = 32_000;
+/** What the host reads of a file the container wrote: outputs, the result, the transcript, a review cycle. */
+const MAX_OUTPUT_BYTES = 256 * 1024;
+const MAX_RESULT_BYTES = 1024 * 1024;
+const MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024;
 
 /**
  * The container station family (DESIGN 7): clone on the host, run the agent with a skill in a short-lived rootless
@@ -113,6 +126,8 @@ export function createContainerStations(deps: ContainerStationDeps) {
       const account = deps.account();
       const owner = account.switchUser ? { uid: account.uid, gid: account.gid } : undefined;
       const base = join(config.container.workDir, `${input.ticket_key.toLowerCase()}-${input.node}-${input.visit}-${input.run_id.slice(0, 12)}`);
+      // Host git runs only in hostDir, which no container ever sees; the container works on a copy (workspaceDir).
+      const hostDir = hostTreeDir(base);
       const workspaceDir = join(base, 'workspace');
       const runDir = join(base, 'run');
       const remote = deps.remotes.remoteFor(repository);
@@ -124,13 +139,12 @@ export function createContainerStations(deps: ContainerStationDeps) {
       await chmod(config.container.workDir, 0o711);
       await chmod(base, 0o711);
       const setupStarted = Date.now();
-      const workspace = await prepareWorkspace({ dir: workspaceDir, remote, branchRemote: fork ? deps.remotes.remoteFor(fork) : undefined, branch: serviceBranch(input.ticket_key), baseBranch: typeof input.params?.base_branch === 'string' ? input.params.base_branch : undefined, owner });
-      if (spec.prepare) {
-        await spec.prepare(workspaceDir, input);
-        if (owner) await chownTree(workspaceDir, owner.uid, owner.gid);
-      }
+      const workspace = await prepareWorkspace({ dir: hostDir, remote, branchRemote: fork ? deps.remotes.remoteFor(fork) : undefined, branch: serviceBranch(input.ticket_key), baseBranch: typeof input.params?.base_branch === 'string' ? input.params.base_branch : undefined });
+      if (spec.prepare) await spec.prepare(hostDir, input);
+      await exposeWorkspace(hostDir, workspaceDir, owner);
+      // The run folder holds the task and the proxy's socket: the container's account alone (and the worker) reach it.
       await rm(runDir, { recursive: true, force: true });
-      await mkdir(runDir, { recursive: true, mode: 0o755 });
+      await mkdir(runDir, { recursive: true, mode: 0o700 });
       if (owner) await chown(runDir, owner.uid, owner.gid);
 
       const outputs = spec.outputs?.(input) ?? [];
@@ -151,20 +165,21 @@ export function createContainerStations(deps: ContainerStationDeps) {
       };
       await writeFile(join(runDir, 'task.json'), JSON.stringify(task, null, 2), { mode: 0o644 });
       const proxy = await startModelProxy({
-        socketPath: join(runDir, 'model.sock'), upstream, tokenBudget, tracing: deps.tracing,
+        socketPath: join(runDir, 'model.sock'), upstream, tokenBudget, tracing: deps.tracing, socketOwner: owner,
         trace: { ...stationTraceContext(input), workflow_step: step, repo: repository },
       });
       const agentPath = await agentBundlePath();
       timings.setup_ms = Date.now() - setupStarted;
 
       const cycles = new Map<number, ReviewCycle>();
-      const pollCycles = () => pollReviewCycles(join(workspaceDir, '.service', step), cycles, (cycle, path) => recordCycle(cycle, path));
-      const recordCycle = async (cycle: ReviewCycle, path: string) => {
+      const pollCycles = () => pollReviewCycles(workspaceDir, join('.service', step), cycles, (cycle) => recordCycle(cycle));
+      const recordCycle = async (cycle: ReviewCycle) => {
         if (config.autoReview.recordPolledFiles === 'log') logger.info('review cycle', { ...cycle });
         if (config.autoReview.recordPolledFiles === 'copy') {
           const dir = join(deps.recordDir ?? join(config.container.workDir, 'review-records'), input.ticket_key, `${input.node}-${input.visit}`, step);
           await mkdir(dir, { recursive: true });
-          await copyFile(path, join(dir, `review_cycle_${cycle.cycle}.json`));
+          // The parsed cycle, not the container's file: what is recorded is data the host checked.
+          await writeFile(join(dir, `review_cycle_${cycle.cycle}.json`), JSON.stringify(cycle, null, 2));
         }
       };
       let lastPoll = 0;
@@ -192,7 +207,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
         await proxy.close();
         meter?.record(proxy.usage().input_tokens + proxy.usage().output_tokens);
         // The task file and the socket go with the run; the transcript and result are read below first.
-        if (!(await readFile(join(runDir, 'result.json')).then(() => true, () => false))) await rm(runDir, { recursive: true, force: true });
+        if (!(await readContainedFile(runDir, 'result.json', 1)).ok) await rm(runDir, { recursive: true, force: true });
       }
       timings.agent_ms = Date.now() - agentStarted;
       await pollCycles();
@@ -203,27 +218,40 @@ export function createContainerStations(deps: ContainerStationDeps) {
       if (run.timedOut) {
         throw stationFailure('container_timeout', `the ${input.station} container ran longer than CONTAINER_TIMEOUT (${config.container.timeoutSeconds} s) and was killed`, 'raise CONTAINER_TIMEOUT or make the task smaller, then add service:retry');
       }
-      const agent = await readFile(join(runDir, 'result.json'), 'utf8').then((text) => JSON.parse(text) as AgentResult, () => undefined);
-      if (!agent) throw new Error(`the agent in ${spec_.name} ended (exit ${run.exitCode}) without a result: ${redactSecrets(run.output.slice(-1500))}`);
-      const transcript = await readTranscript(join(runDir, 'transcript.jsonl'));
+      const resultText = await readContainedText(runDir, 'result.json', MAX_RESULT_BYTES);
+      const agent = resultText === undefined ? undefined : parseAgentResult(resultText);
+      if (!agent) throw new Error(`the agent in ${spec_.name} ended (exit ${run.exitCode}) without a ${resultText === undefined ? '' : 'well-formed '}result: ${redactSecrets(run.output.slice(-1500))}`);
+      const transcript = await readTranscript(runDir);
       // Same kernel clock inside and outside: container launch to the first tool call, for the benchmark.
       if (transcript[0]) timings.launch_to_first_tool_call_ms = Date.parse(transcript[0].at) - transcript[0].ms - agentStarted;
       await writeFile(join(base, 'transcript.jsonl'), transcript.map((entry) => JSON.stringify(entry)).join('\n'));
 
       const outputTexts: Record<string, string> = {};
+      const refusedOutputs: Array<{ path: string; reason: string }> = [];
       for (const path of outputs) {
-        const text = await readFile(join(workspaceDir, path), 'utf8').catch(() => undefined);
-        if (text !== undefined) outputTexts[path] = text.slice(0, MAX_OUTPUT_CHARS);
+        const read = await readContainedFile(workspaceDir, path, MAX_OUTPUT_BYTES);
+        if (read.ok) outputTexts[path] = read.bytes.toString('utf8').slice(0, MAX_OUTPUT_CHARS);
+        else if (read.reason !== 'missing') refusedOutputs.push({ path, reason: read.detail });
       }
       const teardownStarted = Date.now();
-      if (spec.beforeCommit && agent.status !== 'failed') await spec.beforeCommit(workspaceDir, input);
-      const commit = await commitWorkspace(workspaceDir, spec.commitMessage(input));
+      let sync;
+      try {
+        sync = await syncWorkspaceIntoHostTree(workspaceDir, hostDir);
+      } catch (error) {
+        if (error instanceof WorkspaceSyncError) throw stationFailure('workspace_refused', `the ${input.station} container left a workspace the host will not commit: ${error.message}`, 'make the change smaller or remove the large files from the task, then add service:retry');
+        throw error;
+      }
+      if (spec.beforeCommit && agent.status !== 'failed') await spec.beforeCommit(hostDir, input);
+      const commit = await commitWorkspace(hostDir, spec.commitMessage(input));
+      // The container's copy has served its purpose: the commit and the push use the host's tree.
       await rm(runDir, { recursive: true, force: true });
+      await rm(workspaceDir, { recursive: true, force: true });
       timings.teardown_ms = Date.now() - teardownStarted;
 
       const verdict = agent.review.verdict;
+      // An output the host refused to read (a link, a FIFO, a hard link) is as good as missing.
       const outcome = agent.status === 'failed' ? 'agent_failed'
-        : agent.outputs_missing.length > 0 ? 'outputs_missing'
+        : agent.outputs_missing.length > 0 || refusedOutputs.length > 0 ? 'outputs_missing'
           : verdict === 'REJECTED' ? 'review_rejected'
             : commit.sha ? 'changed' : 'no_changes';
       const result: StationResult = {
@@ -231,6 +259,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
         data: {
           repository, branch: workspace.branch, base_sha: workspace.baseSha, resumed: workspace.resumed, commit_sha: commit.sha, files: commit.files.slice(0, 200),
           outputs: outputTexts,
+          ...(refusedOutputs.length > 0 || sync.refused.length > 0 ? { refused: [...refusedOutputs, ...sync.refused].slice(0, 50) } : {}),
           agent: { status: agent.status, message: agent.message, steps: agent.steps, tool_calls: agent.tool_calls, final_text: agent.final_text.slice(0, 2000), first_tool_call_ms: agent.first_tool_call_ms },
           review: { verdict, cycles: [...cycles.values()].sort((a, b) => a.cycle - b.cycle) },
           transcript: transcript.slice(-50).map((entry) => ({ tool: entry.tool, input: entry.input.slice(0, 200), ms: entry.ms })),
@@ -241,7 +270,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
         artifacts: Object.fromEntries(Object.entries(outputTexts).map(([path, text]) => [path, { text, digest: digest(text) }])),
         effects: commit.sha ? [{
           name: 'push', required: true,
-          operation: { kind: 'git.push', repository, branch: workspace.branch, commit_sha: commit.sha, base_sha: workspace.resumed ? workspace.baseSha : null, workspace: workspaceDir, mode },
+          operation: { kind: 'git.push', repository, branch: workspace.branch, commit_sha: commit.sha, base_sha: workspace.resumed ? workspace.baseSha : null, workspace: hostDir, mode },
         }] : [],
         summary: `${input.station}: agent ${agent.status} in ${agent.steps} steps, ${commit.files.length} files changed${verdict !== 'not_reviewed' ? `, review ${verdict}` : ''}`,
         usage: { input_tokens: proxy.usage().input_tokens, output_tokens: proxy.usage().output_tokens, model: `${resolved.target.connection}:${resolved.target.model}` },
@@ -262,27 +291,20 @@ export function createContainerStations(deps: ContainerStationDeps) {
   };
 }
 
-/** New `review_cycle_<N>.json` files since the last poll, each recorded once. */
-export async function pollReviewCycles(dir: string, seen: Map<number, ReviewCycle>, record: (cycle: ReviewCycle, path: string) => Promise<void>): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
+/** New `review_cycle_<N>.json` files since the last poll, each recorded once; read as data (no links, bounded, checked). */
+export async function pollReviewCycles(root: string, folder: string, seen: Map<number, ReviewCycle>, record: (cycle: ReviewCycle) => Promise<void>): Promise<void> {
+  const names = await readdir(join(root, folder)).catch(() => [] as string[]);
   for (const name of names) {
     const match = /^review_cycle_(\d+)\.json$/.exec(name);
     if (!match || seen.has(Number(match[1]))) continue;
-    const path = join(dir, name);
-    const cycle = await readFile(path, 'utf8').then((text) => JSON.parse(text) as ReviewCycle, () => undefined);
-    if (!cycle) continue; // being written: the next poll reads it
+    const text = await readContainedText(root, join(folder, name), MAX_RESULT_BYTES);
+    const cycle = text === undefined ? undefined : parseReviewCycle(text);
+    if (!cycle) continue; // being written, or not a cycle: the next poll reads it again
     seen.set(Number(match[1]), cycle);
-    await record(cycle, path);
+    await record(cycle);
   }
 }
 
-async function readTranscript(path: string): Promise<AgentTranscriptEntry[]> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).flatMap((line) => {
-    try {
-      return [JSON.parse(line) as AgentTranscriptEntry];
-    } catch {
-      return [];
-    }
-  });
+async function readTranscript(runDir: string): Promise<AgentTranscriptEntry[]> {
+  return parseTranscript(await readContainedText(runDir, 'transcript.jsonl', MAX_TRANSCRIPT_BYTES) ?? '');
 }

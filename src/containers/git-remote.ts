@@ -34,12 +34,42 @@ export function gitAuthEnv(auth: GitAuth | undefined): Record<string, string> {
   return { ...base, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` };
 }
 
+/**
+ * The environment of host git: nothing of the worker's (its model key, tracker and source-host tokens stay out of
+ * every git process and of anything git could start), no system or global configuration (an operator's
+ * ~/.gitconfig may name helpers, filters or editors), and the token only when this command talks to the remote.
+ */
+export function hostGitEnv(auth: GitAuth | undefined, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return {
+    PATH: env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: '/nonexistent',
+    LANG: 'C', LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_OPTIONAL_LOCKS: '0',
+    ...gitAuthEnv(auth),
+  };
+}
+
+/**
+ * Settings on every host git command line, so that nothing a repository's content or an earlier process put in a
+ * tree can make the host run code: no hooks, no fsmonitor, no pager or editor, no ssh command, no external diff or
+ * text conversion, no attributes file, no transports that run programs. Host git only ever runs in trees the host
+ * made and no container could write (`src/containers/workspace-sync.ts`); these are the second line.
+ */
+export const HOST_GIT_CONFIG: readonly string[] = [
+  'core.hooksPath=/dev/null', 'core.fsmonitor=false', 'core.pager=cat', 'core.editor=false', 'core.sshCommand=false',
+  'core.askPass=', 'core.attributesFile=/dev/null', 'core.symlinks=true', 'core.protectNTFS=true', 'core.protectHFS=true',
+  'diff.external=', 'credential.helper=', 'protocol.ext.allow=never', 'submodule.recurse=false',
+  'fetch.recurseSubmodules=false', 'push.recurseSubmodules=no', 'gc.auto=0', 'maintenance.auto=false',
+].flatMap((setting) => ['-c', setting]);
+
 /** Runs git on the host; errors carry git's message with every credential removed. */
 export function runGit(args: string[], options: { cwd?: string; auth?: GitAuth; timeoutMs?: number } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['-c', 'safe.directory=*', ...args], {
+    execFile('git', [...HOST_GIT_CONFIG, ...args], {
       cwd: options.cwd, timeout: options.timeoutMs ?? 300_000, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8',
-      env: { ...process.env, ...gitAuthEnv(options.auth) },
+      env: hostGitEnv(options.auth),
     }, (error, stdout, stderr) => {
       if (!error) return resolve(stdout);
       const secrets = options.auth ? [options.auth.token, Buffer.from(`${options.auth.username}:${options.auth.token}`).toString('base64')] : [];

@@ -1,5 +1,6 @@
-import { chown, mkdir, readdir, readFile, rm, appendFile, lstat } from 'node:fs/promises';
+import { mkdir, rm, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readContainedText } from './contained-file';
 import { remoteBranchHead, runGit, type GitRemote } from './git-remote';
 
 /** The branch of a ticket (REFERENCE "Source host conventions"). */
@@ -23,25 +24,17 @@ export interface PrepareWorkspaceInput {
   branchRemote?: GitRemote;
   branch: string;
   baseBranch?: string;
-  /** The account the container runs as: the tree must be writable by it. */
-  owner?: { uid: number; gid: number };
-}
-
-export async function chownTree(path: string, uid: number, gid: number): Promise<void> {
-  const stat = await lstat(path);
-  await chown(path, uid, gid).catch(() => undefined);
-  if (!stat.isDirectory()) return;
-  for (const entry of await readdir(path)) await chownTree(join(path, entry), uid, gid);
 }
 
 /**
  * Clones the repository on the host with the host's token (the tree and its `.git/config` never hold it), checks out
- * the ticket branch (continuing it when it exists on the remote, else starting it from the base branch), ignores
- * `.service/` (the agent's outputs stay out of commits) and hands the tree to the container's account.
+ * the ticket branch (continuing it when it exists on the remote, else starting it from the base branch) and ignores
+ * `.service/` (the agent's outputs stay out of commits). The tree is the host's: a container gets a copy of it
+ * (`exposeWorkspace`), never this one.
  */
 export async function prepareWorkspace(input: PrepareWorkspaceInput): Promise<Workspace> {
   await rm(input.dir, { recursive: true, force: true });
-  await mkdir(input.dir, { recursive: true });
+  await mkdir(input.dir, { recursive: true, mode: 0o700 });
   const branchRemote = input.branchRemote ?? input.remote;
   const existing = await remoteBranchHead(branchRemote, input.branch);
   const checkout = existing && branchRemote === input.remote ? input.branch : input.baseBranch ?? input.remote.defaultBranch;
@@ -54,7 +47,6 @@ export async function prepareWorkspace(input: PrepareWorkspaceInput): Promise<Wo
   }
   await appendFile(join(input.dir, '.git', 'info', 'exclude'), '\n.service/\n');
   const baseSha = (await runGit(['rev-parse', 'HEAD'], { cwd: input.dir })).trim();
-  if (input.owner) await chownTree(input.dir, input.owner.uid, input.owner.gid);
   return { dir: input.dir, branch: input.branch, baseSha, resumed: Boolean(existing) };
 }
 
@@ -101,11 +93,14 @@ export async function startBaseMerge(dir: string, base: string): Promise<BaseMer
 
 const MARKER = /^(<{7}|={7}|>{7})(\s|$)/m;
 
-/** Files of `files` that still hold a conflict marker line (`<<<<<<<`, `=======`, `>>>>>>>`). */
+/**
+ * Files of `files` that still hold a conflict marker line (`<<<<<<<`, `=======`, `>>>>>>>`). Their content came from
+ * a container: they are read without following links, and a link is not a file with markers.
+ */
 export async function filesWithConflictMarkers(dir: string, files: readonly string[]): Promise<string[]> {
   const left: string[] = [];
   for (const file of files) {
-    const text = await readFile(join(dir, file), 'utf8').catch(() => '');
+    const text = await readContainedText(dir, file, 64 * 1024 * 1024) ?? '';
     if (MARKER.test(text)) left.push(file);
   }
   return left;

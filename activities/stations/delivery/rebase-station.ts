@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { GitRemotes } from '../../../src/containers/git-remote';
 import { commitWorkspace, filesWithConflictMarkers, prepareWorkspace, serviceBranch, startBaseMerge } from '../../../src/containers/workspace';
+import { hostTreeDir } from '../../../src/containers/workspace-sync';
 import type { PullRequest, RepoRef } from '../../../src/providers/scmhost/scmhost-types';
 import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
 import { createContainerStations, type ContainerStationDeps } from '../container-station';
@@ -46,7 +47,8 @@ export function createRebaseStation(deps: RebaseStationDeps): Record<string, Sta
     task: (input) => rebaseText(input, String(input.params?.repository), String(input.params?.base), (input.params?.conflicts ?? []) as string[]),
     outputs: () => [REBASE_NOTES],
     commitMessage: (input) => mergeMessage(input, String(input.params?.base)),
-    // The container's workspace is a fresh clone: the same merge is started there for the agent to finish.
+    // The container station clones afresh: the same merge is started in its host tree, and the agent finishes it in
+    // its copy.
     prepare: async (dir, input) => {
       await startBaseMerge(dir, String(input.params?.base));
     },
@@ -93,7 +95,7 @@ export function createRebaseStation(deps: RebaseStationDeps): Record<string, Sta
         if (remote.changeRequestMode === 'fork') {
           throw stationFailure({ code: 'rebase_unsupported', message: `${ref} lives on a fork; /service rebase of fork pull requests is not built`, recovery: `merge ${pull.baseRef} into the branch by hand, then add service:retry` });
         }
-        const dir = join(deps.workDir, `${input.ticket_key.toLowerCase()}-${input.node}-${input.visit}-${input.run_id.slice(0, 12)}-${issueEffectName('host', parsed.repository)}`, 'workspace');
+        const dir = hostTreeDir(join(deps.workDir, `${input.ticket_key.toLowerCase()}-${input.node}-${input.visit}-${input.run_id.slice(0, 12)}-${issueEffectName('host', parsed.repository)}`));
         const workspace = await prepareWorkspace({ dir, remote, branch: serviceBranch(input.ticket_key) });
         const merge = await startBaseMerge(dir, pull.baseRef);
         if (merge.state === 'up_to_date') { done.push(`${ref}: already up to date with ${pull.baseRef}`); continue; }

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { GitRemotes } from '../../../src/containers/git-remote';
 import { commitWorkspace, prepareWorkspace } from '../../../src/containers/workspace';
+import { hostTreeDir } from '../../../src/containers/workspace-sync';
 import type { ProposalSettings } from '../../../src/config/proposal-settings';
 import { parseRepoRef } from '../../../src/poller/scmhost-poll';
 import type { ScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
@@ -27,7 +28,7 @@ export interface PreparedProposal extends ProposalOutput {
 
 /** Clones the proposals repository and checks out the proposal branch (continuing it when it exists). */
 export async function prepareProposal(deps: ProposalDeps, settings: ProposalSettings, input: StationInput, kind: ProposalKind): Promise<PreparedProposal> {
-  const dir = join(deps.workDir, 'proposals', `${input.ticket_key.toLowerCase()}-${input.node}-${input.visit}-${input.run_id.slice(0, 12)}`);
+  const dir = hostTreeDir(join(deps.workDir, 'proposals', `${input.ticket_key.toLowerCase()}-${input.node}-${input.visit}-${input.run_id.slice(0, 12)}`));
   const remote = deps.remotes.remoteFor(settings.repository);
   const workspace = await prepareWorkspace({ dir, remote, branch: proposalBranch(kind, input.ticket_key) });
   return {
