@@ -1,14 +1,22 @@
-import { chmod, rm } from 'node:fs/promises';
+import { chmod, lchown, lstat, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ModelConnection } from '../config/model-configuration';
 import { redactSecrets } from '../redaction/redact-secrets';
 import type { Tracing } from '../tracing/start-tracing';
 import type { TraceContext } from '../tracing/tracing-config';
+import {
+  budgetDecision, checkChatRequest, estimateInputTokens, reportedUsage, settledCharge,
+  type BudgetLedger, type Refusal, type TokenUsage, type UpstreamOutcome,
+} from './proxy-request-policy';
+
+export { budgetDecision, type BudgetDecision } from './proxy-request-policy';
 
 /**
  * The per-run model proxy (SPEC 5 "Outbound credentials"): an OpenAI chat-completions endpoint on a unix socket that
- * is mounted into the container. It holds the credential, lets through only the one resolved model, enforces the
- * stage's token budget, records usage and latency per call, and is closed when the run ends.
+ * is mounted into the container. It holds the credential, lets through only the one resolved model and the request
+ * fields the agent needs, reserves the stage's token budget before each call and settles it after, bounds what it
+ * reads both ways and how many calls run at once, records usage and latency per call (refusals too), and is closed
+ * when the run ends. The container and everything it sends are treated as hostile.
  */
 export interface ProxyUpstream {
   /** The OpenAI-compatible API root of the resolved connection. */
@@ -36,28 +44,54 @@ export interface ProxyCall {
   at: string;
   status: number;
   latency_ms: number;
+  /** What the call was charged: the reported usage, or the reservation when `usage_estimated`. */
   input_tokens: number;
   output_tokens: number;
+  /** The upstream reported no usage (or never answered), so the call was charged its reservation. */
+  usage_estimated?: true;
   error?: string;
 }
 
-export type BudgetDecision = { allow: true; maxTokens: number } | { allow: false; reason: string };
-
-/** Whether one more call fits the budget, and how many output tokens it may ask for. Null budget = no limit. */
-export function budgetDecision(used: number, budget: number | null, requested: number | undefined, connectionMax: number): BudgetDecision {
-  const wanted = Math.min(requested ?? connectionMax, connectionMax);
-  if (budget === null) return { allow: true, maxTokens: wanted };
-  const remaining = budget - used;
-  if (remaining <= 0) return { allow: false, reason: `the stage's token budget of ${budget} is spent (${used} used)` };
-  return { allow: true, maxTokens: Math.max(1, Math.min(wanted, remaining)) };
+/** What a hostile container can make the worker hold, wait for or spend; each limit has a default. */
+export interface ProxyLimits {
+  /** A request body over this is refused with 413 and not read further. */
+  maxBodyBytes: number;
+  /** An upstream answer over this is cut off and answered with 502. */
+  maxResponseBytes: number;
+  /** A call whose estimated input is over this is refused with 413, budget or not. */
+  maxInputTokens: number;
+  /** Calls in flight at once; one more is refused at once with 429 `concurrency_limit` (no queue: a queue would hold bodies). */
+  maxConcurrentCalls: number;
+  /** Open connections at once; node drops further ones, so a container cannot use up the worker's file descriptors. */
+  maxConnections: number;
+  /** Headers, then the body, must each arrive within this, or the call is refused (408). */
+  bodyTimeoutMs: number;
+  /** An upstream call that takes longer is abandoned with 502 (and charged its reservation). */
+  upstreamTimeoutMs: number;
 }
+
+export const DEFAULT_PROXY_LIMITS: Readonly<ProxyLimits> = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxResponseBytes: 8 * 1024 * 1024,
+  maxInputTokens: 200_000,
+  maxConcurrentCalls: 2,
+  maxConnections: 32,
+  bodyTimeoutMs: 30_000,
+  upstreamTimeoutMs: 10 * 60_000,
+};
 
 export interface ModelProxyOptions {
   socketPath: string;
   upstream: ProxyUpstream;
   tokenBudget: number | null;
-  /** Makes the socket connectable by the container's account (a root worker runs containers as another user). */
-  socketMode?: number;
+  /**
+   * The container's account on the host (a root worker runs podman as another user): the socket is handed to it
+   * with mode 0600. Without it the socket stays the worker's own, mode 0600: a rootless podman run as the worker's
+   * own user maps container root to the worker's user.
+   */
+  socketOwner?: { uid: number; gid: number };
+  /** Overrides of DEFAULT_PROXY_LIMITS. */
+  limits?: Partial<ProxyLimits>;
   /** LLM tracing (TRACING_ENABLED): each forwarded call becomes a generation span with these trace attributes. */
   tracing?: Tracing;
   trace?: TraceContext;
@@ -70,110 +104,272 @@ export interface ModelProxy {
   close(): Promise<void>;
 }
 
+/** Refusals past this many are counted by kind only (the first of each kind is always kept), so a loop of refused calls cannot grow the worker's memory. */
+const MAX_REFUSAL_RECORDS = 200;
+
 function send(res: ServerResponse, status: number, message: string, type: string): void {
   res.statusCode = status;
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify({ error: { message, type } }));
 }
 
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-  return parsed as Record<string, unknown>;
+/**
+ * The rest of a refused body is never read: the connection is closed once the answer is out (or after a grace
+ * period, when the container does not read the answer), so the worker holds nothing of it however much is sent.
+ */
+function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket;
+  const close = () => socket.destroy();
+  res.setHeader('connection', 'close');
+  res.once('finish', close);
+  setTimeout(close, 5_000).unref();
+}
+
+type BodyRead = { ok: true; text: string } | { ok: false; refusal: Refusal };
+
+function tooLarge(limit: number, declared?: number): BodyRead {
+  return { ok: false, refusal: { status: 413, type: 'request_too_large', message: `the request body is over the model proxy's limit of ${limit} bytes${declared ? ` (content-length ${declared})` : ''}: send a shorter conversation` } };
+}
+
+/** Reads a request body up to the limit and the deadline; past either it stops reading (the stream stays paused). */
+function readBody(req: IncomingMessage, limits: ProxyLimits): Promise<BodyRead> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return Promise.resolve(tooLarge(limits.maxBodyBytes, declared));
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (result: BodyRead) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.off('data', onData);
+      if (!result.ok) req.pause();
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limits.maxBodyBytes) return finish(tooLarge(limits.maxBodyBytes));
+      chunks.push(chunk);
+    };
+    const timer = setTimeout(() => finish({ ok: false, refusal: { status: 408, type: 'request_timeout', message: `the request body did not arrive within ${limits.bodyTimeoutMs} ms; the model proxy does not wait for slow bodies` } }), limits.bodyTimeoutMs);
+    req.on('data', onData);
+    req.once('end', () => finish({ ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    const ended = () => finish({ ok: false, refusal: { status: 400, type: 'invalid_request_error', message: 'the request body ended before it was complete' } });
+    req.once('error', ended);
+    req.once('close', ended);
+  });
+}
+
+/** Reads an upstream answer up to the limit; a runaway answer is cancelled, not buffered. */
+async function readAnswer(answer: Response, limit: number): Promise<string> {
+  const tooBig = `the model's answer is over the model proxy's limit of ${limit} bytes`;
+  const declared = Number(answer.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    await answer.body?.cancel();
+    throw new Error(`${tooBig} (content-length ${declared})`);
+  }
+  if (!answer.body) return '';
+  const reader = answer.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new Error(tooBig);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+interface UpstreamAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+  usage: TokenUsage | undefined;
+  /** The choices, for a trace. */
+  output?: string;
+}
+
+/**
+ * Makes the socket connectable by its owner only. The run folder may belong to the container's account, so the path
+ * is checked to still be a socket first (chmod follows a symlink; lchown does not).
+ */
+async function restrictSocket(path: string, owner: ModelProxyOptions['socketOwner']): Promise<void> {
+  if (!(await lstat(path)).isSocket()) throw new Error(`${path} is no longer the proxy's socket`);
+  await chmod(path, 0o600);
+  if (owner) await lchown(path, owner.uid, owner.gid);
 }
 
 export async function startModelProxy(options: ModelProxyOptions): Promise<ModelProxy> {
   const { upstream } = options;
+  const limits: ProxyLimits = { ...DEFAULT_PROXY_LIMITS, ...options.limits };
   const calls: ProxyCall[] = [];
   const usage = { input_tokens: 0, output_tokens: 0 };
+  const ledger: BudgetLedger = { budget: options.tokenBudget, spent: 0, reserved: 0 };
+  const refusalKinds = new Set<string>();
+  let refusalsRecorded = 0;
+  let active = 0;
+  const inFlight = new Set<Promise<void>>();
+  const closing = new AbortController();
+
+  function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal, unread: boolean): void {
+    const kind = `${refusal.status} ${refusal.type}`;
+    if (refusalsRecorded < MAX_REFUSAL_RECORDS || !refusalKinds.has(kind)) {
+      refusalKinds.add(kind);
+      refusalsRecorded += 1;
+      calls.push({ at: new Date().toISOString(), status: refusal.status, latency_ms: 0, input_tokens: 0, output_tokens: 0, error: refusal.message });
+    }
+    if (unread) closeAfterAnswer(req, res);
+    send(res, refusal.status, refusal.message, refusal.type);
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0] ?? '';
-    if (req.method !== 'POST' || !/\/chat\/completions$/.test(path)) return send(res, 404, `the model proxy serves POST /v1/chat/completions only, not ${req.method} ${path}`, 'invalid_request_error');
-    let body: Record<string, unknown>;
+    if (req.method !== 'POST' || !/\/chat\/completions$/.test(path)) {
+      return refuse(req, res, { status: 404, type: 'invalid_request_error', message: `the model proxy serves POST /v1/chat/completions only, not ${req.method} ${path}` }, true);
+    }
+    // The slot is taken before the body is read: reading is what holds memory.
+    if (active >= limits.maxConcurrentCalls) {
+      return refuse(req, res, { status: 429, type: 'concurrency_limit', message: `the model proxy takes at most ${limits.maxConcurrentCalls} calls at a time and ${active} are in flight: wait for an answer before the next call` }, true);
+    }
+    active += 1;
     try {
-      body = await readBody(req);
-    } catch {
-      return send(res, 400, 'request body is not a JSON object', 'invalid_request_error');
+      await serve(req, res);
+    } finally {
+      active -= 1;
     }
-    if (body.model !== upstream.model) return send(res, 403, `model ${String(body.model)} is not allowed; this run may use ${upstream.model} only`, 'permission_error');
-    if (body.stream) return send(res, 400, 'the model proxy answers non-streaming requests only', 'invalid_request_error');
-    const requested = typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : undefined;
-    const decision = budgetDecision(usage.input_tokens + usage.output_tokens, options.tokenBudget, requested, upstream.maxOutputTokens);
-    if (!decision.allow) {
-      calls.push({ at: new Date().toISOString(), status: 429, latency_ms: 0, input_tokens: 0, output_tokens: 0, error: decision.reason });
-      return send(res, 429, decision.reason, 'budget_exhausted');
+  }
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const read = await readBody(req, limits);
+    if (!read.ok) return refuse(req, res, read.refusal, true);
+    let request: unknown;
+    try {
+      request = JSON.parse(read.text || '{}');
+    } catch { /* refused below */ }
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+      return refuse(req, res, { status: 400, type: 'invalid_request_error', message: 'request body is not a JSON object' }, false);
     }
-    delete body.max_completion_tokens;
-    body.max_tokens = decision.maxTokens;
-    if (options.tracing?.config.enabled) {
-      const messages = Array.isArray(body.messages) ? body.messages as Array<{ role?: string; content?: unknown }> : [];
-      const system = messages.filter((m) => m.role === 'system').map((m) => (typeof m.content === 'string' ? m.content : '')).join('');
-      return options.tracing.span(`llm proxy ${upstream.model}`, { llm_model: upstream.model, system_prompt_length: system.length, ...options.trace }, async (span) => {
-        span?.setAttributes({ 'langfuse.observation.type': 'generation', 'gen_ai.request.model': upstream.model, 'gen_ai.request.max_tokens': decision.maxTokens, 'langfuse.observation.input': JSON.stringify(messages).slice(0, 100_000) });
-        const call = await forward(body, res);
-        span?.setAttributes({ 'gen_ai.usage.input_tokens': call.input_tokens, 'gen_ai.usage.output_tokens': call.output_tokens, 'http.response.status_code': call.status, ...(call.output ? { 'langfuse.observation.output': call.output.slice(0, 100_000) } : {}) });
-        if (call.error) span?.setStatus({ code: 2, message: call.error });
-      });
+    const checked = checkChatRequest(request as Record<string, unknown>, upstream.model);
+    if (!checked.ok) return refuse(req, res, checked.refusal, false);
+    const inputTokens = estimateInputTokens(checked.body);
+    const decision = budgetDecision(ledger, { inputTokens, requestedMaxTokens: checked.requestedMaxTokens, connectionMaxTokens: upstream.maxOutputTokens, maxInputTokens: limits.maxInputTokens });
+    if (!decision.allow) return refuse(req, res, decision.refusal, false);
+    // Reserved in the same synchronous run as the decision: no other call can see the budget between the two.
+    ledger.reserved += decision.reserve;
+    const body: Record<string, unknown> = { ...checked.body, max_tokens: decision.maxTokens };
+    const reservation: TokenUsage = { input_tokens: inputTokens, output_tokens: decision.maxTokens };
+    if (!options.tracing?.config.enabled) {
+      await forward(body, reservation, res);
+      return;
     }
-    await forward(body, res);
+    const messages = body.messages as Array<{ role?: string; content?: unknown }>;
+    const system = messages.filter((m) => m.role === 'system').map((m) => (typeof m.content === 'string' ? m.content : '')).join('');
+    return options.tracing.span(`llm proxy ${upstream.model}`, { llm_model: upstream.model, system_prompt_length: system.length, ...options.trace }, async (span) => {
+      span?.setAttributes({ 'langfuse.observation.type': 'generation', 'gen_ai.request.model': upstream.model, 'gen_ai.request.max_tokens': decision.maxTokens, 'langfuse.observation.input': JSON.stringify(messages).slice(0, 100_000) });
+      const call = await forward(body, reservation, res);
+      span?.setAttributes({ 'gen_ai.usage.input_tokens': call.input_tokens, 'gen_ai.usage.output_tokens': call.output_tokens, 'http.response.status_code': call.status, ...(call.output ? { 'langfuse.observation.output': call.output.slice(0, 100_000) } : {}) });
+      if (call.error) span?.setStatus({ code: 2, message: call.error });
+    });
+  }
+
+  async function askUpstream(body: Record<string, unknown>): Promise<UpstreamAnswer> {
+    const answer = await fetch(`${upstream.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(upstream.apiKey ? { authorization: `Bearer ${upstream.apiKey}` } : {}) },
+      body: JSON.stringify(body),
+      signal: AbortSignal.any([closing.signal, AbortSignal.timeout(limits.upstreamTimeoutMs)]),
+    });
+    const text = await readAnswer(answer, limits.maxResponseBytes);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch { /* not JSON: passed on as is */ }
+    const choices = typeof parsed === 'object' && parsed !== null ? (parsed as { choices?: unknown }).choices : undefined;
+    return {
+      status: answer.status, contentType: answer.headers.get('content-type') ?? 'application/json', text, usage: reportedUsage(parsed),
+      ...(parsed !== undefined ? { output: JSON.stringify(choices ?? null) } : {}),
+    };
+  }
+
+  /** Releases a call's reservation and charges what it cost (see settledCharge). */
+  function settle(call: ProxyCall, reservation: TokenUsage, outcome: UpstreamOutcome): void {
+    const charge = settledCharge(reservation, outcome);
+    ledger.reserved -= reservation.input_tokens + reservation.output_tokens;
+    ledger.spent += charge.input_tokens + charge.output_tokens;
+    usage.input_tokens += charge.input_tokens;
+    usage.output_tokens += charge.output_tokens;
+    call.input_tokens = charge.input_tokens;
+    call.output_tokens = charge.output_tokens;
+    if (charge.estimated) call.usage_estimated = true;
   }
 
   /** Forwards one call upstream and answers the container; returns the call's record (and the answer, for a trace). */
-  async function forward(body: Record<string, unknown>, res: ServerResponse): Promise<ProxyCall & { output?: string }> {
+  async function forward(body: Record<string, unknown>, reservation: TokenUsage, res: ServerResponse): Promise<ProxyCall & { output?: string }> {
     const started = performance.now();
     const call: ProxyCall = { at: new Date().toISOString(), status: 0, latency_ms: 0, input_tokens: 0, output_tokens: 0 };
     calls.push(call);
-    let output: string | undefined;
+    let answer: UpstreamAnswer | undefined;
+    let failure = '';
     try {
-      const answer = await fetch(`${upstream.baseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(upstream.apiKey ? { authorization: `Bearer ${upstream.apiKey}` } : {}) },
-        body: JSON.stringify(body),
-      });
-      const text = await answer.text();
-      call.status = answer.status;
-      call.latency_ms = Math.round(performance.now() - started);
-      try {
-        const parsed = JSON.parse(text) as { usage?: { prompt_tokens?: number; completion_tokens?: number } };
-        call.input_tokens = parsed.usage?.prompt_tokens ?? 0;
-        call.output_tokens = parsed.usage?.completion_tokens ?? 0;
-        output = JSON.stringify((parsed as { choices?: unknown }).choices ?? null);
-      } catch { /* not JSON: passed on as is */ }
-      usage.input_tokens += call.input_tokens;
-      usage.output_tokens += call.output_tokens;
-      if (!answer.ok) call.error = redactSecrets(text.slice(0, 300));
-      res.statusCode = answer.status;
-      res.setHeader('content-type', answer.headers.get('content-type') ?? 'application/json');
-      // Never pass on anything that could carry the credential back (a provider echoing headers).
-      res.end(redactSecrets(text));
+      answer = await askUpstream(body);
     } catch (error) {
-      call.status = 502;
+      failure = redactSecrets((error as Error).message);
+    } finally {
+      settle(call, reservation, answer ? { answered: true, status: answer.status, usage: answer.usage } : { answered: false });
       call.latency_ms = Math.round(performance.now() - started);
-      call.error = redactSecrets((error as Error).message);
-      send(res, 502, `model proxy could not reach the model: ${call.error}`, 'server_error');
     }
-    return { ...call, ...(output ? { output } : {}) };
+    if (!answer) {
+      call.status = 502;
+      call.error = failure;
+      send(res, 502, `model proxy could not get an answer from the model: ${failure}`, 'server_error');
+      return call;
+    }
+    call.status = answer.status;
+    if (answer.status >= 400) call.error = redactSecrets(answer.text.slice(0, 300));
+    res.statusCode = answer.status;
+    res.setHeader('content-type', answer.contentType);
+    // Never pass on anything that could carry the credential back (a provider echoing headers).
+    res.end(redactSecrets(answer.text));
+    return { ...call, ...(answer.output ? { output: answer.output } : {}) };
   }
 
-  const server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => send(res, 500, `model proxy: ${redactSecrets((error as Error).message)}`, 'server_error'));
+  const server = createServer({ headersTimeout: limits.bodyTimeoutMs, requestTimeout: limits.bodyTimeoutMs * 2 }, (req, res) => {
+    const handled = handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) res.destroy();
+      else send(res, 500, `model proxy: ${redactSecrets((error as Error).message)}`, 'server_error');
+    }).finally(() => inFlight.delete(handled));
+    inFlight.add(handled);
   });
+  server.maxConnections = limits.maxConnections;
   await rm(options.socketPath, { force: true });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.socketPath, () => resolve());
   });
-  await chmod(options.socketPath, options.socketMode ?? 0o666);
+  try {
+    await restrictSocket(options.socketPath, options.socketOwner);
+  } catch (error) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await rm(options.socketPath, { force: true });
+    const hint = options.socketOwner ? `; handing it to uid ${options.socketOwner.uid} needs a worker running as root (leave socketOwner out for a rootless worker)` : '';
+    throw new Error(`could not restrict the model proxy socket ${options.socketPath}: ${(error as Error).message}${hint}`);
+  }
   return {
     socketPath: options.socketPath,
     calls,
     usage: () => ({ ...usage }),
     close: async () => {
+      // Calls in flight are abandoned and settled (charged their reservation) before usage() is read.
+      closing.abort(new Error('the model proxy was closed: the run ended'));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled([...inFlight]);
       await rm(options.socketPath, { force: true });
     },
   };

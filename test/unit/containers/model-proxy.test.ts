@@ -2,19 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { budgetDecision, proxyUpstreamOf, ProxyUpstreamError, startModelProxy } from '../../../src/containers/model-proxy';
+import { proxyUpstreamOf, ProxyUpstreamError, startModelProxy } from '../../../src/containers/model-proxy';
+import { estimateInputTokens } from '../../../src/containers/proxy-request-policy';
 import { unixSocketFetch } from '../../../src/agent/unix-socket-fetch';
 import { startModelSimulator, type ModelSimulator } from '../../../src/sandbox/model-simulator/model-simulator';
 import type { ModelConnection } from '../../../src/config/model-configuration';
-
-describe('budgetDecision', () => {
-  it('caps output tokens by the connection and what is left of the budget, and refuses a spent budget', () => {
-    expect(budgetDecision(0, null, undefined, 4096)).toEqual({ allow: true, maxTokens: 4096 });
-    expect(budgetDecision(0, null, 100_000, 4096)).toEqual({ allow: true, maxTokens: 4096 });
-    expect(budgetDecision(900, 1000, 4096, 4096)).toEqual({ allow: true, maxTokens: 100 });
-    expect(budgetDecision(1000, 1000, 10, 4096)).toMatchObject({ allow: false, reason: expect.stringContaining('budget of 1000 is spent') });
-  });
-});
 
 describe('proxyUpstreamOf', () => {
   it('refuses backends the proxy cannot forward to, saying what to change', () => {
@@ -45,16 +37,18 @@ describe('the model proxy on a unix socket', () => {
       const ok = await call(proxy.socketPath, { model: 'allowed', messages: [{ role: 'user', content: 'x' }], max_tokens: 9999 });
       expect(ok.status).toBe(200);
       expect(model.received[0]!.authorization).toBe('Bearer sk-held-by-the-host-only');
-      expect(model.requests[0]!.max_tokens).toBe(50);
+      // The grant is what the budget holds after the call's estimated input.
+      expect(model.requests[0]!.max_tokens).toBe(50 - estimateInputTokens({ model: 'allowed', messages: [{ role: 'user', content: 'x' }] }));
       expect(proxy.usage()).toEqual({ input_tokens: 30, output_tokens: 25 });
 
-      const other = await call(proxy.socketPath, { model: 'another', messages: [] });
+      const other = await call(proxy.socketPath, { model: 'another', messages: [{ role: 'user', content: 'x' }] });
       expect(other.status).toBe(403);
-      const spent = await call(proxy.socketPath, { model: 'allowed', messages: [] });
+      const spent = await call(proxy.socketPath, { model: 'allowed', messages: [{ role: 'user', content: 'x' }] });
       expect(spent.status).toBe(429);
       expect(await spent.text()).toContain('token budget of 50 is spent');
       expect(model.requests).toHaveLength(1);
-      expect(proxy.calls.map((c) => c.status)).toEqual([200, 429]);
+      // Refusals are recorded too, so the station can report them.
+      expect(proxy.calls.map((c) => c.status)).toEqual([200, 403, 429]);
       expect(proxy.calls[0]!.latency_ms).toBeGreaterThanOrEqual(0);
     } finally {
       await proxy.close();
