@@ -7,6 +7,7 @@ import type { AgentTask, AgentTranscriptEntry, ReviewCycle } from '../../src/age
 import { parseAgentResult, parseReviewCycle, parseTranscript } from '../../src/containers/agent-report';
 import { readContainedFile, readContainedText } from '../../src/containers/contained-file';
 import { exposeWorkspace, hostTreeDir, syncWorkspaceIntoHostTree, WorkspaceSyncError } from '../../src/containers/workspace-sync';
+import { stageAgentBundle } from '../../src/containers/mount-access';
 import type { ServiceConfig } from '../../src/config/service-config';
 import { containerName, type ContainerSpec } from '../../src/containers/container-args';
 import type { GitRemotes } from '../../src/containers/git-remote';
@@ -70,6 +71,8 @@ export interface ContainerStationDeps {
   recordDir?: string;
   /** Model credentials for the proxy (the worker's environment by default); never passed to the container. */
   env?: NodeJS.ProcessEnv;
+  /** The agent bundle to mount (built from the checkout's sources by default). */
+  agentBundle?: () => Promise<string>;
 }
 
 function stationFailure(code: string, message: string, recovery?: string): ApplicationFailure {
@@ -86,6 +89,21 @@ function activityContext(): Context | undefined {
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+/** sun_path holds 108 bytes with its terminating zero; a longer path is cut short by the kernel. */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/** The station's folder: the host tree and the container's workspace (kept until the push ran). */
+function stationBase(workDir: string, input: Pick<StationInput, 'ticket_key' | 'node' | 'visit' | 'run_id'>): string {
+  return join(workDir, `${input.ticket_key.toLowerCase()}-${input.node}-${input.visit}-${input.run_id.slice(0, 12)}`);
+}
+
+/**
+ * The run folder of one attempt (task, proxy socket, result), short and beside the station folders: the socket's
+ * path must stay under the kernel's limit whatever the ticket, node and work folder are called.
+ */
+function runFolder(workDir: string, base: string): string {
+  return join(workDir, `run-${digest(base).slice(0, 10)}`);
+}
 const MAX_OUTPUT_CHARS = 32_000;
 /** What the host reads of a file the container wrote: outputs, the result, the transcript, a review cycle. */
 const MAX_OUTPUT_BYTES = 256 * 1024;
@@ -125,11 +143,15 @@ export function createContainerStations(deps: ContainerStationDeps) {
 
       const account = deps.account();
       const owner = account.switchUser ? { uid: account.uid, gid: account.gid } : undefined;
-      const base = join(config.container.workDir, `${input.ticket_key.toLowerCase()}-${input.node}-${input.visit}-${input.run_id.slice(0, 12)}`);
+      const base = stationBase(config.container.workDir, input);
       // Host git runs only in hostDir, which no container ever sees; the container works on a copy (workspaceDir).
       const hostDir = hostTreeDir(base);
       const workspaceDir = join(base, 'workspace');
-      const runDir = join(base, 'run');
+      const runDir = runFolder(config.container.workDir, base);
+      const socketPath = join(runDir, 'model.sock');
+      if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
+        throw stationFailure('work_dir_too_long', `the model proxy's socket ${socketPath} would be longer than the ${MAX_SOCKET_PATH_BYTES} bytes a unix socket path may have`, 'set CONTAINER_WORK_DIR to a shorter folder, restart the worker, then add service:retry');
+      }
       const remote = deps.remotes.remoteFor(repository);
       const mode = input.params?.change_request_mode === 'fork' || input.params?.change_request_mode === 'direct' ? input.params.change_request_mode : remote.changeRequestMode;
       const fork = mode === 'fork' ? await deps.forkOf?.(repository) : undefined;
@@ -165,10 +187,11 @@ export function createContainerStations(deps: ContainerStationDeps) {
       };
       await writeFile(join(runDir, 'task.json'), JSON.stringify(task, null, 2), { mode: 0o644 });
       const proxy = await startModelProxy({
-        socketPath: join(runDir, 'model.sock'), upstream, tokenBudget, tracing: deps.tracing, socketOwner: owner,
+        socketPath, upstream, tokenBudget, tracing: deps.tracing, socketOwner: owner,
         trace: { ...stationTraceContext(input), workflow_step: step, repo: repository },
       });
-      const agentPath = await agentBundlePath();
+      // A copy in the work folder: the checkout's own folder may be private to the worker (issue 30, point 7).
+      const agentPath = stageAgentBundle(await (deps.agentBundle ?? agentBundlePath)(), config.container.workDir);
       timings.setup_ms = Date.now() - setupStarted;
 
       const cycles = new Map<number, ReviewCycle>();
@@ -286,6 +309,8 @@ export function createContainerStations(deps: ContainerStationDeps) {
         return await runOnce(input, context);
       } finally {
         clearInterval(beat);
+        // The run folder (task, socket, result) lives only as long as the attempt, whatever ended it.
+        await rm(runFolder(config.container.workDir, stationBase(config.container.workDir, input)), { recursive: true, force: true });
       }
     };
   };

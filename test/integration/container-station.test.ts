@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, existsSync, mkdirSync, writeFileSync, readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, existsSync, mkdirSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -10,6 +10,8 @@ import type { ServiceConfig } from '../../src/config/service-config';
 import { createGitRemotes, runGit, type GitRemotes } from '../../src/containers/git-remote';
 import { podman, resolvePodmanAccount } from '../../src/containers/podman-account';
 import { runContainer } from '../../src/containers/run-container';
+import { containerWorkDir } from '../../src/containers/mount-access';
+import { agentBundlePath } from '../../src/agent/bundle-agent';
 import { createScmhostClient } from '../../src/providers/scmhost/scmhost-client';
 import { createLogger } from '../../src/logging/logger';
 import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
@@ -52,7 +54,7 @@ describe('container stations with real podman, real git and the simulators', () 
   let hostPort: number;
   const saved = { ...process.env };
 
-  function station(overrides: Partial<ServiceConfig['container']> = {}, extra: { skillsRoot?: string; remotes?: GitRemotes; forkOf?: (r: string) => Promise<string | undefined> } = {}) {
+  function station(overrides: Partial<ServiceConfig['container']> = {}, extra: { skillsRoot?: string; remotes?: GitRemotes; forkOf?: (r: string) => Promise<string | undefined>; agentBundle?: () => Promise<string> } = {}) {
     const config = {
       container: {
         image: 'service-dev:latest', memoryLimit: '1g', cpuLimit: 1, timeoutSeconds: 120, pidsLimit: 512, egressRepos: [], workDir,
@@ -61,7 +63,7 @@ describe('container stations with real podman, real git and the simulators', () 
       autoReview: { maxRetries: 3, pollIntervalSeconds: 0.5, recordPolledFiles: 'copy' as const },
     };
     return createContainerStations({
-      config, logger, account: () => resolvePodmanAccount(), skillsRoot: extra.skillsRoot, forkOf: extra.forkOf,
+      config, logger, account: () => resolvePodmanAccount(), skillsRoot: extra.skillsRoot, forkOf: extra.forkOf, agentBundle: extra.agentBundle,
       remotes: extra.remotes ?? createGitRemotes({ scmhostApiUrl: scm.url, scmhostToken: SCM_TOKEN }),
       resolveModel: async () => ({ key: 'execute_task_changes', target: { connection: 'sim', model: 'agent-model' }, connection: { ...connection, base_url: model.url }, source: 'deployment_default' }) as never,
     })(spec);
@@ -188,6 +190,21 @@ describe('container stations with real podman, real git and the simulators', () 
     // The model call worked, and the credential was added by the proxy on the host side only.
     expect(model.received.every((r) => r.authorization === `Bearer ${OPENAI_KEY}`)).toBe(true);
     expect((result.data as any).model_calls.length).toBe(3);
+  });
+
+  it('works from a checkout under a private folder (mode 0700): the work folder moves and the agent bundle is staged in it', async () => {
+    // A checkout in a root user's home: its agent bundle and its default work folder are out of the account's reach.
+    const home = join(workDir, 'private-home');
+    const checkout = join(home, 'checkout');
+    mkdirSync(join(checkout, 'dist', 'agent'), { recursive: true });
+    copyFileSync(await agentBundlePath(), join(checkout, 'dist', 'agent', 'agent.cjs'));
+    chmodSync(home, 0o700);
+    const chosen = containerWorkDir({ workDir: join(checkout, '.data', 'workspaces'), explicit: false, account: resolvePodmanAccount(), fallbackRoot: join(workDir, 'vls') });
+    expect(chosen.moved).toContain('cannot be reached by the container account');
+    scriptGreetingChange('hello, private checkout', 'notes\n');
+    const result = await station({ workDir: chosen.workDir }, { agentBundle: async () => join(checkout, 'dist', 'agent', 'agent.cjs') })(input('ACME-13'));
+    expect(result.outcome).toBe('changed');
+    expect((result.data as any).files).toEqual(['hello.txt']);
   });
 
   it('kills a container that outlives CONTAINER_TIMEOUT, removes it and reports a clear error', async () => {
