@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { GitCommandError, remoteBranchHead, runGit, type GitRemote, type GitRemotes } from '../src/containers/git-remote';
 import { parseRepoRef } from '../src/poller/scmhost-poll';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
@@ -37,6 +38,19 @@ async function pushTarget(deps: GitPushDeps, operation: GitPushOperation): Promi
  * station started is a precondition failure, never a force push over someone else's work.
  */
 export async function performGitPush(deps: GitPushDeps, operation: GitPushOperation): Promise<EffectAttemptResult> {
+  const attempt = await pushOnce(deps, operation);
+  // Once the branch holds the commit, its tree has served: a later attempt adopts the remote head without it.
+  if (attempt.status === 'succeeded') await removeStationFolder(operation.workspace);
+  return attempt;
+}
+
+/** The station folder around a host tree (`<base>/host`): the host tree and the container's copy of it. */
+async function removeStationFolder(hostTree: string): Promise<void> {
+  if (basename(hostTree) !== HOST_TREE_DIRNAME) return;
+  await rm(dirname(hostTree), { recursive: true, force: true }).catch(() => undefined);
+}
+
+async function pushOnce(deps: GitPushDeps, operation: GitPushOperation): Promise<EffectAttemptResult> {
   const { remote, repository } = await pushTarget(deps, operation);
   const evidence = { provider: 'git' as const, ids: { repository, branch: operation.branch, sha: operation.commit_sha } };
   const head = await remoteBranchHead(remote, operation.branch);

@@ -37,7 +37,7 @@ describe('the git.push effect runs git only in a host tree', () => {
     expect(git(root, 'ls-remote', bare).trim()).toBe('');
   });
 
-  it('pushes from a host tree, ignoring a planted repository-level fsmonitor and hooks path', async () => {
+  it('pushes from a host tree, ignoring a planted repository-level fsmonitor and hooks path, then removes the station folder', async () => {
     const host = join(root, 'new', 'host');
     const bare = join(root, 'new-origin.git');
     const sha = repository(host, bare);
@@ -51,5 +51,7 @@ describe('the git.push effect runs git only in a host tree', () => {
     expect(result.status).toBe('succeeded');
     expect(git(root, 'ls-remote', bare, 'refs/heads/service/a-1').split('\t')[0]).toBe(sha);
     expect(existsSync(canary)).toBe(false);
+    // The station folder served its purpose once the branch holds the commit.
+    expect(existsSync(join(root, 'new'))).toBe(false);
   });
 });
