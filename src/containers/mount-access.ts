@@ -67,7 +67,8 @@ const describe = (blocked: BlockedFolder) => `${blocked.dir} (mode ${blocked.mod
 export function containerWorkDir(options: { workDir: string; explicit: boolean; account: Pick<PodmanAccount, 'uid' | 'gid' | 'name' | 'switchUser'>; fallbackRoot?: string }): { workDir: string; moved?: string } {
   const { account } = options;
   if (!account.switchUser) return { workDir: options.workDir };
-  const blocked = blockedFolder(options.workDir, account);
+  // The work folder itself is the worker's to open up (stations make it 0711); its parents are not.
+  const blocked = blockedFolder(dirname(resolve(options.workDir)), account);
   if (!blocked) return { workDir: options.workDir };
   if (options.explicit) {
     throw new MountAccessError(`CONTAINER_WORK_DIR ${options.workDir} cannot be reached by the container account ${account.name}: ${describe(blocked)} does not let it pass. Choose a folder whose every parent it may pass through (for example ${join(options.fallbackRoot ?? FALLBACK_WORK_ROOT, 'workspaces')}), or allow it with chmod o+x ${blocked.dir}`);

@@ -33,6 +33,12 @@ describe('the work folder of container stations', () => {
   mkdirSync(defaultDir, { recursive: true });
   chmodSync(home, 0o700);
 
+  it('keeps a private work folder whose parents the account can pass (the worker opens the folder itself)', () => {
+    const own = join(root, 'own-work');
+    mkdirSync(own, { mode: 0o700 });
+    expect(containerWorkDir({ workDir: own, explicit: true, account })).toEqual({ workDir: own });
+  });
+
   it('keeps a folder the account can reach, and any folder for a rootless worker', () => {
     expect(containerWorkDir({ workDir: join(root, 'open', 'workspaces'), explicit: false, account })).toEqual({ workDir: join(root, 'open', 'workspaces') });
     expect(containerWorkDir({ workDir: defaultDir, explicit: false, account: { ...account, switchUser: false } })).toEqual({ workDir: defaultDir });
