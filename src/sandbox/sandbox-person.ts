@@ -1,3 +1,4 @@
+import { adfToMarkdown } from '../providers/tracker/adf/adf-to-markdown';
 import { readSandboxSettings, sandboxSettingsFile, SANDBOX_PERSON_EMAIL, SANDBOX_PROJECT, SANDBOX_REPOSITORY } from './sandbox-settings';
 
 /** `service sandbox ...` could not reach a running sandbox; the message says what to start. */
@@ -8,6 +9,22 @@ export class SandboxUnavailableError extends Error {
 /** The simulator answered with an error (an unknown ticket, an invalid label): its own message, unchanged. */
 export class SandboxRequestError extends Error {
   override readonly name = 'SandboxRequestError';
+}
+
+/** A ticket as a person reads it in the sandbox: its fields, its comments as text, and its pull requests. */
+export interface TicketView {
+  key: string;
+  summary: string;
+  type: string;
+  status: string;
+  labels: string[];
+  comments: Array<{ id: string; author: string; created: string; text: string }>;
+  pulls: Array<{
+    repository: string; number: number; title: string; state: 'open' | 'closed' | 'merged'; draft: boolean;
+    head: string; base: string; url: string;
+    /** The diff (git's, from the simulator), or why it could not be read. */
+    diff?: string; diffProblem?: string;
+  }>;
 }
 
 export interface NewTicket {
@@ -42,10 +59,15 @@ export class SandboxPerson {
     return { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${SANDBOX_PERSON_EMAIL}:sandbox`).toString('base64')}` };
   }
 
-  private async call(url: string, init: RequestInit): Promise<unknown> {
+  private async callText(url: string, init: RequestInit): Promise<string> {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
     const text = await response.text();
     if (!response.ok) throw new SandboxRequestError(`${init.method ?? 'GET'} ${url}: ${response.status} ${text}`);
+    return text;
+  }
+
+  private async call(url: string, init: RequestInit): Promise<unknown> {
+    const text = await this.callText(url, init);
     return text ? JSON.parse(text) as unknown : undefined;
   }
 
@@ -56,6 +78,54 @@ export class SandboxPerson {
   private scmhost(path: string, method: string, body?: unknown): Promise<unknown> {
     const headers = { 'content-type': 'application/json', authorization: `token ${this.reviewerToken}`, accept: 'application/vnd.github+json' };
     return this.call(`${this.urls.scmhost}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  /**
+   * Reads a ticket the way a person looks at it: fields and comments from the tracker, and the pull requests of its
+   * branch (`service/<key>`, or `[KEY]` in the title) with their diffs from the source host.
+   */
+  async readTicket(key: string, options: { diffs: boolean }): Promise<TicketView> {
+    const issueKey = encodeURIComponent(key);
+    const issue = await this.tracker(`/issue/${issueKey}?fields=summary,issuetype,status,labels`, 'GET') as {
+      key: string; fields: { summary?: string; issuetype?: { name?: string }; status?: { name?: string }; labels?: string[] };
+    };
+    type Comment = { id: string; author?: { displayName?: string; accountId?: string }; created: string; body: unknown };
+    const comments: Comment[] = [];
+    for (let startAt = 0; ;) {
+      const page = await this.tracker(`/issue/${issueKey}/comment?startAt=${startAt}&maxResults=100`, 'GET') as { total: number; comments: Comment[] };
+      comments.push(...page.comments);
+      startAt += page.comments.length;
+      if (page.comments.length === 0 || startAt >= page.total) break;
+    }
+    type Pull = { number: number; title: string; state: 'open' | 'closed'; draft?: boolean; merged_at: string | null; html_url: string; head: { ref: string }; base: { ref: string } };
+    const all = await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls?state=all&per_page=100&direction=asc`, 'GET') as Pull[];
+    const mine = all.filter((p) => p.head.ref.toLowerCase() === `service/${key.toLowerCase()}` || p.title.includes(`[${issue.key}]`));
+    const pulls: TicketView['pulls'] = [];
+    for (const pull of mine) {
+      const view: TicketView['pulls'][number] = {
+        repository: SANDBOX_REPOSITORY, number: pull.number, title: pull.title,
+        state: pull.merged_at ? 'merged' : pull.state, draft: pull.draft ?? false, head: pull.head.ref, base: pull.base.ref, url: pull.html_url,
+      };
+      if (options.diffs) {
+        const headers = { authorization: `token ${this.reviewerToken}`, accept: 'application/vnd.github.diff' };
+        try {
+          view.diff = await this.callText(`${this.urls.scmhost}/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}`, { method: 'GET', headers });
+        } catch (error) {
+          if (!(error instanceof SandboxRequestError)) throw error;
+          view.diffProblem = error.message;
+        }
+      }
+      pulls.push(view);
+    }
+    return {
+      key: issue.key,
+      summary: issue.fields.summary ?? '',
+      type: issue.fields.issuetype?.name ?? '',
+      status: issue.fields.status?.name ?? '',
+      labels: issue.fields.labels ?? [],
+      comments: comments.map((c) => ({ id: c.id, author: c.author?.displayName ?? c.author?.accountId ?? 'unknown', created: c.created, text: adfToMarkdown(c.body) })),
+      pulls,
+    };
   }
 
   async createTicket(ticket: NewTicket): Promise<string> {

@@ -43,6 +43,8 @@ export interface SandboxOptions {
 }
 
 const STATE_FILES = ['tracker.json', 'scmhost.json', 'model.json'];
+/** The source host's bare repositories: `<state dir>/git/<owner>/<name>.git`. */
+const GIT_FOLDER = 'git';
 const MODEL_VARIABLES = ['MODEL_CONNECTIONS', 'MODEL_DEFAULT', 'MODEL_POLICY', 'LLM_BACKEND', 'LLM_MODEL'];
 
 /** The model variables the user set (non-empty); the sandbox's model stands in only when there are none. */
@@ -74,8 +76,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const report = options.report ?? (() => undefined);
   const { stateDir } = options;
   const file = (name: string) => join(stateDir, name);
-  if (!options.serviceStateExists && STATE_FILES.some((name) => existsSync(file(name)))) {
+  if (!options.serviceStateExists && [...STATE_FILES, GIT_FOLDER].some((name) => existsSync(file(name)))) {
     for (const name of STATE_FILES) rmSync(file(name), { force: true });
+    rmSync(file(GIT_FOLDER), { recursive: true, force: true });
     report(`sandbox: the Temporal database is new, so the simulators start from nothing too (old state in ${stateDir} removed)`);
   }
   const settings = readSandboxSettings(stateDir) ?? newSandboxSettings();
@@ -100,12 +103,19 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     tracker.state.setProperty(project, 'service.default_repo', SANDBOX_REPOSITORY);
 
     const scmhost = await onKeptPort(settings.ports.scmhost, (port) => startScmhostSimulator({
-      host, port, repositories: [SANDBOX_REPOSITORY],
+      host, port, repositories: [SANDBOX_REPOSITORY], gitRoot: file(GIT_FOLDER), restore: scmhostState,
       tokens: { [secrets.SCMHOST_TOKEN]: SANDBOX_BOT_LOGIN, [secrets.reviewer_token]: SANDBOX_REVIEWER_LOGIN },
     }));
     started.push(scmhost);
-    if (scmhostState) scmhost.state.restore(scmhostState);
-    scmhost.state.createRepository(SANDBOX_REPOSITORY);
+    for (const line of scmhost.gitCheck.followed) report(`sandbox: the source host's state follows its git repository: ${line}`);
+    const gitWarning = scmhost.gitCheck.problems.length > 0
+      ? [
+        `sandbox: WARNING: scmhost.json names commits the source host's git repositories (${file(GIT_FOLDER)}) do not have:`,
+        ...scmhost.gitCheck.problems.map((problem) => `sandbox:   ${problem}`),
+        `sandbox:   pull requests on these branches show no content and cannot be merged; stop and delete ${join(stateDir, '..')} to start from nothing`,
+      ]
+      : [];
+    for (const line of gitWarning) report(line);
 
     const model = useModel
       ? await onKeptPort(settings.ports.model, (port) => startModelSimulator({ host, port, respond: sandboxResponder, firstResponseNumber: modelState?.responses ?? 0 }))
@@ -158,14 +168,21 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           model
             ? `               model   ${model.url} (simulated: minimal documents that fit the requested schema; set MODEL_* or LLM_* for a real one)`
             : `               model   yours (${userModel.join(', ')}), not simulated`,
-          `               state   ${stateDir} (${issues} ticket${issues === 1 ? '' : 's'} kept; removed with the database)`,
+          `               state   ${stateDir} (${issues} ticket${issues === 1 ? '' : 's'} kept, git repositories in ${GIT_FOLDER}/; removed with the database)`,
           `               webhook secrets (X-Hub-Signature / X-Hub-Signature-256 = sha256=<hex HMAC-SHA256 of the body>):`,
           `                 TRACKER_WEBHOOK_SECRET=${secrets.TRACKER_WEBHOOK_SECRET}`,
           `                 SCMHOST_WEBHOOK_SECRET=${secrets.SCMHOST_WEBHOOK_SECRET}`,
           `               read API token (SERVICE_OPERATOR_TOKEN): ${operatorToken}`,
           `                 curl -H "authorization: Bearer ${operatorToken}" ${settings.urls.gateway ?? 'http://127.0.0.1:8000'}/api/v1/workflows/SBX-1/execution`,
+          `               simulators' REST (the tracker takes any e-mail and token; the source-host token acts as ${SANDBOX_REVIEWER_LOGIN}):`,
+          `                 curl -u service@sandbox.local:${secrets.TRACKER_API_TOKEN} '${tracker.url}/rest/api/3/issue/SBX-1?fields=summary,status,labels,comment'`,
+          `                 curl -H "authorization: Bearer ${secrets.reviewer_token}" ${scmhost.url}/repos/${SANDBOX_REPOSITORY}/pulls/1/files`,
+          `                 curl -H "authorization: Bearer ${secrets.reviewer_token}" -H 'accept: application/vnd.github.diff' ${scmhost.url}/repos/${SANDBOX_REPOSITORY}/pulls/1`,
+          `                 pull request pages (the link on the ticket; no token from this machine): ${scmhost.url}/${SANDBOX_REPOSITORY}/pull/1`,
+          `               read a ticket: service sandbox show SBX-1 (its comments, labels, pull requests and their diffs)`,
           `               act as a person: service sandbox create-ticket "Try me" | comment SBX-1 "text" | label SBX-1 <label> | approve SBX-1 [--pr] | check SBX-1 [--conclusion failure] | review SBX-1 "text" | merge SBX-1`,
           `                 (npx service sandbox --help; add --data-dir when you started with one)`,
+          ...gitWarning.map((line) => `  ${line}`),
         ];
       },
       async close() {

@@ -2,9 +2,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { readSandboxSettings } from '../../src/sandbox/sandbox-settings';
 import { freePort } from '../helpers/free-port';
 import { startService, type ServiceProcess } from '../helpers/service-process';
 import { eventually, getJson } from '../helpers/webhooks';
+import { pushCommit, remoteHeads, remoteLog, remoteUrl } from '../unit/sandbox/git-over-http';
 
 type Json = Record<string, any>;
 const TOKEN = 'sandbox-restart-token';
@@ -12,6 +14,8 @@ const TOKEN = 'sandbox-restart-token';
 /**
  * Issue 13, item 1: the simulators used to forget everything at a restart and hand out the same ids again, so the
  * kept workflow of the first ticket read the second ticket's facts as conflicting evidence and blocked for good.
+ * Issue "Promises to a newcomer kept": the source host's git repositories were lost at a restart too (they lived in
+ * a temporary folder), and a merge moved only the REST view of `main`.
  */
 describe('service dev --sandbox restarted on the same data directory', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'service-sandbox-restart-'));
@@ -45,6 +49,21 @@ describe('service dev --sandbox restarted on the same data directory', () => {
     return page.status === 200 ? page.body.entries as Json[] : [];
   };
 
+  /** The source host as a person reaches it: its address and the reviewer's token from sandbox.json. */
+  const sourceHost = () => {
+    const settings = readSandboxSettings(join(dataDir, 'sandbox'))!;
+    const token = settings.secrets.reviewer_token;
+    const rest = async (path: string, init: { method?: string; body?: unknown } = {}) => {
+      const response = await fetch(`${settings.urls.scmhost}${path}`, {
+        method: init.method ?? 'GET',
+        headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'content-type': 'application/json' },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+      return { status: response.status, body: await response.json() as Json };
+    };
+    return { remote: remoteUrl(settings.urls.scmhost, 'sandbox/app', token), rest };
+  };
+
   const accepted = (entries: Json[], event: string) => entries.some((e) => e.kind === 'observation_decision'
     && e.status === 'accepted' && e.details?.source === 'webhook' && e.details?.event === event);
   const decided = (entries: Json[], text: string) => entries.some((e) => e.kind === 'command_decision' && JSON.stringify(e).includes(text));
@@ -52,18 +71,40 @@ describe('service dev --sandbox restarted on the same data directory', () => {
   it('continues both tickets: new ids, no conflicting evidence, every comment and label accepted', async () => {
     const first = await startSandbox();
     let firstKey: string;
+    let personHead = '';
+    let headsBefore = new Map<string, string>();
     try {
       firstKey = await sandbox('create-ticket', 'First ticket');
       expect(firstKey).toBe('SBX-1');
       await eventually(async () => ((await timeline(first.api, firstKey)).some((e) => e.kind === 'station_attempt') ? true : undefined), 90_000, `${firstKey} through intake`);
+      // A person's branch and pull request on the source host (no ticket's): pushed with git, opened through REST.
+      const { remote, rest } = sourceHost();
+      personHead = await pushCommit(remote, 'person/notes', { 'NOTES.md': 'kept across restarts\n' }, 'Add notes', { from: 'main' });
+      expect((await rest('/repos/sandbox/app/pulls', { method: 'POST', body: { title: 'Notes', head: 'person/notes', base: 'main' } })).status).toBe(201);
+      headsBefore = await remoteHeads(remote);
     } finally {
       expect(await first.dev.stop('SIGINT')).toBe(0);
     }
     expect(existsSync(join(dataDir, 'sandbox', 'tracker.json'))).toBe(true);
+    expect(existsSync(join(dataDir, 'sandbox', 'git', 'sandbox', 'app.git'))).toBe(true);
 
     const second = await startSandbox();
     try {
       expect(second.dev.output()).toContain(`state   ${join(dataDir, 'sandbox')} (1 ticket kept`);
+      expect(second.dev.output()).not.toContain('WARNING');
+      // git itself still has main and the person's branch where they were, and the pull request's commit.
+      const { remote, rest } = sourceHost();
+      const headsAfter = await remoteHeads(remote);
+      expect(headsAfter.get('main')).toBe(headsBefore.get('main'));
+      expect(headsAfter.get('person/notes')).toBe(personHead);
+      expect((await remoteLog(remote, ['--format=%H %s', 'main..person/notes'])).trim()).toBe(`${personHead} Add notes`);
+      expect(((await rest('/repos/sandbox/app/pulls/1/files')).body as unknown as Json[]).map((f) => f.filename)).toEqual(['NOTES.md']);
+      // The merge button makes a merge commit git has, and main moves in git as in REST.
+      const merged = await rest('/repos/sandbox/app/pulls/1/merge', { method: 'PUT', body: {} });
+      expect(merged.status).toBe(200);
+      expect((await remoteHeads(remote)).get('main')).toBe(merged.body.sha);
+      const mergeCommit = await rest(`/repos/sandbox/app/commits/${merged.body.sha}`);
+      expect(mergeCommit.body.parents.map((parent: Json) => parent.sha)).toEqual([headsBefore.get('main'), personHead]);
       const secondKey = await sandbox('create-ticket', 'Second ticket');
       expect(secondKey).toBe('SBX-2');
       await eventually(async () => (accepted(await timeline(second.api, secondKey), 'issue_created') ? true : undefined), 90_000, `${secondKey} started`);
@@ -72,6 +113,18 @@ describe('service dev --sandbox restarted on the same data directory', () => {
         await sandbox('comment', key, `After the restart, about ${key}`);
         expect(await sandbox('label', key, 'sandbox-touched')).toBe(`${key}: added sandbox-touched`);
       }
+      // The banner's curl examples answer as printed: the ticket with its comments, the pull request's files.
+      const banner = second.dev.output();
+      const [, user = '', password = '', issueUrl = ''] = /curl -u ([^:\s]+):(\S+) '([^']+)'/.exec(banner) ?? [];
+      const issue = await (await fetch(issueUrl.replace('SBX-1', firstKey), { headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` } })).json() as Json;
+      expect(issue.fields.comment.comments.length).toBeGreaterThan(0);
+      const [, token = '', filesUrl = ''] = /curl -H "authorization: Bearer (\S+)" (\S+\/pulls\/1\/files)/.exec(banner) ?? [];
+      expect((await fetch(filesUrl, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      // A person reads the ticket: its comments as text and its labels.
+      const shown = await sandbox('show', firstKey);
+      expect(shown).toContain(`${firstKey}  First ticket`);
+      expect(shown).toContain(`After the restart, about ${firstKey}`);
+      expect(shown).toMatch(/labels: .*sandbox-touched/);
       await sandbox('label', firstKey, 'service:retry');
 
       for (const key of [firstKey, secondKey]) {

@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import type { NextFunction, Request, Response } from 'express';
 
 export interface GitSmartHttpOptions {
-  /** Folder of the bare repositories; a temporary one (removed on close) by default. */
+  /**
+   * Folder of the bare repositories (`<root>/<owner>/<name>.git`), kept as it is on close; a temporary one, removed
+   * on close, by default.
+   */
   root?: string;
   /** A self-managed path prefix in front of the repositories (GitLab `/gitlab`). */
   pathPrefix?: string;
@@ -29,6 +32,8 @@ export interface GitSmartHttp {
   handler(req: Request, res: Response, next: NextFunction): void;
   /** The bare repository of `owner/name` on disk (created when missing): tests may inspect it with git. */
   repositoryPath(fullName: string): string;
+  /** The bare repository of `owner/name` when it exists on disk, without creating it. */
+  existingRepositoryPath(fullName: string): string | undefined;
   close(): void;
 }
 
@@ -59,8 +64,10 @@ export function createGitSmartHttp(options: GitSmartHttpOptions): GitSmartHttp {
   const ownRoot = !options.root;
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'scmhost-git-'));
 
+  const pathOf = (fullName: string) => join(root, `${fullName.toLowerCase()}.git`);
+
   function repositoryPath(fullName: string): string {
-    const path = join(root, `${fullName.toLowerCase()}.git`);
+    const path = pathOf(fullName);
     if (existsSync(path)) return path;
     const branch = options.defaultBranchOf(fullName) ?? 'main';
     const parent = options.parentOf?.(fullName);
@@ -155,6 +162,7 @@ export function createGitSmartHttp(options: GitSmartHttpOptions): GitSmartHttp {
   return {
     handler,
     repositoryPath,
+    existingRepositoryPath: (fullName) => (existsSync(pathOf(fullName)) ? pathOf(fullName) : undefined),
     close: () => {
       if (ownRoot) rmSync(root, { recursive: true, force: true });
     },

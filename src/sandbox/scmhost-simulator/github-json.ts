@@ -4,8 +4,12 @@
  * (test/unit/sandbox/github-openapi-contract.test.ts) holds them to GitHub's OpenAPI description: every field it
  * requires is here, and nothing it does not declare.
  */
+import type { ChangedFile, GitCommit } from './bare-repository';
 
 export interface SimUser { login: string; id: number; type: 'User' | 'Bot' }
+
+/** A pull request's size as git counts it. */
+export interface PullRequestSize { commits: number; additions: number; deletions: number; changedFiles: number }
 
 export interface SimRepo {
   id: number;
@@ -248,7 +252,69 @@ export class GitHubJson {
     };
   }
 
-  pullRequest(repo: SimRepo, pull: SimPull, stats: { comments: number; reviewComments: number }) {
+  /**
+   * A commit as git has it (`GET /repos/{o}/{r}/commits/{ref}`, a pull request's commits): GitHub links author and
+   * committer to an account by e-mail and shows null when none has it; `changes` adds the stats and files.
+   */
+  gitCommit(repo: SimRepo, commit: GitCommit, accountOf: (email: string) => SimUser | undefined, changes?: { files: ChangedFile[] }) {
+    const api = `${this.apiUrl()}/repos/${repo.owner.login}/${repo.name}`;
+    const web = `${this.webUrl()}/${repo.owner.login}/${repo.name}`;
+    const account = (email: string) => {
+      const user = accountOf(email);
+      return user ? this.user(user) : null;
+    };
+    const additions = changes?.files.reduce((sum, file) => sum + file.additions, 0) ?? 0;
+    const deletions = changes?.files.reduce((sum, file) => sum + file.deletions, 0) ?? 0;
+    return {
+      sha: commit.sha,
+      node_id: nodeId('C', Number.parseInt(commit.sha.slice(0, 8), 16) || 0),
+      commit: {
+        author: commit.author,
+        committer: commit.committer,
+        message: commit.message,
+        tree: { sha: commit.tree, url: `${api}/git/trees/${commit.tree}` },
+        url: `${api}/git/commits/${commit.sha}`,
+        comment_count: 0,
+        verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+      },
+      url: `${api}/commits/${commit.sha}`,
+      html_url: `${web}/commit/${commit.sha}`,
+      comments_url: `${api}/commits/${commit.sha}/comments`,
+      author: account(commit.author.email),
+      committer: account(commit.committer.email),
+      parents: commit.parents.map((sha) => ({ sha, url: `${api}/commits/${sha}`, html_url: `${web}/commit/${sha}` })),
+      ...(changes ? {
+        stats: { total: additions + deletions, additions, deletions },
+        files: changes.files.map((file) => this.diffEntry(repo, file, commit.sha)),
+      } : {}),
+    };
+  }
+
+  /** One changed file (GitHub's diff-entry), its URLs at the commit `at`. */
+  diffEntry(repo: SimRepo, file: ChangedFile, at: string) {
+    const api = `${this.apiUrl()}/repos/${repo.owner.login}/${repo.name}`;
+    const web = `${this.webUrl()}/${repo.owner.login}/${repo.name}`;
+    const path = file.path.split('/').map(encodeURIComponent).join('/');
+    return {
+      sha: file.blobSha,
+      filename: file.path,
+      status: file.status,
+      additions: file.additions,
+      deletions: file.deletions,
+      changes: file.additions + file.deletions,
+      blob_url: `${web}/blob/${at}/${path}`,
+      raw_url: `${web}/raw/${at}/${path}`,
+      contents_url: `${api}/contents/${path}?ref=${at}`,
+      ...(file.patch !== undefined ? { patch: file.patch } : {}),
+      ...(file.previousPath !== undefined ? { previous_filename: file.previousPath } : {}),
+    };
+  }
+
+  /**
+   * `stats.size`, when git has the pull request's commits, gives its real counters; without it (a head the state
+   * alone knows) they stay at one commit with one added line.
+   */
+  pullRequest(repo: SimRepo, pull: SimPull, stats: { comments: number; reviewComments: number; size?: PullRequestSize }) {
     const fullName = `${repo.owner.login}/${repo.name}`;
     const api = `${this.apiUrl()}/repos/${fullName}`;
     const html = `${this.webUrl()}/${fullName}/pull/${pull.number}`;
@@ -318,10 +384,10 @@ export class GitHubJson {
       comments: stats.comments,
       review_comments: stats.reviewComments,
       maintainer_can_modify: false,
-      commits: 1,
-      additions: 1,
-      deletions: 0,
-      changed_files: 1,
+      commits: stats.size?.commits ?? 1,
+      additions: stats.size?.additions ?? 1,
+      deletions: stats.size?.deletions ?? 0,
+      changed_files: stats.size?.changedFiles ?? 1,
     };
   }
 

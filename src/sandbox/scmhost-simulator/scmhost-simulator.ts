@@ -8,10 +8,16 @@ import { randomUUID } from 'node:crypto';
 import { FaultInjector, createFaultInjector } from '../fault-injector';
 import { serveSimulator } from '../listen';
 import { WebhookSender, WebhookTarget, createWebhookSender, hmacSha256Hex } from '../webhook-sender';
-import { GitHubJson, SimUser } from './github-json';
-import { ScmhostSimError, ScmhostState, fakeSha } from './scmhost-state';
+import { GitHubJson, SimUser, type PullRequestSize, type SimPull, type SimRepo } from './github-json';
+import { ScmhostSimError, ScmhostState, fakeSha, type ScmhostSnapshot } from './scmhost-state';
 import { githubWebhookPayload, pullStats } from './scmhost-webhook-payloads';
 import { createGitSmartHttp, type GitSmartHttp } from './git-smart-http';
+import { GitCommandError } from './bare-repository';
+import { registerGitContentRoutes } from './git-content-routes';
+import { checkStateAgainstGit, type GitStateCheck } from './git-state-check';
+import { PullRequestGit } from './pull-request-git';
+import { registerPullRequestPages } from './pull-request-page';
+import { n, p, page } from './route-params';
 
 export interface ScmhostSimulatorOptions {
   port?: number;
@@ -22,8 +28,13 @@ export interface ScmhostSimulatorOptions {
   tokens?: Record<string, string>;
   /** Repositories (`owner/name`) created at start, with a `main` branch. */
   repositories?: string[];
-  /** Folder for the bare repositories served over git smart HTTP (a temporary one by default). */
+  /**
+   * Folder for the bare repositories served over git smart HTTP (`<gitRoot>/<owner>/<name>.git`), kept across
+   * restarts; a temporary one, removed on close, by default.
+   */
   gitRoot?: string;
+  /** State of an earlier run (`scmhost.json`), restored before anyone is served and checked against `gitRoot`. */
+  restore?: ScmhostSnapshot;
 }
 
 export interface ScmhostSimulator {
@@ -34,6 +45,10 @@ export interface ScmhostSimulator {
   webhooks: WebhookSender;
   /** Git over smart HTTP at `<url>/<owner>/<repo>.git` (token as the Basic password). */
   git: GitSmartHttp;
+  /** Pull requests' commits, files and diffs read from git, and the merge button. */
+  pulls: PullRequestGit;
+  /** With `restore`: where the restored state and the git repositories disagreed (empty otherwise). */
+  gitCheck: GitStateCheck;
   close(): Promise<void>;
 }
 
@@ -49,6 +64,8 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
   let url = '';
   const state = new ScmhostState();
   const json = new GitHubJson(() => url, () => url.replace(/\/api\/v3$/, ''));
+  if (options.restore) state.restore(options.restore);
+  const restored = [...state.repos.keys()];
   for (const name of options.repositories ?? []) state.createRepository(name);
   const faults = createFaultInjector(githubError);
   const webhooks = createWebhookSender(options.webhook);
@@ -81,9 +98,24 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
       for (const head of heads) if (repo && repo.branches.get(head.branch) !== head.sha) state.pushBranch(repo, head.branch, head.sha, state.user(login));
     },
   });
+  const pulls = new PullRequestGit(state, (fullName) => git.repositoryPath(fullName));
+  // Like GitHub, the base repository keeps each pull request's head at refs/pull/<n>/head as soon as it is opened or
+  // pushed to, so its commits stay there when the branch is force-pushed or deleted (in the background: a head only
+  // the state knows has nothing to keep).
+  state.onEvent((event) => {
+    if (event.event === 'pull_request' && event.action !== 'closed') void pulls.ensureHead(event.repo, event.pull).catch(() => undefined);
+  });
+  // Before any git repository is created: a missing one must be reported, not replaced silently.
+  const gitCheck = options.restore
+    ? await checkStateAgainstGit(state, restored, (fullName) => git.existingRepositoryPath(fullName), (fullName) => `${options.gitRoot ?? 'the git folder'}/${fullName.toLowerCase()}.git`)
+    : { problems: [], followed: [] };
+  // The repositories exist in git from the start, so the REST API's `main` is a commit git has.
+  for (const name of options.repositories ?? []) git.repositoryPath(name);
   // Faults apply to git over smart HTTP too (a push applied and then no answer), before its own Basic auth.
   app.use((req: Request, res: Response, next: NextFunction) => (req.path.includes('.git/') ? faults.middleware(req, res, next) : next()));
   app.use(git.handler);
+  // The web page of a pull request (its html_url), readable from loopback without a token.
+  registerPullRequestPages(app, { state, pulls, tokens: options.tokens });
   app.use((_req, res, next) => {
     res.setHeader('x-github-request-id', randomUUID().toUpperCase());
     res.setHeader('x-github-api-version-selected', '2022-11-28');
@@ -113,6 +145,7 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
   const repoOf = (req: Request) => state.repo(p(req, 'owner'), p(req, 'repo'));
 
   api.get('/user', (_req, res) => { res.json(json.authenticatedUser(me(res))); });
+  registerGitContentRoutes(api, { state, json, pulls });
 
   api.get('/repos/:owner/:repo', (req, res) => {
     const repo = repoOf(req);
@@ -167,9 +200,11 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
   });
 
   // What a person or a CI app does (the sandbox's `service sandbox merge|check`); the service itself never merges.
-  api.put('/repos/:owner/:repo/pulls/:number/merge', (req, res) => {
+  // The merge is a real commit on the base branch in git, as GitHub's merge button makes one.
+  api.put('/repos/:owner/:repo/pulls/:number/merge', async (req, res) => {
     const repo = repoOf(req);
-    const pull = state.mergePull(repo, n(req), me(res));
+    const body = (req.body ?? {}) as { merge_method?: string; sha?: string; commit_title?: string; commit_message?: string };
+    const pull = await pulls.merge(repo, n(req), { method: body.merge_method, sha: body.sha, title: body.commit_title, message: body.commit_message }, me(res));
     res.json({ sha: pull.mergeCommitSha, merged: true, message: 'Pull Request successfully merged' });
   });
 
@@ -181,10 +216,10 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
     res.status(201).json(json.checkRun(repo, run, state.openPullsForSha(repo, run.headSha)));
   });
 
-  api.get('/repos/:owner/:repo/pulls/:number', (req, res) => {
+  api.get('/repos/:owner/:repo/pulls/:number', async (req, res) => {
     const repo = repoOf(req);
     const pull = state.pull(repo, n(req));
-    res.json(json.pullRequest(repo, pull, pullStats(state, repo, pull)));
+    res.json(json.pullRequest(repo, pull, { ...pullStats(state, repo, pull), size: await sizeOf(repo, pull) }));
   });
 
   api.patch('/repos/:owner/:repo/pulls/:number', (req, res) => {
@@ -298,31 +333,23 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
     res.status(500).json({ message: `Server Error: ${error instanceof Error ? error.message : String(error)}`, documentation_url: DOCS, status: '500' });
   });
 
+  /**
+   * The counters of a single pull request as git has them; undefined when git lacks its head or base (a test that
+   * drives the state alone), so the JSON answer never fails over its counters.
+   */
+  async function sizeOf(repo: SimRepo, pull: SimPull): Promise<PullRequestSize | undefined> {
+    if (!(await pulls.ensureHead(repo, pull))) return undefined;
+    try {
+      const content = await pulls.content(repo, pull);
+      const sum = (key: 'additions' | 'deletions') => content.files.reduce((total, file) => total + file[key], 0);
+      return { commits: content.commits.length, additions: sum('additions'), deletions: sum('deletions'), changedFiles: content.files.length };
+    } catch (error) {
+      if (error instanceof ScmhostSimError || error instanceof GitCommandError) return undefined;
+      throw error;
+    }
+  }
+
   const served = await serveSimulator(app, options, { faults, webhooks });
   url = served.url;
-  return { url, state, faults, webhooks, git, close: async () => { await served.close(); git.close(); } };
-}
-
-function p(req: Request, name: string): string {
-  const value = req.params[name];
-  return Array.isArray(value) ? value.join('/') : String(value ?? '');
-}
-
-function n(req: Request): number {
-  const number = Number(p(req, 'number'));
-  if (!Number.isInteger(number) || number < 1) throw new ScmhostSimError(404, 'Not Found');
-  return number;
-}
-
-/** GitHub paging: per_page (max 100, default 30) and page, with a Link header to the next page. */
-function page<T>(req: Request, res: Response, items: T[]): T[] {
-  const perPage = Math.min(100, Math.max(1, Number(req.query.per_page ?? 30) || 30));
-  const pageNumber = Math.max(1, Number(req.query.page ?? 1) || 1);
-  const slice = items.slice((pageNumber - 1) * perPage, pageNumber * perPage);
-  if (pageNumber * perPage < items.length) {
-    const next = new URL(`http://x${req.originalUrl}`);
-    next.searchParams.set('page', String(pageNumber + 1));
-    res.setHeader('link', `<${req.protocol}://${req.get('host')}${next.pathname}${next.search}>; rel="next"`);
-  }
-  return slice;
+  return { url, state, faults, webhooks, git, pulls, gitCheck, close: async () => { await served.close(); git.close(); } };
 }

@@ -241,8 +241,12 @@ export class ScmhostState {
     return pull;
   }
 
-  /** A person merges the PR: the base branch moves and `pull_request closed` (merged) fires. */
-  mergePull(repo: SimRepo, number: number, user: SimUser = DEFAULT_REVIEWER): SimPull {
+  /**
+   * A person merges the PR: the base branch moves to `mergeCommitSha` and `pull_request closed` (merged) fires. The
+   * simulator's merge route passes the merge commit it wrote in git; a test that drives the state alone gets a
+   * made-up sha that git does not have.
+   */
+  mergePull(repo: SimRepo, number: number, user: SimUser = DEFAULT_REVIEWER, mergeCommitSha?: string): SimPull {
     const pull = this.pull(repo, number);
     if (pull.state !== 'open') throw new ScmhostSimError(405, 'Pull Request is not mergeable');
     if (pull.mergeable === false) throw new ScmhostSimError(405, 'Pull Request is not mergeable');
@@ -253,7 +257,7 @@ export class ScmhostState {
     pull.closedAt = time;
     pull.updatedAt = time;
     pull.mergedBy = user;
-    pull.mergeCommitSha = fakeSha(`merge:${pull.id}`);
+    pull.mergeCommitSha = mergeCommitSha ?? fakeSha(`merge:${pull.id}`);
     repo.branches.set(pull.baseRef, pull.mergeCommitSha);
     this.emit({ event: 'pull_request', action: 'closed', repo, pull, sender: user });
     return pull;

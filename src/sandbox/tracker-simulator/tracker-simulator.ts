@@ -86,7 +86,8 @@ export async function startTrackerSimulator(options: TrackerSimulatorOptions = {
 
   api.get('/issue/:key', (req, res) => {
     const issue = state.issue(param(req, 'key'));
-    const fields = typeof req.query.fields === 'string' ? req.query.fields.split(',').map((f) => f.trim()) : undefined;
+    // Without `fields`, Jira answers every field (*all), the comments included.
+    const fields = typeof req.query.fields === 'string' ? req.query.fields.split(',').map((f) => f.trim()) : ['*all'];
     const changelog = String(req.query.expand ?? '').split(',').includes('changelog');
     res.json(state.issueJson(issue, { fields, changelog }));
   });

@@ -365,6 +365,17 @@ export class TrackerState {
         ...(link.outwardKey === issue.key ? { outwardIssue: { key: link.inwardKey } } : { inwardIssue: { key: link.outwardKey } }),
       })),
     };
+    // Jira's comment field (a page of comments) only when asked for by name or with *all, as `GET /issue/{key}`
+    // does by default; webhooks and searches that name their fields do not carry it.
+    if (options.fields?.includes('comment') || options.fields?.includes('*all')) {
+      all.comment = {
+        comments: issue.comments.map((comment) => this.commentJson(issue, comment, false)),
+        self: `${this.issueSelf(issue)}/comment`,
+        maxResults: issue.comments.length,
+        total: issue.comments.length,
+        startAt: 0,
+      };
+    }
     const wanted = options.fields && !options.fields.includes('*all') && !options.fields.includes('*navigable') ? options.fields : Object.keys(all);
     const fields: Record<string, unknown> = {};
     for (const name of wanted) if (name in all && all[name] !== undefined) fields[name] = all[name];

@@ -6,7 +6,8 @@
  * fails too: code that reads it would pass here and break on GitHub.
  *
  * A route the client calls that no case here drives fails the coverage test, so new endpoints come under the
- * contract as they are added.
+ * contract as they are added. The routes people use in the sandbox (reading a pull request's files and commits, a
+ * commit, the merge button, CI's check runs) are held to the same description in the second part.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { createScmhostClient, ScmhostClient } from '../../../src/providers/scmho
 import { startScmhostSimulator, ScmhostSimulator } from '../../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { loadOpenApiDocument, OpenApiContract } from '../../helpers/openapi-contract';
 import { Exchange, recordingFetch, routeOf } from '../../helpers/recording-fetch';
+import { pushCommit, remoteUrl } from './git-over-http';
 import { startWebhookReceiver } from './webhook-receiver';
 
 const TOKEN = 'ghp_contracttoken0123456789abcdefABCDEF';
@@ -34,8 +36,22 @@ function clientRoutes(): string[] {
  */
 const errorStatusField = (status: number) => (path: string) => status >= 400 && path === '/status';
 
+// Loaded once for both parts: the description is large, and the checker normalises it in place.
+const contract = new OpenApiContract(loadOpenApiDocument('@octokit/openapi/generated/api.github.com.json'));
+
+/** A response's problems against the description, for the operation of `routes` it answered. */
+function problemsAgainst(routes: string[], exchange: Exchange): string[] {
+  const route = routeOf(routes, exchange);
+  if (!route) return [`${exchange.method} ${exchange.path}: not a route of this contract`];
+  const [method = '', template = ''] = route.split(' ');
+  const declared = contract.responseSchema(method, template, exchange.status);
+  if (declared === undefined && exchange.status < 400) return [`${route}: GitHub does not answer ${exchange.status}`];
+  // Errors GitHub sends on any route (401, rate limits) are described once, as basic-error and validation-error.
+  const schema = declared ?? contract.component(exchange.status === 422 ? 'validation-error' : 'basic-error');
+  return contract.problems(schema, exchange.body, errorStatusField(exchange.status)).map((p) => `${route} ${exchange.status} ${p}`);
+}
+
 describe('GitHub simulator against GitHub\'s OpenAPI description', () => {
-  const contract = new OpenApiContract(loadOpenApiDocument('@octokit/openapi/generated/api.github.com.json'));
   const routes = clientRoutes();
   const exchanges: Exchange[] = [];
   const clientErrors = new Map<string, unknown>();
@@ -125,16 +141,7 @@ describe('GitHub simulator against GitHub\'s OpenAPI description', () => {
     await receiver?.close();
   });
 
-  const problemsOf = (exchange: Exchange): string[] => {
-    const route = routeOf(routes, exchange);
-    if (!route) return [`${exchange.method} ${exchange.path}: not a route the client calls`];
-    const [method = '', template = ''] = route.split(' ');
-    const declared = contract.responseSchema(method, template, exchange.status);
-    if (declared === undefined && exchange.status < 400) return [`${route}: GitHub does not answer ${exchange.status}`];
-    // Errors GitHub sends on any route (401, rate limits) are described once, as basic-error and validation-error.
-    const schema = declared ?? contract.component(exchange.status === 422 ? 'validation-error' : 'basic-error');
-    return contract.problems(schema, exchange.body, errorStatusField(exchange.status)).map((p) => `${route} ${exchange.status} ${p}`);
-  };
+  const problemsOf = (exchange: Exchange): string[] => problemsAgainst(routes, exchange);
 
   it('drives every route the client calls, with a success answer', () => {
     expect(routes.length).toBeGreaterThanOrEqual(16);
@@ -222,5 +229,89 @@ describe('GitHub simulator against GitHub\'s OpenAPI description', () => {
     const unencoded = structuredClone(checkRun.json) as { sender: Record<string, unknown> };
     unencoded.sender.url = String(unencoded.sender.url).replace('%5Bbot%5D', '[bot]');
     expect(contract.problems(contract.webhookSchema('check-run-completed'), unencoded)).toEqual(['/sender/url: must match format "uri" {"format":"uri"}']);
+  });
+});
+
+/**
+ * The routes a person uses in the sandbox and the service's client does not (`service sandbox show|merge|check|
+ * approve`, curl on the banner's examples): the JSON answers of reading a pull request's files and commits, a single
+ * commit (the merge commit included), the merge button with its refusals, and CI's check runs. Their diff and patch
+ * answers are text, compared with git in scmhost-git-content.test.ts.
+ */
+describe('GitHub simulator\'s routes for people, against GitHub\'s OpenAPI description', () => {
+  const PERSON_ROUTES = [
+    'GET /repos/{owner}/{repo}/pulls/{pull_number}/files',
+    'GET /repos/{owner}/{repo}/pulls/{pull_number}/commits',
+    'GET /repos/{owner}/{repo}/commits/{ref}',
+    'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+    'GET /repos/{owner}/{repo}/pulls',
+    // Opened here as the service would, so there is something to read.
+    'POST /repos/{owner}/{repo}/pulls',
+    'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge',
+    'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+    'POST /repos/{owner}/{repo}/check-runs',
+  ];
+  const exchanges: Exchange[] = [];
+  let sim: ScmhostSimulator;
+
+  beforeAll(async () => {
+    sim = await startScmhostSimulator({ repositories: ['acme/api'], tokens: { [TOKEN]: 'service-bot', [REVIEWER_TOKEN]: 'octo-reviewer' } });
+    const record = recordingFetch(exchanges);
+    const call = (path: string, token: string, init: { method?: string; body?: unknown } = {}) => record(`${sim.url}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'content-type': 'application/json' },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    const remote = remoteUrl(sim.url, 'acme/api', TOKEN);
+    await pushCommit(remote, 'main', { 'old.txt': 'moves\n', 'gone.txt': 'removed\n' }, 'seed');
+    await pushCommit(remote, 'service/proj-1', { 'src/a.ts': 'export const a = 1;\n', 'README.md': '# acme/api\nmore\n' }, '[PROJ-1] implement', { from: 'main' });
+    const head = await pushCommit(remote, 'service/proj-1', { 'old.txt': null, 'new.txt': 'moves\n', 'gone.txt': null }, '[PROJ-1] tidy');
+    const opened = await call('/repos/acme/api/pulls', TOKEN, { method: 'POST', body: { title: '[PROJ-1] Export', head: 'service/proj-1', base: 'main' } });
+    expect(opened.status).toBe(201);
+
+    await call('/repos/acme/api/pulls?state=all', REVIEWER_TOKEN);
+    await call('/repos/acme/api/pulls/1', REVIEWER_TOKEN);
+    await call('/repos/acme/api/pulls/1/files', REVIEWER_TOKEN);
+    await call('/repos/acme/api/pulls/1/commits', REVIEWER_TOKEN);
+    await call(`/repos/acme/api/commits/${head}`, REVIEWER_TOKEN);
+    await call(`/repos/acme/api/commits/${'0'.repeat(40)}`, REVIEWER_TOKEN);
+    await call('/repos/acme/api/check-runs', REVIEWER_TOKEN, { method: 'POST', body: { name: 'build', head_sha: head, status: 'completed', conclusion: 'success', output: { summary: 'green' } } });
+    await call('/repos/acme/api/pulls/1/reviews', REVIEWER_TOKEN, { method: 'POST', body: { event: 'APPROVE', body: 'Fine' } });
+    await call('/repos/acme/api/pulls/1/merge', REVIEWER_TOKEN, { method: 'PUT', body: { sha: '1'.repeat(40) } });
+    await call('/repos/acme/api/pulls/1/merge', REVIEWER_TOKEN, { method: 'PUT', body: { merge_method: 'rebase' } });
+    await call('/repos/acme/api/pulls/1/merge', REVIEWER_TOKEN, { method: 'PUT', body: { merge_method: 'merge', sha: head } });
+    const merge = (exchanges.at(-1)?.body as { sha: string }).sha;
+    await call(`/repos/acme/api/commits/${merge}`, REVIEWER_TOKEN);
+    await call('/repos/acme/api/pulls/1', REVIEWER_TOKEN);
+    await call('/repos/acme/api/pulls/1/files', REVIEWER_TOKEN);
+    await call('/repos/acme/api/pulls/1/merge', REVIEWER_TOKEN, { method: 'PUT', body: {} });
+  }, 60_000); // several git clones and pushes: slow on a loaded machine
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('drives every route, with a success answer, and the refusals people meet', () => {
+    const answered = new Set(exchanges.filter((e) => e.status < 300).map((e) => routeOf(PERSON_ROUTES, e)));
+    expect(PERSON_ROUTES.filter((route) => !answered.has(route))).toEqual([]);
+    const statuses = (route: string) => exchanges.filter((e) => routeOf(PERSON_ROUTES, e) === route).map((e) => e.status);
+    expect(statuses('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge')).toEqual([409, 405, 200, 405]);
+    expect(statuses('GET /repos/{owner}/{repo}/commits/{ref}')).toEqual([200, 422, 200]);
+  });
+
+  it('answers every request with a status and body GitHub\'s description allows', () => {
+    expect(exchanges.flatMap((exchange) => problemsAgainst(PERSON_ROUTES, exchange))).toEqual([]);
+  });
+
+  it('catches a broken body on the new routes (the check can fail)', () => {
+    const files = exchanges.find((e) => e.path.endsWith('/pulls/1/files') && e.status === 200)!;
+    const broken = structuredClone(files.body) as Array<Record<string, unknown>>;
+    broken[0]!.status = 'moved';
+    broken[0]!.ticket = 'PROJ-1';
+    const problems = problemsAgainst(PERSON_ROUTES, { ...files, body: broken }).join('\n');
+    expect(problems).toMatch(/\/0\/status: must be equal to one of the allowed values/);
+    const commit = exchanges.find((e) => /\/commits\/[0-9a-f]{40}$/.test(e.path) && e.status === 200)!;
+    const invented = structuredClone(commit.body) as Record<string, unknown>;
+    invented.branch = 'main';
+    expect(problemsAgainst(PERSON_ROUTES, { ...commit, body: invented })).toEqual(['GET /repos/{owner}/{repo}/commits/{ref} 200 /branch: not declared by the schema']);
   });
 });

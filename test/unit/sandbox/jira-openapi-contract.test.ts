@@ -120,6 +120,25 @@ describe('tracker simulator against Atlassian\'s Jira OpenAPI description', () =
     expect(exchanges.flatMap(problemsOf)).toEqual([]);
   });
 
+  it('answers ?fields=comment (and no fields, Jira\'s *all) with the comments, as Jira\'s PageOfComments: what a person curls', async () => {
+    const read = async (query: string) => {
+      const response = await fetch(`${sim.url}/rest/api/3/issue/PROJ-1${query}`, { headers: { authorization: `Basic ${Buffer.from(`${EMAIL}:${TOKEN}`).toString('base64')}` } });
+      return { method: 'GET', path: '/rest/api/3/issue/PROJ-1', status: response.status, body: await response.json() as { fields: Record<string, any> } };
+    };
+    const onlyComments = await read('?fields=comment');
+    expect(Object.keys(onlyComments.body.fields)).toEqual(['comment']);
+    const page = onlyComments.body.fields.comment;
+    expect(page.total).toBeGreaterThan(0);
+    expect(page.comments.map((c: { id: string }) => c.id)).toEqual(sim.state.issue('PROJ-1').comments.map((c) => c.id));
+    expect(contract.problems(contract.component('PageOfComments'), page)).toEqual([]);
+    expect(problemsOf(onlyComments)).toEqual([]);
+    const everything = await read('');
+    expect(everything.body.fields).toMatchObject({ summary: 'Checkout', comment: { total: page.total } });
+    expect(problemsOf(everything)).toEqual([]);
+    // Webhooks and searches that name their fields carry no comments, as before.
+    expect(Object.keys((await read('?fields=summary,labels')).body.fields).sort()).toEqual(['labels', 'summary']);
+  });
+
   it('catches a broken body (the check can fail)', () => {
     const getIssue = exchanges.find((e) => e.method === 'GET' && /\/issue\/PROJ-1$/.test(e.path) && e.status === 200)!;
     expect(problemsOf(getIssue)).toEqual([]);

@@ -5,6 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseModelConfiguration } from '../../../src/config/model-configuration';
 import { SandboxPerson } from '../../../src/sandbox/sandbox-person';
 import { startSandbox, userModelVariables } from '../../../src/sandbox/sandbox-stack';
+import { gitIn } from '../../../src/sandbox/scmhost-simulator/git-smart-http';
+import { pushCommit, remoteUrl } from './git-over-http';
 
 describe('the sandbox stack (simulators and their kept state, without the service)', () => {
   const stateDir = join(mkdtempSync(join(tmpdir(), 'sandbox-stack-')), 'sandbox');
@@ -49,7 +51,8 @@ describe('the sandbox stack (simulators and their kept state, without the servic
     const sandbox = await startSandbox({ stateDir: join(stateDir, '..', 'person'), serviceStateExists: false, env: {} });
     try {
       const repo = sandbox.scmhost.state.repo('sandbox', 'app');
-      const head = sandbox.scmhost.state.pushBranch(repo, 'service/sbx-7');
+      // Pushed with git, as the service does: the merge is a real merge commit of this head.
+      const head = await pushCommit(remoteUrl(sandbox.scmhost.url, 'sandbox/app', sandbox.env.SCMHOST_TOKEN!), 'service/sbx-7', { 'SANDBOX_CHANGES.md': 'rows\n' }, '[SBX-7] implement', { from: 'main' });
       sandbox.scmhost.state.createPull(repo, { title: '[SBX-7] Try me', head: 'service/sbx-7', base: 'main' }, sandbox.scmhost.state.user('service-bot'));
       const events: string[] = [];
       sandbox.scmhost.state.onEvent((event) => events.push(`${event.event}:${'action' in event ? event.action : ''}`));
@@ -62,7 +65,9 @@ describe('the sandbox stack (simulators and their kept state, without the servic
       expect(sandbox.scmhost.state.reviews.map((r) => [r.state, r.body, r.user.login])).toEqual([['CHANGES_REQUESTED', 'See the line.', 'octo-reviewer']]);
       expect(sandbox.scmhost.state.reviewComments.map((c) => [c.path, c.line, c.body])).toEqual([['README.md', 1, 'Name the rows.']]);
       expect(await person.mergePullRequest('SBX-7')).toBe(1);
-      expect(sandbox.scmhost.state.pull(repo, 1)).toMatchObject({ merged: true, state: 'closed' });
+      const merged = sandbox.scmhost.state.pull(repo, 1);
+      expect(merged).toMatchObject({ merged: true, state: 'closed' });
+      expect((await gitIn(sandbox.scmhost.git.repositoryPath('sandbox/app'), ['rev-list', '--parents', '-n', '1', 'main'])).trim().split(' ')).toEqual([merged.mergeCommitSha, merged.baseSha, head]);
       expect(events).toEqual(['check_run:completed', 'pull_request_review:submitted', 'pull_request:closed']);
     } finally {
       await sandbox.close();

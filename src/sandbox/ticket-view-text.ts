@@ -1,0 +1,28 @@
+/** `service sandbox show`: a ticket as plain text for the terminal (comments as text, labels, pull requests, diffs). */
+import type { TicketView } from './sandbox-person';
+
+const indent = (text: string, by = '    ') => text.replace(/\n+$/, '').split('\n').map((line) => (line ? `${by}${line}` : line)).join('\n');
+
+export function ticketViewText(view: TicketView): string {
+  const lines = [
+    `${view.key}  ${view.summary}`,
+    `  type ${view.type || '(none)'} · status ${view.status || '(none)'}`,
+    `  labels: ${view.labels.length ? view.labels.join(', ') : '(none)'}`,
+    '',
+    `Comments (${view.comments.length})`,
+  ];
+  for (const comment of view.comments) {
+    lines.push(`  --- ${comment.author}, ${comment.created} (comment ${comment.id})`, indent(comment.text || '(empty)'), '');
+  }
+  if (view.comments.length === 0) lines.push('  (none)', '');
+  lines.push(`Pull requests (${view.pulls.length})`);
+  for (const pull of view.pulls) {
+    lines.push(`  --- ${pull.repository}#${pull.number} ${pull.title}`);
+    lines.push(`    ${pull.draft && pull.state === 'open' ? 'draft' : pull.state} · ${pull.head} -> ${pull.base} · ${pull.url}`);
+    if (pull.diff !== undefined) lines.push('', pull.diff ? indent(pull.diff) : '    (no changes)');
+    if (pull.diffProblem) lines.push(`    (no diff: ${pull.diffProblem})`);
+    lines.push('');
+  }
+  if (view.pulls.length === 0) lines.push('  (none yet: the service opens one when the ticket reaches implementation)');
+  return lines.join('\n').replace(/\n+$/, '');
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxPerson } from '../../../src/sandbox/sandbox-person';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/sandbox-stack';
+import { ticketViewText } from '../../../src/sandbox/ticket-view-text';
+import { startService } from '../../helpers/service-process';
+import { pushCommit, remoteUrl } from '../sandbox/git-over-http';
+
+/**
+ * `service sandbox show SBX-1`: the ticket as a person reads it (comments as text, labels, the pull requests of its
+ * branch with their diffs), from the simulators of a sandbox stack started here (no Temporal needed), through the
+ * real binary (dist/, built by `npm test`) as a user runs it.
+ */
+describe('service sandbox show', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-show-'));
+  const stateDir = join(dataDir, 'sandbox');
+  let sandbox: Sandbox;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ stateDir, serviceStateExists: false, env: {} });
+    const tracker = sandbox.tracker.state;
+    tracker.createIssue({ projectKey: 'SBX', issueType: 'Feature', summary: 'Export reports as CSV', labels: ['service:managed', 'service:prd-pending'] });
+    tracker.addComment('SBX-1', '## PRD\n\nExport **every** report as <csv>.');
+    tracker.addComment('SBX-1', '? is Excel in scope');
+    tracker.createIssue({ projectKey: 'SBX', issueType: 'Bug', summary: 'No pull request yet' });
+    const scm = sandbox.scmhost;
+    await pushCommit(remoteUrl(scm.url, 'sandbox/app', sandbox.env.SCMHOST_TOKEN!), 'service/sbx-1', { 'src/export.ts': 'export const csv = true;\n' }, '[SBX-1] implement the tasks', { from: 'main' });
+    scm.state.createPull(scm.state.repo('sandbox', 'app'), { title: '[SBX-1] Export reports as CSV', head: 'service/sbx-1', base: 'main' }, scm.state.user('service-bot'));
+  }, 60_000); // several git clones and pushes: slow on a loaded machine
+  afterAll(async () => {
+    await sandbox?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('reads comments as text, the labels, and each pull request with its diff', async () => {
+    const person = await SandboxPerson.connect(stateDir);
+    const view = await person.readTicket('SBX-1', { diffs: true });
+    expect(view).toMatchObject({ key: 'SBX-1', summary: 'Export reports as CSV', type: 'Feature', labels: ['service:managed', 'service:prd-pending'] });
+    expect(view.comments.map((c) => c.text)).toEqual([expect.stringContaining('Export **every** report'), '? is Excel in scope']);
+    expect(view.pulls).toMatchObject([{ number: 1, state: 'open', head: 'service/sbx-1', base: 'main', url: `${sandbox.scmhost.url}/sandbox/app/pull/1` }]);
+    expect(view.pulls[0]?.diff).toContain('+export const csv = true;');
+    const text = ticketViewText(view);
+    expect(text).toContain('labels: service:managed, service:prd-pending');
+    expect(text).toContain('Comments (2)');
+    expect(text).toContain('Pull requests (1)');
+    expect(text).toContain('sandbox/app#1 [SBX-1] Export reports as CSV');
+    expect(text).toContain('    +export const csv = true;');
+  });
+
+  it('prints the ticket through the real binary, and without diffs on --no-diff', async () => {
+    const show = startService(['sandbox', 'show', 'SBX-1', '--data-dir', dataDir], {});
+    expect(await show.exited, show.output()).toBe(0);
+    expect(show.stdout()).toContain('SBX-1  Export reports as CSV');
+    expect(show.stdout()).toContain('? is Excel in scope');
+    expect(show.stdout()).toContain('diff --git a/src/export.ts b/src/export.ts');
+
+    const brief = startService(['sandbox', 'show', 'SBX-1', '--no-diff', '--data-dir', dataDir], {});
+    expect(await brief.exited, brief.output()).toBe(0);
+    expect(brief.stdout()).toContain(`open · service/sbx-1 -> main · ${sandbox.scmhost.url}/sandbox/app/pull/1`);
+    expect(brief.stdout()).not.toContain('diff --git');
+
+    const none = startService(['sandbox', 'show', 'SBX-2', '--data-dir', dataDir], {});
+    expect(await none.exited, none.output()).toBe(0);
+    expect(none.stdout()).toContain('Pull requests (0)');
+  });
+
+  it('says in one line what is wrong: an unknown ticket, a sandbox that never ran', async () => {
+    const unknown = startService(['sandbox', 'show', 'SBX-99', '--data-dir', dataDir], {});
+    expect(await unknown.exited).toBe(1);
+    expect(unknown.output()).toContain('SBX-99');
+    expect(unknown.output()).not.toMatch(/\n\s+at /);
+
+    const elsewhere = mkdtempSync(join(tmpdir(), 'sandbox-show-none-'));
+    try {
+      const never = startService(['sandbox', 'show', 'SBX-1', '--data-dir', elsewhere], {});
+      expect(await never.exited).toBe(1);
+      expect(never.output()).toContain('no sandbox has run with this data directory');
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
