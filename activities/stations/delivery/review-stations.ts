@@ -77,6 +77,29 @@ export function replyFor(item: Decided, sha: string | undefined): string | undef
   return item.reply;
 }
 
+/**
+ * The answers to the decided items: a reply in each review thread, and one pull request comment per pull request
+ * for review bodies. A review body whose answer is the same text as a thread reply (a body that only points at its
+ * line comments) is answered in the thread alone, once.
+ */
+export function reviewAnswers(decided: readonly Decided[], commits: ReadonlyMap<string, string>): EffectIntent[] {
+  const effects: EffectIntent[] = [];
+  const threadReplies = new Set<string>();
+  for (const item of decided.filter((d) => d.kind === 'thread')) {
+    const body = replyFor(item, commits.get(item.repository));
+    if (!body) continue;
+    effects.push({ name: `reply_${item.comment_id}`, operation: { kind: 'scmhost.review_reply', repository: item.repository, number: item.number, comment_id: item.comment_id!, body } });
+    threadReplies.add(`${item.pull_request}\n${body}`);
+  }
+  const reviewItems = decided.filter((d) => d.kind === 'review' && d.decision !== 'ignore' && !threadReplies.has(`${d.pull_request}\n${replyFor(d, commits.get(d.repository))}`));
+  for (const pullRequest of [...new Set(reviewItems.map((d) => d.pull_request))]) {
+    const mine = reviewItems.filter((d) => d.pull_request === pullRequest);
+    const body = ['On the review:', ...mine.map((d) => `- ${d.conversation[0]!.split(':')[0]}: ${replyFor(d, commits.get(d.repository))}`)].join('\n');
+    effects.push({ name: issueEffectName('answer_reviews', pullRequest), operation: { kind: 'scmhost.pr_comment', repository: mine[0]!.repository, number: mine[0]!.number, body } });
+  }
+  return effects;
+}
+
 export function createReviewStations(deps: ReviewStationDeps): Record<string, StationActivity> {
   const fixInContainer = createContainerStations(deps.container)({
     skill: 'implement_review_fix',
@@ -150,16 +173,7 @@ export function createReviewStations(deps: ReviewStationDeps): Record<string, St
         }
       }
 
-      for (const item of decided.filter((d) => d.kind === 'thread')) {
-        const body = replyFor(item, commits.get(item.repository));
-        if (body) effects.push({ name: `reply_${item.comment_id}`, operation: { kind: 'scmhost.review_reply', repository: item.repository, number: item.number, comment_id: item.comment_id!, body } });
-      }
-      const reviewItems = decided.filter((d) => d.kind === 'review' && d.decision !== 'ignore');
-      for (const pullRequest of [...new Set(reviewItems.map((d) => d.pull_request))]) {
-        const mine = reviewItems.filter((d) => d.pull_request === pullRequest);
-        const body = ['On the review:', ...mine.map((d) => `- ${d.conversation[0]!.split(':')[0]}: ${replyFor(d, commits.get(d.repository))}`)].join('\n');
-        effects.push({ name: issueEffectName('answer_reviews', pullRequest), operation: { kind: 'scmhost.pr_comment', repository: mine[0]!.repository, number: mine[0]!.number, body } });
-      }
+      effects.push(...reviewAnswers(decided, commits));
 
       const open = decided.filter((d) => d.decision === 'contest' || d.decision === 'clarify');
       const counts = (['accept', 'contest', 'clarify', 'ignore'] as const).map((d) => `${decided.filter((x) => x.decision === d).length} ${d}`).join(', ');
