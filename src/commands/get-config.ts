@@ -1,4 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
+import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
 import { describeModelConfiguration, formatTarget, parseModelConfiguration } from '../config/model-configuration';
 import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
 import { availableModelsReport, describeResolution, loadProjectModelPolicy, resolveModelTarget, type ProjectModelPolicy } from '../config/model-target-resolver';
@@ -13,7 +14,7 @@ import { redactSecrets } from '../redaction/redact-secrets';
  * and the explanation goes to stderr (SPEC 7), so a script never mistakes a failure for an answer.
  */
 export default class GetConfig extends Command {
-  static override description = 'Validate against the local runtime configuration and print the effective model target of every policy key';
+  static override description = `Validate against the local runtime configuration and print the effective model target of every policy key. ${OPERATOR_ENVIRONMENT_HELP}`;
 
   static override examples = [
     '<%= config.bin %> get-config PROJ --models',
@@ -23,19 +24,24 @@ export default class GetConfig extends Command {
   static override args = { project: Args.string({ description: 'tracker project key', required: true }) };
 
   static override flags = {
+    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
     models: Flags.boolean({ description: 'show the effective model target per policy key (and where it comes from)', default: false }),
     json: Flags.boolean({ description: 'print JSON; on error stdout stays empty', default: false }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(GetConfig);
+    const adopted = adoptRunningDev(process.env, defaultDevDataDir(flags['data-dir']));
+    if (adopted) process.stderr.write(`${adopted}\n`);
     const project = args.project.trim().toUpperCase();
     if (!/^[A-Z][A-Z0-9_]*$/.test(project)) throw new Error(`"${args.project}" is not a project key`);
     if (!flags.models) throw new Error('nothing to show: pass --models');
     const parsed = parseModelConfiguration(process.env);
     if (!parsed.config) throw new Error(`the deployment's model configuration is invalid:\n${parsed.problems.join('\n')}`);
-    for (const warning of parsed.warnings) process.stderr.write(`warning: ${warning}\n`);
     const config = parsed.config;
+    // One line that says what to set, instead of 27 keys each saying that nothing is configured.
+    if (config.mode === 'none') throw new Error('no model is configured: set MODEL_CONNECTIONS and MODEL_DEFAULT (or LLM_BACKEND and LLM_MODEL), or run this beside a running `service dev --sandbox` of this checkout (--data-dir when it got one)');
+    for (const warning of parsed.warnings) process.stderr.write(`warning: ${warning}\n`);
 
     // Legacy and model-less deployments never read project policy, so they need no tracker settings at all.
     let projectPolicy: ProjectModelPolicy = {};

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
 import { Args, Command, Flags } from '@oclif/core';
 import type { MigrationDecision } from '../../workflows/migration-messages';
 import { withDefinitions } from '../temporal/operator-connection';
@@ -28,13 +29,14 @@ export function describeDecision(key: string, d: MigrationDecision): string {
  * `migration`), and with --apply moves it when eligible. Exit 1 when it is not eligible, naming every incompatibility.
  */
 export default class Migrate extends Command {
-  static override description = 'Check (dry run) or apply the migration of a running ticket to another revision of its workflow definition';
+  static override description = `Check (dry run) or apply the migration of a running ticket to another revision of its workflow definition. ${OPERATOR_ENVIRONMENT_HELP}`;
   static override examples = [
     '<%= config.bin %> migrate SBX-1 --to 2',
     '<%= config.bin %> migrate SBX-1 --to 2 --map prd_gate=prd_approval_gate --apply',
   ];
   static override args = { key: Args.string({ description: 'ticket key', required: true }) };
   static override flags = {
+    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
     to: Flags.integer({ description: 'the revision of the ticket\'s definition to move to', required: true, min: 1 }),
     map: Flags.string({ description: 'explicit node mapping <old node>=<new node> (repeatable)', multiple: true, default: [] }),
     apply: Flags.boolean({ description: 'migrate when eligible (without it: a dry run)', default: false }),
@@ -43,6 +45,8 @@ export default class Migrate extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Migrate);
+    const adopted = adoptRunningDev(process.env, defaultDevDataDir(flags['data-dir']));
+    if (adopted) process.stderr.write(`${adopted}\n`);
     const key = args.key.trim().toUpperCase();
     if (!/^[A-Z][A-Z0-9_]*-[1-9][0-9]*$/.test(key)) this.fail(`"${args.key}" is not a ticket key`);
     const mappings = parseMappings(flags.map);

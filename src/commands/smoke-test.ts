@@ -1,4 +1,5 @@
 import { Command, Flags } from '@oclif/core';
+import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
 import { loadServiceConfig } from '../config/service-config';
 import { checkAgentWritesVerificationFile, checkRootlessContainer, type SmokeStep } from '../containers/smoke-checks';
 import { checkTwoNodeGraphResumes } from '../smoke/graph-resume-check';
@@ -9,14 +10,17 @@ import { checkTwoNodeGraphResumes } from '../smoke/graph-resume-check';
  * tree and the model simulator stand in for them.
  */
 export default class SmokeTest extends Command {
-  static override description = 'Offline check: a 2-node graph on Temporal, a rootless container with a mocked git tree, and the real agent writing a verification file';
+  static override description = `Offline check: a 2-node graph on Temporal, a rootless container with a mocked git tree, and the real agent writing a verification file. ${OPERATOR_ENVIRONMENT_HELP}`;
 
   static override flags = {
+    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
     'configured-model': Flags.boolean({ description: 'answer the agent with the configured implementation model (implement_work) instead of the model simulator', default: false }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SmokeTest);
+    const adopted = adoptRunningDev(process.env, defaultDevDataDir(flags['data-dir']));
+    if (adopted) process.stderr.write(`${adopted}\n`);
     const image = loadServiceConfig(process.env).config?.container.image ?? 'service-dev:latest';
     const steps: SmokeStep[] = [];
     const report = (step: SmokeStep) => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../../temporal/running-dev';
 import { userInfo } from 'node:os';
 import { Args, Command, Flags } from '@oclif/core';
 import { withDefinitions } from '../../temporal/operator-connection';
@@ -9,15 +10,18 @@ import { withDefinitions } from '../../temporal/operator-connection';
  * flight keep theirs. Exit 1 with one line per problem when the file is invalid or the registry refuses it.
  */
 export default class DefinitionsPublish extends Command {
-  static override description = 'Validate a workflow definition (JSON file) and publish it to the definition registry in Temporal';
+  static override description = `Validate a workflow definition (JSON file) and publish it to the definition registry in Temporal. ${OPERATOR_ENVIRONMENT_HELP}`;
   static override examples = ['<%= config.bin %> definitions publish feature-r2.json', '<%= config.bin %> definitions publish feature-r2.json --json'];
   static override args = { file: Args.string({ description: 'definition file (JSON)', required: true }) };
   static override flags = {
+    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
     json: Flags.boolean({ description: 'print JSON; on error stdout stays empty', default: false }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DefinitionsPublish);
+    const adopted = adoptRunningDev(process.env, defaultDevDataDir(flags['data-dir']));
+    if (adopted) process.stderr.write(`${adopted}\n`);
     let input: unknown;
     try {
       input = JSON.parse(readFileSync(args.file, 'utf8'));

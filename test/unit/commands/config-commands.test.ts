@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTrackerSimulator, type TrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
 import { startService } from '../../helpers/service-process';
@@ -120,6 +122,15 @@ describe('configuration commands (real binary)', () => {
       const result = await run(['get-config', 'PROJ', '--models'], { ...env, ...MODELS });
       expect(result.code).toBe(1);
       expect(result.stdout.match(/service\.model_policy has unknown keys: code-review/g)).toHaveLength(27);
+    });
+
+    it('says in one line what to set when no model is configured, naming the running service dev as the other way', async () => {
+      const result = await run(['get-config', 'PROJ', '--models', '--data-dir', join(tmpdir(), 'no-service-dev-here')], {});
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n').filter((line) => line.includes('no model is configured'))).toEqual([
+        expect.stringContaining('set MODEL_CONNECTIONS and MODEL_DEFAULT (or LLM_BACKEND and LLM_MODEL), or run this beside a running `service dev --sandbox`'),
+      ]);
     });
 
     it('reports each deployment configuration problem on its own line', async () => {

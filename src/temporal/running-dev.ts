@@ -1,0 +1,95 @@
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadDevStackConfig, planDevServer, resolveStackFile } from './dev-stack-config';
+import { projectRoot } from './temporal-cli-locator';
+
+/**
+ * Operator commands started beside a running `service dev` (issue 30, point 5): `service dev` leaves a file in its
+ * data folder that says where its Temporal server is, which CLI it runs, and, with `--sandbox`, the variables that
+ * point the service at the simulators (the model configuration among them). An operator command in the same checkout
+ * fills the variables the caller did not set from it, so `service get-config SBX --models` or `service definitions
+ * list` just work; a variable set by the caller always wins. The file goes when `service dev` stops; a file whose
+ * process is gone is ignored.
+ */
+export const RUNNING_DEV_FILE = 'service-dev.json';
+
+/** The variables an operator command may take from a running `service dev`. */
+export const RUNNING_DEV_VARIABLES = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SERVICE_TASK_QUEUE', 'TEMPORAL_CLI_PATH'] as const;
+
+export interface RunningDev {
+  pid: number;
+  started_at: string;
+  data_dir: string;
+  /** TEMPORAL_*, SERVICE_TASK_QUEUE, and with --sandbox the simulators' variables (their secrets are in sandbox.json already). */
+  env: Record<string, string>;
+}
+
+export function writeRunningDev(dataDir: string, env: Record<string, string>): string {
+  const path = join(dataDir, RUNNING_DEV_FILE);
+  const running: RunningDev = { pid: process.pid, started_at: new Date().toISOString(), data_dir: dataDir, env };
+  writeFileSync(path, `${JSON.stringify(running, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return path;
+}
+
+export function removeRunningDev(dataDir: string): void {
+  const path = join(dataDir, RUNNING_DEV_FILE);
+  const running = readRunningDev(path);
+  if (!running || running.pid === process.pid) rmSync(path, { force: true });
+}
+
+function readRunningDev(path: string): RunningDev | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as RunningDev;
+    return typeof parsed.pid === 'number' && parsed.env && typeof parsed.env === 'object' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The data folder `service dev` uses by default in this checkout (temporal-dev.yaml's, or `dataDir` when given). */
+export function defaultDevDataDir(dataDir?: string): string | undefined {
+  try {
+    const root = projectRoot();
+    return planDevServer(loadDevStackConfig(resolveStackFile('temporal-dev.yaml', root)), root, { dataDir }).dataDir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The running `service dev` of a data folder, if its process is still there. */
+export function findRunningDev(dataDir: string | undefined): RunningDev | undefined {
+  if (!dataDir) return undefined;
+  const running = readRunningDev(join(dataDir, RUNNING_DEV_FILE));
+  return running && alive(running.pid) ? running : undefined;
+}
+
+/**
+ * Fills the caller's unset variables from the running `service dev`; returns the line that says so (for stderr), or
+ * undefined when there is none or nothing was taken.
+ */
+export function adoptRunningDev(env: NodeJS.ProcessEnv, dataDir = defaultDevDataDir()): string | undefined {
+  const running = findRunningDev(dataDir);
+  if (!running) return undefined;
+  const taken = Object.entries(running.env).filter(([name, value]) => (env[name] ?? '').trim() === '' && typeof value === 'string' && value !== '');
+  for (const [name, value] of taken) env[name] = value;
+  if (taken.length === 0) return undefined;
+  return `using the running service dev (pid ${running.pid}, data ${running.data_dir}): ${taken.map(([name]) => name).filter((name) => !/TOKEN|SECRET/.test(name)).join(', ')}${taken.some(([name]) => /TOKEN|SECRET/.test(name)) ? ' and its sandbox credentials' : ''}`;
+}
+
+/** What an operator command's --help says about where it finds the service (oclif `static description` suffix). */
+export const OPERATOR_ENVIRONMENT_HELP = [
+  'It reads the same environment as the worker: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and SERVICE_TASK_QUEUE (Temporal),',
+  'TEMPORAL_CLI_PATH (the CLI), MODEL_CONNECTIONS/MODEL_DEFAULT/MODEL_POLICY or LLM_BACKEND/LLM_MODEL (models), and',
+  'TRACKER_BASE_URL/TRACKER_USER_EMAIL/TRACKER_API_TOKEN (project settings). Started beside a running `service dev` in',
+  'the same checkout, it takes what is unset from it (its data folder\'s service-dev.json; --data-dir when dev got one).',
+].join(' ');
