@@ -243,7 +243,8 @@ export function createContainerStations(deps: ContainerStationDeps) {
       }
       const resultText = await readContainedText(runDir, 'result.json', MAX_RESULT_BYTES);
       const agent = resultText === undefined ? undefined : parseAgentResult(resultText);
-      if (!agent) throw new Error(`the agent in ${spec_.name} ended (exit ${run.exitCode}) without a ${resultText === undefined ? '' : 'well-formed '}result: ${redactSecrets(run.output.slice(-1500))}`);
+      // Not retried as is: an agent that left no usable result (crashed, or a hostile one) is not run again unasked.
+      if (!agent) throw stationFailure('agent_result_missing', `the agent in ${spec_.name} ended (exit ${run.exitCode}) without a ${resultText === undefined ? '' : 'well-formed '}result: ${run.output.slice(-1500)}`, 'look at the station\'s container output, then add service:retry');
       const transcript = await readTranscript(runDir);
       // Same kernel clock inside and outside: container launch to the first tool call, for the benchmark.
       if (transcript[0]) timings.launch_to_first_tool_call_ms = Date.parse(transcript[0].at) - transcript[0].ms - agentStarted;

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { lstat, open } from 'node:fs/promises';
+import { lstat, open, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 
 /**
@@ -47,6 +47,10 @@ export async function readContainedFile(root: string, relative: string, maxBytes
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => undefined);
   if (!handle) return { ok: false, reason: 'link', detail: `${relative} could not be opened without following a link` };
   try {
+    // The checks above and the open are two steps: a container still running can swap a folder of the path for a
+    // link in between (O_NOFOLLOW guards the last part only). What the kernel opened is what counts.
+    const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    if (opened !== join(await realpath(root), ...parts)) return { ok: false, reason: 'link', detail: `${relative} was reached through a link while it was opened; the host does not follow links a container made` };
     const stat = await handle.stat();
     if (!stat.isFile() || stat.nlink > 1) return { ok: false, reason: 'not_regular', detail: `${relative} changed into something other than a regular file` };
     const want = Math.min(stat.size, maxBytes);

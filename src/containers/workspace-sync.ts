@@ -1,5 +1,5 @@
 import { chmod, cp, lchown, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { readContainedFile } from './contained-file';
 
 /**
@@ -68,6 +68,13 @@ export async function exposeWorkspace(hostDir: string, workspaceDir: string, own
 
 const executable = (mode: number) => (mode & 0o111) !== 0;
 
+/** Whether a link at `path` (relative to the tree) with `target` resolves inside the tree, by its text alone. */
+export function linkStaysInside(path: string, target: string): boolean {
+  if (target === '' || isAbsolute(target)) return false;
+  const resolved = normalize(join(dirname(path), target));
+  return resolved !== '..' && !resolved.startsWith(`..${sep}`) && !isAbsolute(resolved);
+}
+
 /** Makes the host tree's worktree equal to the workspace's, reading the workspace as data (see the module comment). */
 export async function syncWorkspaceIntoHostTree(workspaceDir: string, hostDir: string, limits: WorkspaceSyncLimits = DEFAULT_SYNC_LIMITS): Promise<WorkspaceSyncReport> {
   const report: WorkspaceSyncReport = { written: [], removed: [], refused: [] };
@@ -90,6 +97,12 @@ export async function syncWorkspaceIntoHostTree(workspaceDir: string, hostDir: s
       } else if (entry.isSymbolicLink()) {
         const target = await readlink(join(workspaceDir, path));
         if (there?.isSymbolicLink() && (await readlink(hostPath)) === target) continue;
+        // A link the agent made may only point inside the repository: one to /etc or ../../ names host paths in a
+        // commit that others check out.
+        if (!linkStaysInside(path, target)) {
+          report.refused.push({ path, reason: `a symbolic link to ${target.slice(0, 200)}, outside the repository` });
+          continue;
+        }
         if (there) await rm(hostPath, { recursive: true, force: true });
         await symlink(target, hostPath);
         report.written.push(path);

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { exposeWorkspace, leftBehind, syncWorkspaceIntoHostTree, WorkspaceSyncError } from '../../../src/containers/workspace-sync';
+import { exposeWorkspace, leftBehind, linkStaysInside, syncWorkspaceIntoHostTree, WorkspaceSyncError } from '../../../src/containers/workspace-sync';
 
 const root = mkdtempSync(join(tmpdir(), 'workspace-sync-'));
 const host = join(root, 'host');
@@ -40,17 +40,21 @@ describe('the container gets a copy of the host tree, and the host takes back on
     writeFileSync(join(workspace, 'run.sh'), '#!/bin/sh\n');
     chmodSync(join(workspace, 'run.sh'), 0o755);
     rmSync(join(workspace, 'docs', 'guide.md'));
+    symlinkSync('../run.sh', join(workspace, 'docs', 'run-link'));
     symlinkSync(outside, join(workspace, 'docs', 'outside-link'));
+    symlinkSync('../../outside.txt', join(workspace, 'docs', 'escape-link'));
     const report = await syncWorkspaceIntoHostTree(workspace, host);
-    expect(report.written.sort()).toEqual(['README.md', 'docs/outside-link', 'run.sh']);
+    expect(report.written.sort()).toEqual(['README.md', 'docs/run-link', 'run.sh']);
     expect(report.removed).toEqual(['docs/guide.md']);
+    // Links that leave the repository name host paths: they are not taken.
+    expect(report.refused.map((r) => r.path).sort()).toEqual(['docs/escape-link', 'docs/outside-link']);
     expect(readFileSync(join(host, 'README.md'), 'utf8')).toBe('changed\n');
     expect(lstatSync(join(host, 'run.sh')).mode & 0o111).not.toBe(0);
     // The link is a link in the host tree too, with the container's target text: never read through.
-    expect(lstatSync(join(host, 'docs', 'outside-link')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(host, 'docs', 'run-link')).isSymbolicLink()).toBe(true);
     git('add', '--all');
-    expect(git('diff', '--cached', '--name-status').trim().split('\n').sort()).toEqual(['A\trun.sh', 'A\tdocs/outside-link', 'D\tdocs/guide.md', 'M\tREADME.md'].sort());
-    expect(git('show', ':docs/outside-link')).toBe(outside);
+    expect(git('diff', '--cached', '--name-status').trim().split('\n').sort()).toEqual(['A\trun.sh', 'A\tdocs/run-link', 'D\tdocs/guide.md', 'M\tREADME.md'].sort());
+    expect(git('show', ':docs/run-link')).toBe('../run.sh');
   });
 
   it('leaves every .git entry of the workspace and .service/ behind, so planted hooks and config never reach the host tree', async () => {
@@ -87,9 +91,19 @@ describe('the container gets a copy of the host tree, and the host takes back on
   it('turns a folder of the host tree the container replaced by a link into the link, without writing through it', async () => {
     await exposeWorkspace(host, workspace);
     rmSync(join(workspace, 'docs'), { recursive: true });
-    symlinkSync(root, join(workspace, 'docs'));
+    symlinkSync('README.md', join(workspace, 'docs'));
     await syncWorkspaceIntoHostTree(workspace, host);
     expect(lstatSync(join(host, 'docs')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(host, 'README.md'), 'utf8')).toBe('readme\n');
+  });
+
+  it('keeps the host folder when the container replaced it by a link out of the repository', async () => {
+    await exposeWorkspace(host, workspace);
+    rmSync(join(workspace, 'docs'), { recursive: true });
+    symlinkSync(root, join(workspace, 'docs'));
+    const report = await syncWorkspaceIntoHostTree(workspace, host);
+    expect(report.refused.map((r) => r.path)).toEqual(['docs']);
+    expect(lstatSync(join(host, 'docs')).isDirectory()).toBe(true);
     expect(readFileSync(outside, 'utf8')).toBe('OUTSIDE-CANARY');
     expect(existsSync(join(root, 'guide.md'))).toBe(false);
   });
@@ -105,6 +119,14 @@ describe('the container gets a copy of the host tree, and the host takes back on
     expect(existsSync(join(host, 'pipe'))).toBe(false);
     writeFileSync(join(workspace, 'big.bin'), Buffer.alloc(2048));
     await expect(syncWorkspaceIntoHostTree(workspace, host, { maxFileBytes: 1024, maxTotalBytes: 1 << 30, maxEntries: 1000 })).rejects.toThrow(WorkspaceSyncError);
+  });
+
+  it('tells links that stay inside the repository from those that leave it, by their text', () => {
+    expect(linkStaysInside('docs/readme-link', '../README.md')).toBe(true);
+    expect(linkStaysInside('a/b/c', '../../d')).toBe(true);
+    expect(linkStaysInside('a/b', '../../d')).toBe(false);
+    expect(linkStaysInside('link', '/etc/passwd')).toBe(false);
+    expect(linkStaysInside('link', '')).toBe(false);
   });
 
   it('knows what stays behind', () => {
