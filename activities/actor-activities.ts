@@ -1,4 +1,5 @@
 import { ALLOWED_ACTORS_PROPERTY, AllowedActorsError, allowedActors, decideActor } from '../src/config/allowed-actors';
+import { systemOfActorId } from '../workflows/actor-identity';
 import type { ProjectPropertiesPort } from '../src/providers/tracker/project-properties-port';
 import type { AuthorizeActorInput, AuthorizeActorResult } from '../workflows/trusted-actors';
 
@@ -10,8 +11,8 @@ export interface ActorActivityDeps {
   groupsOf?: (accountId: string) => Promise<string[]>;
 }
 
-/** Tracker account ids have no `@` (e-mails do) and no spaces (display names may). */
-const looksLikeAccountId = (id: string) => !id.includes('@') && !/\s/.test(id);
+/** Groups are tracker groups: only the person's tracker account ids (`tracker:<id>`) can be asked about. */
+const trackerAccountIds = (ids: string[]) => ids.filter((id) => systemOfActorId(id) === 'tracker').map((id) => id.slice('tracker:'.length));
 
 /**
  * The allowed-actor check of the ticket workflow (issue 17): approvals and commands count only from actors the
@@ -34,9 +35,9 @@ export function createActorActivities(deps: ActorActivityDeps) {
         if (!deps.groupsOf) {
           const decision = decideActor(allowed, input.actor_ids);
           if (decision.allowed) return decision;
-          return { allowed: false, reason: `${decision.reason}; its group entries (${allowed.groups.map((g) => `group:${g}`).join(', ')}) cannot be checked: this build does not look tracker groups up, list the account ids or e-mails instead` };
+          return { allowed: false, reason: `${decision.reason}; its group entries (${allowed.groups.map((g) => `group:${g}`).join(', ')}) cannot be checked: this build does not look tracker groups up, list tracker:<accountId> or tracker-email:<email> instead` };
         }
-        const accounts = input.actor_ids.filter(looksLikeAccountId);
+        const accounts = trackerAccountIds(input.actor_ids);
         groups = (await Promise.all(accounts.map((id) => deps.groupsOf!(id).catch(() => [] as string[])))).flat();
       }
       return decideActor(allowed, input.actor_ids, groups);

@@ -4,6 +4,7 @@ import { effectStatusOf, isProviderError } from '../src/providers/provider-error
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import type { TrackerClient } from '../src/providers/tracker/tracker-client';
 import { redactSecrets } from '../src/redaction/redact-secrets';
+import { neutraliseEffectText } from '../src/redaction/neutralise-commands';
 import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
 import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
@@ -172,7 +173,9 @@ export function createEffectActivities(deps: EffectActivityDeps) {
       const input = inputSchema.parse(raw);
       const provider = input.operation.kind.startsWith('tracker') ? 'tracker' : 'scmhost';
       try {
-        const result = await perform(input.idempotency_key, input.operation);
+        // Every text the service posts (model-written or quoting what a model or a person wrote) goes out with no
+        // line that reads as a command: one place, before any provider sees it, also for replays and adoption checks.
+        const result = await perform(input.idempotency_key, neutraliseEffectText(input.operation));
         deps.logger.info('effect attempt', { key: input.idempotency_key, attempt: input.attempt, status: result.status, adopted: result.evidence?.adopted ?? false });
         return result;
       } catch (error) {

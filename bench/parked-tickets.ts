@@ -193,7 +193,7 @@ async function main(): Promise<void> {
   const gatewayPort = await freePort();
   const metricsPort = await freePort();
   const env: NodeJS.ProcessEnv = {
-    TEMPORAL_ADDRESS: address, SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_OPERATOR_TOKEN: TOKEN,
+    TEMPORAL_ADDRESS: address, SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET, SCMHOST_WEBHOOK_SECRET: `${SECRET}-unused`, SERVICE_OPERATOR_TOKEN: TOKEN,
     SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gatewayPort), SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
     SERVICE_WORKER_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'ERROR',
     ...(cache === undefined ? {} : { SERVICE_WORKER_MAX_CACHED_WORKFLOWS: String(cache) }),

@@ -42,7 +42,7 @@ async function timeStart(label: string, dataDir: string): Promise<StartResult> {
   const started = performance.now();
   const child = spawn(join(root, 'scripts', 'dev.sh'), ['--headless', '--data-dir', dataDir, '--temporal-port', String(temporal)], {
     cwd: root,
-    env: { ...process.env, SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gateway), SERVICE_WORKER_METRICS_HOST: '127.0.0.1', SERVICE_WORKER_METRICS_PORT: String(metrics) },
+    env: { SERVICE_ALLOW_UNSIGNED_WEBHOOKS: 'true', ...process.env, SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gateway), SERVICE_WORKER_METRICS_HOST: '127.0.0.1', SERVICE_WORKER_METRICS_PORT: String(metrics) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -7,6 +7,8 @@ import { createProjectConfigActivities } from '../activities/project-config-acti
 import { createGitRemotes } from './containers/git-remote';
 import { proposalDeps } from '../activities/stations/planning/proposal-deps';
 import { sweepOrphansInBackground } from './containers/orphan-sweep';
+import { containerWorkDir } from './containers/mount-access';
+import { sweepStaleWorkspaces } from './containers/workspace-sweep';
 import { resolvePodmanAccount } from './containers/podman-account';
 import { loadRepositoryRegistry } from './config/repository-registry';
 import { createGitLabRepositories } from './providers/gitlab/gitlab-repositories';
@@ -18,7 +20,7 @@ import { createPlanningStations } from '../activities/stations/planning-stations
 import { createDeliveryStations } from '../activities/stations/delivery-stations';
 import { createDraftEditActivities } from '../activities/draft-edit-activities';
 import { createActorActivities } from '../activities/actor-activities';
-import { allowedActorsWarning } from './config/allowed-actors';
+import { allowedActorsWarnings } from './config/allowed-actors';
 import { parseModelConfiguration, type ModelConfiguration } from './config/model-configuration';
 import { createModelClient } from './models/model-client';
 import { startTracing, type Tracing } from './tracing/start-tracing';
@@ -154,6 +156,31 @@ async function configurePoller(client: Client, config: ServiceConfig, logger: Lo
 }
 
 /**
+ * The containers' account must reach the work folder (issue 30, point 7): a default one under a private checkout
+ * moves, one the operator chose stops the start with what to change. Without podman set up there is nothing to
+ * check yet; container stations say so when they run.
+ */
+function withReachableWorkDir(config: ServiceConfig, logger: Logger): ServiceConfig {
+  let account;
+  try {
+    account = resolvePodmanAccount({ ...process.env, SERVICE_PODMAN_USER: config.container.podmanUser });
+  } catch {
+    return config;
+  }
+  const chosen = containerWorkDir({ workDir: config.container.workDir, explicit: Boolean(process.env.CONTAINER_WORK_DIR?.trim()), account });
+  if (chosen.moved) logger.warn(chosen.moved);
+  return { ...config, container: { ...config.container, workDir: chosen.workDir } };
+}
+
+/** Station folders left by failed or abandoned stations, in the background (issue 30, point 9). */
+function sweepWorkspacesInBackground(workDir: string, logger: Logger): void {
+  void sweepStaleWorkspaces(workDir).then(
+    (removed) => { if (removed.length > 0) logger.info('removed stale station folders', { count: removed.length, work_dir: workDir }); },
+    (error: unknown) => logger.warn('could not sweep stale station folders', { error: (error as Error).message }),
+  );
+}
+
+/**
  * Runs the worker: ticket workflows (and, as they land, activities and the poller) on the configured task queue,
  * with Prometheus metrics on its own port. The caller owns process signals: the Temporal runtime's own handlers are
  * disabled so that `service dev` can stop the worker before it stops the server the worker is polling.
@@ -167,8 +194,9 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
     runtimeInstalled = true;
   }
 
-  const actorsWarning = allowedActorsWarning(process.env);
-  if (actorsWarning) logger.warn(actorsWarning);
+  for (const warning of allowedActorsWarnings(process.env)) logger.warn(warning);
+  config = withReachableWorkDir(config, logger);
+  sweepWorkspacesInBackground(config.container.workDir, logger);
   const versioning = workerVersionFromEnv(process.env);
   if (!versioning.ok) throw new Error(versioning.problem);
   const deploymentOptions = workerDeploymentOptions(versioning.version);

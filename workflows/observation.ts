@@ -68,8 +68,10 @@ export interface ObservationFacts {
   push?: { ref: string; before?: string; after: string };
   sender?: string;
   /**
-   * Who did it, every identifier known (tracker e-mail first, then account id; a source-host login): a label change's
-   * author, for allowed-actor checks (issue 17). Comments and reviews name their author in `comment`/`review`.
+   * Tracker deliveries: who did it, every identity known, tagged with its system (`tracker-email:<email>` first, then
+   * `tracker:<accountId or user name>`; workflows/actor-identity.ts), never a display name: a label change's or a
+   * comment's author, for allowed-actor checks (issue 17) and the loop guard. Source hosts name their logins in
+   * `comment`/`review`/`sender`, tagged by the observation's system where they are matched.
    */
   actor_ids?: string[];
 }

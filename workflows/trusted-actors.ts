@@ -1,3 +1,4 @@
+import { sourceHostActorId, trackerActorIdOf } from './actor-identity';
 import type { Command } from './command-types';
 import type { Observation } from './observation';
 
@@ -10,7 +11,10 @@ export const TRUSTED_ACTORS_PATCH = 'trusted-actors';
 
 export interface AuthorizeActorInput {
   project_key: string;
-  /** Every identifier known of the person (tracker account id, e-mail, source-host login). */
+  /**
+   * Every identity known of the person, each with its system (`tracker:<accountId>`, `tracker-email:<email>`,
+   * `github:<login>`, `gitlab:<username>`; workflows/actor-identity.ts).
+   */
   actor_ids: string[];
   /** The command type, for the log. */
   action: string;
@@ -47,11 +51,19 @@ export function needsAllowedActor(command: Command): boolean {
   }
 }
 
-/** Who did it, every identifier the delivery carries. */
+/**
+ * Who did it: every identity the delivery carries, tagged with the system it is an identity on, so that a GitHub
+ * login never matches a tracker account id or a GitLab username. Tracker ids come tagged from ingress (which knows
+ * the e-mail field from the account id field); a comment's `author` is a label for people to read and is not used.
+ * Source-host logins are tagged here by the observation's own system.
+ */
 export function actorIdsOf(observation: Observation): string[] {
   const facts = observation.facts;
-  const ids = [...(facts.actor_ids ?? []), facts.comment?.author, facts.review?.author, facts.sender];
-  return [...new Set(ids.filter((id): id is string => typeof id === 'string' && id !== ''))];
+  const present = (id: string | undefined): id is string => typeof id === 'string' && id !== '';
+  const ids = observation.source_system === 'tracker'
+    ? (facts.actor_ids ?? []).filter(present).map(trackerActorIdOf)
+    : [facts.comment?.author, facts.review?.author, facts.sender].filter(present).map((login) => sourceHostActorId(observation.source_system as 'scmhost' | 'gitlab', login));
+  return [...new Set(ids)];
 }
 
 /** The `service:` labels of an ignored label command: taken off again so that an allowed person can add them. */

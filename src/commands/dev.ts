@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Flags } from '@oclif/core';
 import { reportConfigurationError, startupConfig } from '../config/startup-config';
+import { loadRepositoryRegistry } from '../config/repository-registry';
+import { requireWebhookSecrets } from '../config/webhook-secrets';
 import { startGateway, type RunningGateway } from '../gateway/server';
 import { startDevServer, type RunningDevServer } from '../temporal/dev-server';
 import { DevStackConfigError, loadDevStackConfig, planDevServer, resolveStackFile } from '../temporal/dev-stack-config';
@@ -9,6 +11,7 @@ import { ensureTemporalCli, projectRoot } from '../temporal/temporal-cli-locator
 import { startSandbox, type Sandbox } from '../sandbox/sandbox-stack';
 import { startWorker, type RunningWorker } from '../worker';
 import { runUntilSignal } from '../process/run-until-signal';
+import { removeRunningDev, writeRunningDev } from '../temporal/running-dev';
 
 /**
  * Seconds since the start: since `npm run dev` when scripts/dev.sh passed its start time (so the build check and
@@ -46,7 +49,9 @@ export default class DevCommand extends Command {
     let stopping: Promise<void> | undefined;
     // Once only, whoever asks first (a signal, the worker ending, an error); order matters: the worker drains against
     // a live server, then the server goes.
+    let runningDevDir: string | undefined;
     const stopAll = () => (stopping ??= (async () => {
+      if (runningDevDir) removeRunningDev(runningDevDir);
       await gateway?.stop().catch((e: Error) => this.logToStderr(`gateway: ${e.message}`));
       await worker?.stop().catch((e: Error) => this.logToStderr(`worker: ${e.message}`));
       await server?.stop();
@@ -71,6 +76,8 @@ export default class DevCommand extends Command {
       // The worker and gateway read a few settings straight from the process environment (the registry file path).
       Object.assign(process.env, sandbox?.env ?? {});
       const { config, logger, models } = startupConfig(env);
+      // The gateway would refuse this too, but only after Temporal and the worker had started.
+      requireWebhookSecrets(config, loadRepositoryRegistry(env), env);
 
       const cli = await ensureTemporalCli({ report: (line) => this.log(line) });
       this.log(`starting Temporal dev server (${cli}) with ${plan.dbPath}...`);
@@ -79,6 +86,12 @@ export default class DevCommand extends Command {
       worker = await startWorker(config, logger, { models });
       gateway = await startGateway(config, logger);
       sandbox?.connect(gateway.url);
+      // Operator commands of this checkout find this stack through it (src/temporal/running-dev.ts).
+      writeRunningDev(plan.dataDir, {
+        TEMPORAL_ADDRESS: plan.address, TEMPORAL_NAMESPACE: plan.namespace, SERVICE_TASK_QUEUE: config.temporal.taskQueue, TEMPORAL_CLI_PATH: cli,
+        ...sandbox?.env,
+      });
+      runningDevDir = plan.dataDir;
 
       this.log([
         '',

@@ -1,56 +1,125 @@
 /**
- * Who may approve and command (issue 17, "trusted input"). A list of actors: tracker account ids, e-mail addresses
- * and source-host logins. The project property `service.allowed_actors` (a JSON array of such strings) wins over the
- * deployment's SERVICE_ALLOWED_ACTORS (comma-separated). When neither is set, anyone counts, and the worker says so
- * at startup. Tracker groups (`group:<name>`) are decided here, but this build does not look a person's groups up
- * (the tracker client has no group call yet), so a list naming a group fails closed with a reason saying so.
- * Pure functions; the activity reads the settings.
+ * Who may approve and command (issue 17, "trusted input"). A list of identities, each named with its system, because
+ * the same string on two systems names two different people (workflows/actor-identity.ts):
+ * `tracker:<accountId>` (or a Jira Server/DC user name), `tracker-email:<email>`, `github:<login>`,
+ * `gitlab:<username>`, and `group:<name>` for tracker groups. The project property `service.allowed_actors` (a JSON
+ * array of such strings) wins over the deployment's SERVICE_ALLOWED_ACTORS (comma-separated). When neither is set,
+ * anyone counts, and the worker says so at startup. Tracker groups are decided here, but this build does not look a
+ * person's groups up (the tracker client has no group call yet), so a list naming a group fails closed with a reason
+ * saying so.
+ *
+ * Migration from the flat lists of earlier builds, where one entry matched on every system: an entry without a
+ * system prefix is read only where that is unambiguous, never on the source hosts. An e-mail address is read as
+ * `tracker-email:` (only the tracker names people by e-mail; GitHub and GitLab logins cannot contain `@`) and a
+ * string shaped like a Jira Cloud account id as `tracker:`. Any other unprefixed entry (a login or a Server user
+ * name: which system is unknowable) matches nobody. Either way the worker logs at startup, and a decision's reason
+ * says, how to write the entry. Pure functions; the activity reads the settings.
  */
+import { isActorSystem } from '../../workflows/actor-identity';
 
 export const ALLOWED_ACTORS_ENV = 'SERVICE_ALLOWED_ACTORS';
 export const ALLOWED_ACTORS_PROPERTY = 'service.allowed_actors';
-const GROUP = /^group:(.+)$/i;
+const ENTRY_FORMS = 'tracker:<accountId>, tracker-email:<email>, github:<login>, gitlab:<username>, group:<name>';
 
 export class AllowedActorsError extends Error {
   override readonly name = 'AllowedActorsError';
 }
 
 export interface AllowedActors {
-  /** Account ids, e-mails and logins, lower-cased. */
+  /** Namespaced identities (`github:octocat`), lower-cased. */
   ids: string[];
   /** Tracker group names, lower-cased. */
   groups: string[];
   source: 'project' | 'environment';
+  /**
+   * Entries written without a system prefix: how each was read (or that it matches nobody) and how to write it.
+   * Logged by the worker at startup and added to the reasons of decisions.
+   */
+  notes: string[];
+  /** The namespaced id an unprefixed entry was read as -> the entry as written. */
+  unprefixed: Record<string, string>;
 }
 
-function split(entries: string[]): Omit<AllowedActors, 'source'> {
-  const ids: string[] = [];
-  const groups: string[] = [];
-  for (const entry of entries.map((e) => e.trim()).filter(Boolean)) {
-    const group = GROUP.exec(entry);
-    if (group) groups.push(group[1]!.trim().toLowerCase());
-    else ids.push(entry.toLowerCase());
+export type AllowedActorEntry =
+  | { kind: 'id'; id: string; note?: string }
+  | { kind: 'group'; name: string }
+  | { kind: 'unusable'; note: string };
+
+/** Jira Cloud account ids: 24 hex digits (older accounts) or `<number>:<uuid>`. */
+const TRACKER_ACCOUNT_ID = /^(?:[0-9a-f]{24}|\d{1,10}:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+const EMAIL = /^[^@\s]+@[^@\s]+$/;
+
+/** One entry of a list, read with the migration rule above. */
+export function readAllowedActorEntry(raw: string): AllowedActorEntry {
+  const entry = raw.trim();
+  const colon = entry.indexOf(':');
+  const prefix = colon > 0 ? entry.slice(0, colon).trim().toLowerCase() : '';
+  const value = colon > 0 ? entry.slice(colon + 1).trim() : '';
+  if (prefix === 'group') {
+    return value ? { kind: 'group', name: value.toLowerCase() } : { kind: 'unusable', note: `"${entry}" names no group: write group:<name>` };
   }
-  return { ids, groups };
+  if (isActorSystem(prefix)) {
+    if (!value) return { kind: 'unusable', note: `"${entry}" names nobody: write ${prefix}:<id>` };
+    if (prefix === 'tracker-email' && !EMAIL.test(value)) return { kind: 'unusable', note: `"${entry}" is not an e-mail address: write tracker-email:<email>` };
+    return { kind: 'id', id: `${prefix}:${value}`.toLowerCase() };
+  }
+  // No known prefix. A Cloud account id has a colon of its own, so it is recognised before an unknown prefix is.
+  if (TRACKER_ACCOUNT_ID.test(entry)) {
+    return { kind: 'id', id: `tracker:${entry}`.toLowerCase(), note: `"${entry}" has no system prefix and is read as tracker:${entry} (a tracker account id); write it so` };
+  }
+  if (EMAIL.test(entry)) {
+    return { kind: 'id', id: `tracker-email:${entry}`.toLowerCase(), note: `"${entry}" has no system prefix and is read as tracker-email:${entry}; write it so` };
+  }
+  if (/\s/.test(entry)) {
+    return { kind: 'unusable', note: `"${entry}" looks like a display name, which never counts (anyone can take one): list the person's id with its system (${ENTRY_FORMS})` };
+  }
+  if (/^[a-z][a-z-]*$/i.test(prefix)) {
+    return { kind: 'unusable', note: `"${entry}" names an unknown system "${prefix}": use ${ENTRY_FORMS}` };
+  }
+  return { kind: 'unusable', note: `"${entry}" has no system prefix and matches nobody (a login is a different person on each system): write tracker:${entry}, github:${entry} or gitlab:${entry}` };
+}
+
+function read(entries: string[], source: AllowedActors['source']): AllowedActors {
+  const result: AllowedActors = { ids: [], groups: [], source, notes: [], unprefixed: {} };
+  for (const raw of entries.map((e) => e.trim()).filter(Boolean)) {
+    const entry = readAllowedActorEntry(raw);
+    if (entry.kind === 'group') result.groups.push(entry.name);
+    else if (entry.kind === 'unusable') result.notes.push(entry.note);
+    else {
+      result.ids.push(entry.id);
+      if (entry.note) {
+        result.notes.push(entry.note);
+        result.unprefixed[entry.id] = raw;
+      }
+    }
+  }
+  return result;
 }
 
 /** The allowed actors of a project: its property when set, else the environment's list, else null (anyone). */
 export function allowedActors(env: NodeJS.ProcessEnv, property: unknown, projectKey: string): AllowedActors | null {
   if (property !== undefined && property !== null) {
     if (!Array.isArray(property) || property.some((entry) => typeof entry !== 'string')) {
-      throw new AllowedActorsError(`${ALLOWED_ACTORS_PROPERTY} of project ${projectKey} must be a JSON array of strings (account ids, e-mails, logins, "group:<name>"), got ${JSON.stringify(property).slice(0, 200)}`);
+      throw new AllowedActorsError(`${ALLOWED_ACTORS_PROPERTY} of project ${projectKey} must be a JSON array of strings (${ENTRY_FORMS}), got ${JSON.stringify(property).slice(0, 200)}`);
     }
-    return { ...split(property as string[]), source: 'project' };
+    return read(property as string[], 'project');
   }
   const listed = (env[ALLOWED_ACTORS_ENV] ?? '').split(',').filter((entry) => entry.trim() !== '');
-  return listed.length > 0 ? { ...split(listed), source: 'environment' } : null;
+  return listed.length > 0 ? read(listed, 'environment') : null;
 }
 
 export type ActorDecision = { allowed: true; reason: string } | { allowed: false; reason: string };
 
+/** Notes are bounded: a reason ends up in a tracker comment and on the timeline. */
+function notesOf(allowed: AllowedActors): string {
+  if (allowed.notes.length === 0) return '';
+  const shown = allowed.notes.slice(0, 3).join('; ');
+  return `; about its entries: ${shown}${allowed.notes.length > 3 ? `; and ${allowed.notes.length - 3} more` : ''}`;
+}
+
 /**
- * Whether an actor (every identifier known of them, and their tracker groups) is allowed. An unknown actor (a
- * delivery that named nobody) is never allowed when a list applies.
+ * Whether an actor (their namespaced ids, and their tracker groups) is allowed. An unknown actor (a delivery that
+ * named nobody) is never allowed when a list applies. Ids must carry their system: an untagged id matches nothing.
  */
 export function decideActor(allowed: AllowedActors | null, actorIds: string[], actorGroups: string[] = []): ActorDecision {
   if (allowed === null) return { allowed: true, reason: `no allowed actors are configured (${ALLOWED_ACTORS_PROPERTY}, ${ALLOWED_ACTORS_ENV}): anyone counts` };
@@ -58,14 +127,23 @@ export function decideActor(allowed: AllowedActors | null, actorIds: string[], a
   const ids = actorIds.map((id) => id.toLowerCase());
   if (ids.length === 0) return { allowed: false, reason: `the delivery does not say who did it, and only actors listed in ${where} count` };
   const byId = ids.find((id) => allowed.ids.includes(id));
-  if (byId) return { allowed: true, reason: `${byId} is listed in ${where}` };
+  if (byId) {
+    const written = allowed.unprefixed[byId];
+    return { allowed: true, reason: `${byId} is listed in ${where}${written ? ` (as "${written}", without its system prefix: write ${byId})` : ''}` };
+  }
   const group = actorGroups.map((g) => g.toLowerCase()).find((g) => allowed.groups.includes(g));
   if (group) return { allowed: true, reason: `${actorIds[0]} is in the group ${group}, listed in ${where}` };
-  return { allowed: false, reason: `${actorIds[0]} is not listed in ${where}${allowed.groups.length > 0 ? ' and is in none of its groups' : ''}` };
+  return { allowed: false, reason: `${actorIds[0]} is not listed in ${where}${allowed.groups.length > 0 ? ' and is in none of its groups' : ''}${notesOf(allowed)}` };
 }
 
-/** The startup warning when no deployment-wide list is set (a project may still set its own). */
-export function allowedActorsWarning(env: NodeJS.ProcessEnv): string | undefined {
-  if ((env[ALLOWED_ACTORS_ENV] ?? '').trim() !== '') return undefined;
-  return `${ALLOWED_ACTORS_ENV} is not set: approvals and commands count from anyone, except in projects that set the property ${ALLOWED_ACTORS_PROPERTY}`;
+/**
+ * What the worker logs at startup about the deployment-wide list: that it is not set (a project may still set its
+ * own), or how its unprefixed entries are read and how to write them.
+ */
+export function allowedActorsWarnings(env: NodeJS.ProcessEnv): string[] {
+  const allowed = allowedActors(env, undefined, '');
+  if (allowed === null) {
+    return [`${ALLOWED_ACTORS_ENV} is not set: approvals and commands count from anyone, except in projects that set the property ${ALLOWED_ACTORS_PROPERTY}`];
+  }
+  return allowed.notes.map((note) => `${ALLOWED_ACTORS_ENV}: ${note} (entries are ${ENTRY_FORMS})`);
 }

@@ -26,6 +26,11 @@ export const TRACE_METADATA_ATTRIBUTES = [...TRACE_ATTRIBUTES, 'retry_count', 's
 
 export interface ServiceConfig {
   tracker: { baseUrl?: string; userEmail?: string; apiToken?: string; webhookSecret?: string };
+  /**
+   * allowUnsigned: SERVICE_ALLOW_UNSIGNED_WEBHOOKS, the explicit opt-in without which the gateway refuses to start
+   * while a webhook secret is unset (src/config/webhook-secrets.ts). Local testing only.
+   */
+  webhooks: { allowUnsigned: boolean };
   /** `draftRepos`: repositories (`owner/name`, or `*`) whose pull requests the service opens as drafts (SCMHOST_DRAFT_REPOS). */
   scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[]; botLogin?: string; apiUrl?: string; draftRepos: string[] };
   botCommentPrefix?: string;
@@ -241,6 +246,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       apiToken: r.str('TRACKER_API_TOKEN'),
       webhookSecret: r.str('TRACKER_WEBHOOK_SECRET'),
     },
+    webhooks: { allowUnsigned: r.bool('SERVICE_ALLOW_UNSIGNED_WEBHOOKS', false) },
     scmhost: {
       token: r.str('SCMHOST_TOKEN'),
       webhookSecret: r.str('SCMHOST_WEBHOOK_SECRET'),

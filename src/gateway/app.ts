@@ -14,6 +14,7 @@ import { scmhostWebhookRouter } from './routes/scmhost-webhook';
 import { trackerWebhookRouter } from './routes/tracker-webhook';
 import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
 import type { IssueKeyResolver } from '../ingress/tracker/comment-issue';
+import { requireWebhookSecrets } from '../config/webhook-secrets';
 
 export interface GatewayDeps {
   config: ServiceConfig;
@@ -30,8 +31,15 @@ export interface GatewayDeps {
   guard?: LoopGuardOptions;
 }
 
-/** The Express gateway: validates, normalises and signals. It makes no workflow decisions. */
+/**
+ * The Express gateway: validates, normalises and signals. It makes no workflow decisions. Every route authenticates
+ * before it reads a body (webhook signatures and tokens, operator bearer tokens), and nothing is parsed unread: no
+ * body parser runs in front of the routes. Refuses to be built while a webhook secret is unset without the explicit
+ * opt-in (SERVICE_ALLOW_UNSIGNED_WEBHOOKS).
+ */
 export function createGatewayApp(deps: GatewayDeps): Express {
+  requireWebhookSecrets(deps.config, deps.registry, process.env);
+  const allowUnsigned = deps.config.webhooks.allowUnsigned;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -49,6 +57,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     metrics: deps.metrics,
     logger: deps.logger.child({ route: 'webhooks/tracker' }),
     webhookSecret: deps.config.tracker.webhookSecret,
+    allowUnsigned,
     guard,
     issueKeys: deps.issueKeys,
   }));
@@ -57,6 +66,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     metrics: deps.metrics,
     logger: deps.logger.child({ route: 'webhooks/scmhost' }),
     webhookSecret: deps.config.scmhost.webhookSecret,
+    allowUnsigned,
     guard,
   }));
   app.use(gitlabWebhookRouter({
@@ -64,6 +74,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     metrics: deps.metrics,
     logger: deps.logger.child({ route: 'webhooks/gitlab' }),
     registry: deps.registry,
+    allowUnsigned,
     guard,
   }));
   app.use(readApiRouter({

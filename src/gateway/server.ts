@@ -9,16 +9,20 @@ import { TemporalTicketWorkflows } from '../temporal/ticket-workflows';
 import { cachedIssueKeys } from '../ingress/tracker/comment-issue';
 import { createTrackerClient } from '../providers/tracker/tracker-client';
 import { learnTrackerAccountId, loopGuardOf, trackerAccountReport } from '../ingress/loop-guard';
+import { requireWebhookSecrets } from '../config/webhook-secrets';
 
 export interface RunningGateway extends ListeningServer {
   stop(): Promise<void>;
 }
 
 export async function startGateway(config: ServiceConfig, logger: Logger): Promise<RunningGateway> {
+  const registry = loadRepositoryRegistry(process.env);
+  // Before anything else: no secret and no opt-in is a configuration error; with the opt-in, say it loudly.
+  const unsigned = requireWebhookSecrets(config, registry, process.env);
+  if (unsigned) logger.warn(unsigned);
   const workflows = TemporalTicketWorkflows.lazy(config);
   const metrics = createServiceMetrics({ defaultMetrics: true });
   workflows.onRead = (route, source) => metrics.readModelAnswers.inc({ route, source });
-  const registry = loadRepositoryRegistry(process.env);
   const { baseUrl, userEmail, apiToken } = config.tracker;
   const onLatency = (service: string, seconds: number) => metrics.externalApiLatency.observe({ service }, seconds);
   // A webhook waits on this lookup: keep it short, and let Jira redeliver (503) rather than hold the request.
@@ -29,7 +33,8 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const guard = loopGuardOf(config);
   const account = tracker && learnTrackerAccountId(guard, () => tracker.getMyself(), trackerAccountReport(logger));
   const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, definitions: workflows.definitions(), guard });
-  const listening = await listen(createServer(app), config.gateway.host, config.gateway.port, 'gateway');
+  // A webhook of the largest accepted size arrives in seconds; a sender trickling a body holds a connection no longer.
+  const listening = await listen(createServer({ requestTimeout: 60_000 }, app), config.gateway.host, config.gateway.port, 'gateway');
   logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace });
   return {
     ...listening,

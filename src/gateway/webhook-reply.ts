@@ -4,6 +4,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics';
 import type { DeliveryOutcome } from '../ingress/deliver-observation';
 import { TemporalUnavailableError } from '../temporal/temporal-unavailable-error';
 import { errorBody } from './http-errors';
+import { jsonNestsDeeperThan, WEBHOOK_JSON_MAX_DEPTH } from './webhook-body';
 
 export type WebhookSource = 'tracker' | 'scmhost' | 'gitlab';
 
@@ -25,6 +26,11 @@ export class WebhookReply {
   received(event: string): void {
     this.event = event;
     this.metrics.webhooksReceived.inc({ source: this.source, event });
+  }
+
+  /** After this answer the connection closes instead of reading the rest of a body nobody will use. */
+  closeConnection(): void {
+    this.res.set('Connection', 'close');
   }
 
   fail(status: number, code: string, message: string): void {
@@ -76,7 +82,12 @@ export function parseWebhookBody(raw: Buffer, contentType: string | undefined): 
   return parseJsonBody(Buffer.from(payload, 'utf8'));
 }
 
-export function parseJsonBody(raw: Buffer): { ok: true; value: unknown } | { ok: false; message: string } {
+/**
+ * JSON.parse, bounded: the nesting is checked first in one cheap pass, because deeply nested input makes the parser
+ * itself slow (seconds for megabytes of brackets) while the event loop waits. The size is bounded by the reader.
+ */
+export function parseJsonBody(raw: Buffer, maxDepth = WEBHOOK_JSON_MAX_DEPTH): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (jsonNestsDeeperThan(raw, maxDepth)) return { ok: false, message: `the body nests deeper than ${maxDepth} levels; no provider payload does` };
   try {
     return { ok: true, value: JSON.parse(raw.toString('utf8')) };
   } catch (error) {

@@ -5,6 +5,7 @@ import { routeDelivery } from './route-delivery';
 import { redactValue } from '../redaction/redact-secrets';
 import { boundFacts } from './bound-facts';
 import { ownCommentReason, type LoopGuardOptions } from './loop-guard';
+import { sourceHostActorId } from '../../workflows/actor-identity';
 import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
 
 export type DeliveryOutcome =
@@ -56,12 +57,14 @@ export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, 
 /** Routes a source-host observation (GitHub or GitLab) to its ticket and signals it; never starts a workflow. */
 export async function deliverSourceHostObservation(workflows: TicketWorkflowsPort, received: UnroutedObservation, routing: RoutingHints, guard: LoopGuardOptions): Promise<DeliveryOutcome> {
   const observation = withoutSecrets(received);
+  // Logins are identities on the host that sent them only (a GitHub login is not a GitLab user of the same name).
+  const idsOf = (login: string | undefined) => (login ? [sourceHostActorId(observation.source_system === 'gitlab' ? 'gitlab' : 'scmhost', login)] : []);
   const comment = observation.facts.comment;
-  const own = comment && ownCommentReason(comment, guard);
+  const own = comment && ownCommentReason(comment, guard, idsOf(comment.author));
   if (own) return { outcome: 'ignored', reason_code: 'own_comment', reason: own };
   // A review the service's own account left (a reply to review threads) must not come back as a person's request.
   const review = observation.facts.review;
-  const ownReview = review && ownCommentReason({ body: review.body, author: review.author }, guard);
+  const ownReview = review && ownCommentReason({ body: review.body }, guard, idsOf(review.author));
   if (ownReview) return { outcome: 'ignored', reason_code: 'own_comment', reason: ownReview.replace('comment', 'review') };
   const route = await routeDelivery(workflows, observation, routing);
   if (!route.routed) return { outcome: 'ignored', reason_code: 'unroutable', reason: route.reason };

@@ -1,13 +1,18 @@
 import { idempotencyKeyOf } from '../providers/scmhost/idempotency-marker';
+import { actorId } from '../../workflows/actor-identity';
 
 import type { ServiceConfig } from '../config/service-config';
 
 export interface LoopGuardOptions {
-  /** The service account: the tracker e-mail or the source-host login. */
+  /**
+   * The service's own identities, each with its system like every actor id (workflows/actor-identity.ts):
+   * `tracker-email:<TRACKER_USER_EMAIL>`, `tracker:<its account id>`, `github:`/`gitlab:<SCMHOST_BOT_LOGIN>`.
+   */
   botAccounts?: string[];
   botCommentPrefix?: string;
 }
 
+/** Both sides carry their system, so a person whose login on one system equals the bot's id on another is a person. */
 function isServiceAccount(ids: Array<string | undefined>, options: LoopGuardOptions): boolean {
   const accounts = new Set((options.botAccounts ?? []).map((account) => account.toLowerCase()));
   return ids.some((id) => id !== undefined && id !== '' && accounts.has(id.toLowerCase()));
@@ -15,12 +20,12 @@ function isServiceAccount(ids: Array<string | undefined>, options: LoopGuardOpti
 
 /**
  * Comments the service wrote itself must never come back as input, or it would answer its own answers. They are
- * recognised by author, by the dev/test comment prefix, or by the hidden idempotency marker every service comment on
- * a source host carries.
+ * recognised by the dev/test comment prefix, by the author's identities (tagged ids, never a display name: anyone
+ * can take the bot's name as theirs), or by the hidden idempotency marker every service comment carries.
  */
-export function ownCommentReason(comment: { body: string; author?: string }, options: LoopGuardOptions, authorIds: string[] = []): string | undefined {
+export function ownCommentReason(comment: { body: string }, options: LoopGuardOptions, authorIds: string[] = []): string | undefined {
   if (options.botCommentPrefix && comment.body.trimStart().startsWith(options.botCommentPrefix)) return 'comment written by the service (bot comment prefix)';
-  if (isServiceAccount([comment.author, ...authorIds], options)) return 'comment written by the service account';
+  if (isServiceAccount(authorIds, options)) return 'comment written by the service account';
   if (idempotencyKeyOf(comment.body) !== undefined) return 'comment written by the service (idempotency marker)';
   return undefined;
 }
@@ -42,10 +47,19 @@ export function ownLabelChangeReason(facts: { label_change?: { added: string[]; 
   return 'label change written by the service account';
 }
 
-/** The service's own identities on every system, from the configuration: one guard for the gateway and the poller. */
+/**
+ * The service's own identities on every system, from the configuration: one guard for the gateway and the poller.
+ * SCMHOST_BOT_LOGIN counts on GitLab too: a deployment usually gives its bot one name, and for the loop guard a false
+ * match only drops a delivery, where a missed one makes the service answer itself.
+ */
 export function loopGuardOf(config: Pick<ServiceConfig, 'tracker' | 'scmhost' | 'botCommentPrefix'>): LoopGuardOptions {
+  const { userEmail } = config.tracker;
+  const { botLogin } = config.scmhost;
   return {
-    botAccounts: [config.tracker.userEmail, config.scmhost.botLogin].filter((account): account is string => Boolean(account)),
+    botAccounts: [
+      ...(userEmail ? [actorId('tracker-email', userEmail)] : []),
+      ...(botLogin ? [actorId('github', botLogin), actorId('gitlab', botLogin)] : []),
+    ],
     botCommentPrefix: config.botCommentPrefix,
   };
 }
@@ -68,7 +82,8 @@ export function learnTrackerAccountId(
     try {
       const { accountId } = await lookup();
       if (!accountId) throw new Error('the tracker named no account id for the service account');
-      if (!isServiceAccount([accountId], guard)) guard.botAccounts = [...(guard.botAccounts ?? []), accountId];
+      const id = actorId('tracker', accountId);
+      if (!isServiceAccount([id], guard)) guard.botAccounts = [...(guard.botAccounts ?? []), id];
       report.learned(accountId);
     } catch (error) {
       report.failed(error);

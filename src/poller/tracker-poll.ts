@@ -1,5 +1,6 @@
 import type { Observation } from '../../workflows/observation';
-import { changelogObservation, commentObservation, issueCreatedObservation, type TrackerIssueFacts } from '../ingress/tracker/tracker-observations';
+import { MANAGED_LABEL } from '../ingress/tracker/plan-tracker-delivery';
+import { changelogObservation, commentObservation, issueCreatedObservation, trackerCommentAuthor, type TrackerIssueFacts } from '../ingress/tracker/tracker-observations';
 import type { TrackerClient } from '../providers/tracker/tracker-client';
 import type { TrackerIssue } from '../providers/tracker/tracker-types';
 
@@ -22,7 +23,8 @@ export function trackerPollJql(lookbackSeconds: number): string {
 /**
  * Reads recently updated managed tickets with their changelog and comments and produces the observations their
  * webhooks would have produced: the creation of tickets created in the window, each changelog entry and each comment
- * updated in the window. Facts already delivered by webhook come out with the same identity and are duplicates.
+ * updated in the window, per ticket in that order except that a change adding service:managed comes first. Facts
+ * already delivered by webhook come out with the same identity and are duplicates.
  */
 export async function collectTrackerObservations(
   tracker: Pick<TrackerClient, 'searchAllIssues' | 'getIssue' | 'getComments'>,
@@ -35,17 +37,22 @@ export async function collectTrackerObservations(
   for (const listed of issues) {
     const issue = await tracker.getIssue(listed.key, { changelog: true });
     const facts = issueFacts(issue);
+    const changes = (issue.changelog ?? []).filter((entry) => within(entry.created, since))
+      .map((entry) => changelogObservation(facts, { id: entry.id, created: entry.created, items: entry.items, author: entry.author }, context));
+    // The change that added service:managed goes first, so that it starts the ticket's workflow. The creation carries
+    // today's labels, not those the ticket was created with: delivered first, it would start the workflow as if the
+    // ticket had been managed since its creation, and the changes made before the label could command it
+    // (workflows/management-moment.ts). The ledger orders changes per label, so none of them becomes stale by this.
+    const starts = changes.filter((observation) => observation.facts.label_change?.added.includes(MANAGED_LABEL));
+    observations.push(...starts);
     if (within(issue.created, since)) observations.push(issueCreatedObservation(facts, context));
-    for (const entry of issue.changelog ?? []) {
-      if (within(entry.created, since)) observations.push(changelogObservation(facts, { id: entry.id, created: entry.created, items: entry.items, author: entry.author }, context));
-    }
+    observations.push(...changes.filter((observation) => !starts.includes(observation)));
     for (const comment of await tracker.getComments(issue.key)) {
       if (!within(comment.updated, since)) continue;
       observations.push(commentObservation(facts, {
         id: comment.id,
         body: comment.body,
-        author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.displayName,
-        authorIds: [comment.author?.emailAddress, comment.author?.accountId].filter((id): id is string => typeof id === 'string' && id !== ''),
+        ...trackerCommentAuthor(comment.author),
         created: comment.created,
         updated: comment.updated,
       }, context));

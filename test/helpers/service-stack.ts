@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { freePort } from './free-port';
 import { startService, type ServiceProcess } from './service-process';
 
@@ -12,6 +13,17 @@ export interface ServiceStack {
   stop(): Promise<Array<number | string>>;
 }
 
+/**
+ * The gateway refuses to start while a webhook secret is unset (unless SERVICE_ALLOW_UNSIGNED_WEBHOOKS=true). A test
+ * that sets no secret for a source does not send that source's webhooks: its route is locked with a secret nobody
+ * knows, as a production gateway with a source it does not use would be. A test that means unsigned webhooks says so
+ * with the opt-in.
+ */
+function unusedWebhookSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.SERVICE_ALLOW_UNSIGNED_WEBHOOKS !== undefined) return {};
+  return { TRACKER_WEBHOOK_SECRET: `unused-${randomUUID()}`, SCMHOST_WEBHOOK_SECRET: `unused-${randomUUID()}` };
+}
+
 /** The real `service worker` and `service gateway` processes against a Temporal server, on free loopback ports. */
 export async function startServiceStack(temporalAddress: string, env: NodeJS.ProcessEnv, options: { workerScript?: string } = {}): Promise<ServiceStack> {
   const gatewayPort = await freePort();
@@ -22,6 +34,7 @@ export async function startServiceStack(temporalAddress: string, env: NodeJS.Pro
     SERVICE_GATEWAY_PORT: String(gatewayPort),
     SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
     SERVICE_WORKER_METRICS_PORT: String(metricsPort),
+    ...unusedWebhookSecrets(env),
     ...env,
   };
   const startWorker = async () => {

@@ -30,6 +30,8 @@ describe('service dev', () => {
     if (stackFile) args.push('--config', stackFile);
     const dev = startService(args, {
       TEMPORAL_CLI_PATH: inject('temporalCliPath'),
+      // Local development without secrets: the tests post unsigned webhooks, which needs the explicit opt-in.
+      SERVICE_ALLOW_UNSIGNED_WEBHOOKS: 'true',
       SERVICE_OPERATOR_TOKEN: TOKEN,
       SERVICE_TASK_QUEUE: 'it-dev',
       SERVICE_GATEWAY_HOST: '127.0.0.1',
@@ -49,6 +51,7 @@ describe('service dev', () => {
       expect(out).toContain(`Temporal UI  http://127.0.0.1:${ports.ui}`);
       expect(out).toContain(`Metrics      ${api}/metrics (gateway)  http://127.0.0.1:${ports.metrics}/metrics (worker)`);
       expect(out).toContain(join(dataDir, 'temporal.db'));
+      expect(out).toContain('UNSIGNED WEBHOOKS ACCEPTED: SERVICE_ALLOW_UNSIGNED_WEBHOOKS=true and TRACKER_WEBHOOK_SECRET, SCMHOST_WEBHOOK_SECRET are not set');
       expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).status).toBe(200);
 
@@ -121,6 +124,8 @@ describe('service dev', () => {
       expect(timeline.entries.find((e: Json) => e.kind === 'observation_decision')).toMatchObject({ status: 'accepted', details: { source: 'webhook', event: 'issue_created' } });
       // The banner names the read API's token (yours when you set one), and the simulated model writes the PRD.
       expect(dev.output()).toContain(`read API token (SERVICE_OPERATOR_TOKEN): ${TOKEN}`);
+      // The sandbox makes up its own webhook secrets (and signs its simulators' webhooks): no opt-in, no warning.
+      expect(dev.output()).not.toContain('UNSIGNED WEBHOOKS ACCEPTED');
       const atGate = await eventually(async () => {
         const view = await getJson(`${api}/api/v1/workflows/${key}/execution`, TOKEN);
         return view.body.current_position === 'prd_approval_gate' && view.body.checkpoint?.is_paused ? view.body : undefined;
@@ -132,6 +137,14 @@ describe('service dev', () => {
       expect(await dev.stop('SIGINT')).toBe(0);
       rmSync(sandboxDir, { recursive: true, force: true });
     }
+  });
+
+  it('refuses to start without webhook secrets or the opt-in, in one line, before Temporal starts', async () => {
+    const dev = startService(['dev', '--data-dir', dataDir, '--temporal-port', String(await freePort())], { TEMPORAL_CLI_PATH: inject('temporalCliPath') });
+    expect(await dev.exited).toBe(1);
+    const lines = dev.output().trim().split('\n').filter((line) => line.startsWith('configuration error: '));
+    expect(lines).toEqual([expect.stringMatching(/^configuration error: webhook secrets are not set: TRACKER_WEBHOOK_SECRET, SCMHOST_WEBHOOK_SECRET\. .*SERVICE_ALLOW_UNSIGNED_WEBHOOKS=true/)]);
+    expect(dev.output()).not.toContain('starting Temporal dev server');
   });
 
   it('refuses a broken dev stack file with a line naming the field', async () => {

@@ -229,6 +229,8 @@ describe('the gateway without Temporal', () => {
       TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`,
       SERVICE_GATEWAY_HOST: '127.0.0.1',
       SERVICE_GATEWAY_PORT: String(port),
+      // This test posts an unsigned webhook: it means local testing without secrets.
+      SERVICE_ALLOW_UNSIGNED_WEBHOOKS: 'true',
     });
     try {
       await gateway.waitForOutput(/gateway listening on/);

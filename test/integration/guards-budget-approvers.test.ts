@@ -25,7 +25,7 @@ describe('token budgets and allowed approvers', () => {
     const properties = tracker.state.project('GRD').properties;
     tracker.state.setProperty(properties, 'service.repos', ['acme/api']);
     tracker.state.setProperty(properties, 'service.token_budget', { stages: { generate_prd: 5 } });
-    tracker.state.setProperty(properties, 'service.allowed_actors', ['pat@example.com']);
+    tracker.state.setProperty(properties, 'service.allowed_actors', ['tracker-email:pat@example.com']);
     model = await startModelSimulator();
     stack = await startServiceStack(inject('temporalAddress'), {
       SERVICE_TASK_QUEUE: 'it-guards-budget',
@@ -87,12 +87,12 @@ describe('token budgets and allowed approvers', () => {
     tracker.state.updateLabels(key, [{ add: 'service:prd-approved' }], mallory);
     const ignored = await eventually(async () => (await timeline(key)).find((e) => e.kind === 'command_decision' && e.status === 'ignored' && /approve by .* ignored/.test(e.summary)), 30_000, 'the ignored approval on the timeline');
     expect(ignored.summary).toContain('is not listed in the project property service.allowed_actors');
-    expect(ignored.details.actor_ids).toContain('mallory@example.com');
+    expect(ignored.details.actor_ids).toContain('tracker-email:mallory@example.com');
     await eventually(async () => (tracker.state.issue(key).labels.includes('service:prd-approved') ? undefined : true), 30_000, 'the ignored label to be taken off');
     const still = await until(key, 'still at the PRD gate', (v) => v.current_position === 'prd_approval_gate');
     expect(still.checkpoint.is_paused).toBe(true);
     expect(still.artifacts.prd.approved).toBe(false);
-    expect(comments(key).some((c) => c.includes('by mallory@example.com was ignored'))).toBe(true);
+    expect(comments(key).some((c) => c.includes('by tracker-email:mallory@example.com was ignored'))).toBe(true);
 
     // An allowed person's approval counts: the PRD is snapshotted and the ticket moves on.
     model.script({ content: JSON.stringify({ title: 'CSV export spec', markdown: '## Design\n\nA CSV writer.' }) });

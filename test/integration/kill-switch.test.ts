@@ -118,10 +118,10 @@ describe('service:stop during a container station', () => {
     expect(blocked.station_attempts.at(-1)).toMatchObject({ station: 'container_edit', status: 'stopped' });
     const entries = (await getJson(`${stack.api}/api/v1/workflows/${key}/execution/timeline?limit=200`, TOKEN)).body.entries as Json[];
     const action = entries.find((e) => e.kind === 'operator_action');
-    expect(action).toMatchObject({ status: 'stopped', details: { action: 'stop', via: 'service:stop', cancelled_station: 'container_edit', by: 'pat@example.com' } });
+    expect(action).toMatchObject({ status: 'stopped', details: { action: 'stop', via: 'service:stop', cancelled_station: 'container_edit', by: 'tracker-email:pat@example.com' } });
     expect(tracker.state.issue(key).labels).toEqual(expect.arrayContaining(['service:blocked']));
     expect(tracker.state.issue(key).labels).not.toContain('service:stop');
-    expect(tracker.state.issue(key).comments.map((c) => adfToMarkdown(c.body)).some((c) => c.includes('stopped by pat@example.com (service:stop)'))).toBe(true);
+    expect(tracker.state.issue(key).comments.map((c) => adfToMarkdown(c.body)).some((c) => c.includes('stopped by tracker-email:pat@example.com (service:stop)'))).toBe(true);
 
     // service:retry: the station runs again at the saved node, this time to the end.
     model.reset();

@@ -1,5 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { connectionWebhookSecret, findRegistryRepository, type RepositoryRegistry } from '../../config/repository-registry';
+import { ALLOW_UNSIGNED_WEBHOOKS_ENV } from '../../config/webhook-secrets';
 import { deliverSourceHostObservation } from '../../ingress/deliver-observation';
 import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import type { Logger } from '../../logging/logger';
@@ -7,8 +8,10 @@ import type { ServiceMetrics } from '../../metrics/service-metrics';
 import { gitlabHookSchema } from '../../ingress/gitlab/gitlab-webhook-schema';
 import { normaliseGitLabEvent } from '../../ingress/gitlab/normalise-gitlab-event';
 import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
-import { tokensEqual } from '../webhook-signature';
+import { secretsMatching } from '../webhook-signature';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
+import { WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
+import { readWebhookBody } from '../webhook-intake';
 
 export const GITLAB_WEBHOOK_PATH = '/api/v1/webhooks/gitlab';
 
@@ -18,21 +21,51 @@ export interface GitLabWebhookDeps {
   logger: Logger;
   registry: RepositoryRegistry | undefined;
   env?: NodeJS.ProcessEnv;
+  /** SERVICE_ALLOW_UNSIGNED_WEBHOOKS: a connection without a secret serves unauthenticated deliveries only with it. */
+  allowUnsigned?: boolean;
   /** The service's own accounts and comment prefix: their comments are dropped (loop guard). */
   guard: LoopGuardOptions;
-  bodyLimit?: string;
+  /** WEBHOOK_BODY_LIMIT_BYTES unless given. */
+  bodyLimitBytes?: number;
+}
+
+/**
+ * Which registry connections a delivery may speak for, decided from its token header alone: those whose secret the
+ * token equals (each secret compared in constant time), plus, with the opt-in, those that have no secret.
+ */
+export function authenticatedConnections(registry: RepositoryRegistry | undefined, token: string | undefined, env: NodeJS.ProcessEnv, allowUnsigned: boolean): string[] {
+  const connections = [...(registry?.connections.values() ?? [])];
+  const secrets = connections.flatMap((c) => {
+    const secret = connectionWebhookSecret(c, env);
+    return secret ? [{ name: c.name, secret }] : [];
+  });
+  const open = allowUnsigned ? connections.filter((c) => !secrets.some((s) => s.name === c.name)).map((c) => c.name) : [];
+  return [...secretsMatching(token, secrets), ...open];
 }
 
 /**
  * POST /api/v1/webhooks/gitlab (SPEC 4.4). Only repositories listed in the repository registry file are served;
  * `X-Sourcehost-Token` (or GitLab's own `X-Gitlab-Token`) must equal the secret named by the connection's
- * `webhook_secret_env`. Queued deliveries are answered 202.
+ * `webhook_secret_env`. The repository (and so its connection) is named only in the body, and a body is never parsed
+ * before it is authenticated: a token that is the secret of no connection is refused from the headers, the body is
+ * parsed only then, and the repository's connection must be one the token is the secret of. Queued deliveries are
+ * answered 202.
  */
 export function gitlabWebhookRouter(deps: GitLabWebhookDeps): Router {
   const router = express.Router();
-  router.post(GITLAB_WEBHOOK_PATH, express.raw({ type: () => true, limit: deps.bodyLimit ?? '25mb' }), async (req: Request, res: Response) => {
+  router.post(GITLAB_WEBHOOK_PATH, async (req: Request, res: Response) => {
     const reply = new WebhookReply('gitlab', res, deps.metrics, deps.logger, 202);
-    const body = parseJsonBody(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    const env = deps.env ?? process.env;
+    const token = req.get('x-sourcehost-token') ?? req.get('x-gitlab-token');
+    const allowed = authenticatedConnections(deps.registry, token, env, deps.allowUnsigned ?? false);
+    if (allowed.length === 0) {
+      return reply.fail(401, 'invalid_token', token === undefined
+        ? 'X-Sourcehost-Token is missing (the secret of the repository registry connection that serves the repository)'
+        : `X-Sourcehost-Token is the webhook secret of no connection of the repository registry (SERVICE_REPOS_CONFIG_PATH)${deps.registry ? '' : ', and none is configured'}`);
+    }
+    const raw = await readWebhookBody(req, reply, deps.bodyLimitBytes ?? WEBHOOK_BODY_LIMIT_BYTES);
+    if (raw === undefined) return;
+    const body = parseJsonBody(raw);
     if (!body.ok) return reply.fail(400, 'invalid_json', body.message);
     const kind = (body.value as { object_kind?: unknown } | null)?.object_kind;
     if (typeof kind !== 'string') return reply.fail(400, 'invalid_payload', 'object_kind is required');
@@ -49,14 +82,11 @@ export function gitlabWebhookRouter(deps: GitLabWebhookDeps): Router {
     if (!repository) {
       return reply.fail(404, 'unknown_repository', `repository ${hook.project.path_with_namespace} is not an entry of the repository registry (SERVICE_REPOS_CONFIG_PATH)`);
     }
-    const secret = connectionWebhookSecret(repository.connection, deps.env ?? process.env);
-    if (secret) {
-      const token = req.get('x-sourcehost-token') ?? req.get('x-gitlab-token');
-      if (!tokensEqual(token, secret)) {
-        return reply.fail(401, 'invalid_token', token === undefined
-          ? `X-Sourcehost-Token is missing (connection ${repository.connection.name} requires it)`
-          : `X-Sourcehost-Token does not match the secret of connection ${repository.connection.name}`);
-      }
+    // The token proved the sender holds some connection's secret; the repository's connection must be that one.
+    if (!allowed.includes(repository.connection.name)) {
+      return reply.fail(401, 'invalid_token', connectionWebhookSecret(repository.connection, env)
+        ? `X-Sourcehost-Token does not match the secret of connection ${repository.connection.name}, which serves ${hook.project.path_with_namespace}`
+        : `connection ${repository.connection.name} has no webhook secret and ${ALLOW_UNSIGNED_WEBHOOKS_ENV} is not set`);
     }
 
     const normalised = normaliseGitLabEvent(hook);

@@ -6,17 +6,21 @@ import type { ServiceMetrics } from '../../metrics/service-metrics';
 import { normaliseScmhostEvent } from '../../ingress/scmhost/normalise-scmhost-event';
 import { isScmhostEventName, SCMHOST_EVENT_SCHEMAS, type ScmhostEventName, type ScmhostPayload } from '../../ingress/scmhost/scmhost-webhook-schema';
 import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
-import { verifyHmacSha256 } from '../webhook-signature';
 import { answerDelivery, describeIssues, parseWebhookBody, WebhookReply } from '../webhook-reply';
+import { WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
+import { readSignedWebhook } from '../webhook-intake';
 
 export interface ScmhostWebhookDeps {
   workflows: TicketWorkflowsPort;
   metrics: ServiceMetrics;
   logger: Logger;
   webhookSecret?: string;
+  /** SERVICE_ALLOW_UNSIGNED_WEBHOOKS: without a secret, deliveries are refused unless this is set. */
+  allowUnsigned?: boolean;
   /** The service's own accounts and comment prefix: their comments are dropped (loop guard). */
   guard: LoopGuardOptions;
-  bodyLimit?: string;
+  /** WEBHOOK_BODY_LIMIT_BYTES unless given. */
+  bodyLimitBytes?: number;
 }
 
 /**
@@ -28,14 +32,14 @@ export function scmhostWebhookRouter(deps: ScmhostWebhookDeps): Router {
   const router = express.Router();
   router.post(
     '/api/v1/webhooks/scmhost',
-    express.raw({ type: () => true, limit: deps.bodyLimit ?? '25mb' }),
     async (req: Request, res: Response) => {
       const reply = new WebhookReply('scmhost', res, deps.metrics, deps.logger);
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      if (deps.webhookSecret) {
-        const check = verifyHmacSha256(raw, req.get('x-hub-signature-256'), deps.webhookSecret);
-        if (!check.ok) return reply.fail(401, 'invalid_signature', `X-Hub-Signature-256 rejected: ${check.reason}`);
-      }
+      // Authenticated before parsed: the signature header is checked before the body is read, the body when read.
+      const raw = await readSignedWebhook(req, reply, {
+        secret: deps.webhookSecret, allowUnsigned: deps.allowUnsigned ?? false, header: 'X-Hub-Signature-256',
+        secretVariable: 'SCMHOST_WEBHOOK_SECRET', limitBytes: deps.bodyLimitBytes ?? WEBHOOK_BODY_LIMIT_BYTES,
+      });
+      if (raw === undefined) return;
       const eventHeader = (req.get('x-scmhost-event') ?? req.get('x-github-event'))?.trim().toLowerCase();
       if (!eventHeader) return reply.fail(400, 'missing_event', 'the X-Scmhost-Event (or X-GitHub-Event) header is required');
       const body = parseWebhookBody(raw, req.get('content-type'));

@@ -7,20 +7,23 @@ import { normaliseIssuelessComment, normaliseTrackerEvent, trackerEventName } fr
 import { issuelessCommentWebhookSchema, trackerEnvelopeSchema, trackerWebhookSchema, type IssuelessCommentWebhook } from '../../ingress/tracker/tracker-webhook-schema';
 import { NotFoundProviderError, RetryableProviderError } from '../../providers/provider-errors';
 import type { Observation } from '../../../workflows/observation';
-import { verifyHmacSha256 } from '../webhook-signature';
 import { deliverTrackerObservation } from '../../ingress/deliver-observation';
 import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
+import { WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
+import { readSignedWebhook } from '../webhook-intake';
 
 export interface TrackerWebhookDeps {
   workflows: TicketWorkflowsPort;
   metrics: ServiceMetrics;
   logger: Logger;
   webhookSecret?: string;
+  /** SERVICE_ALLOW_UNSIGNED_WEBHOOKS: without a secret, deliveries are refused unless this is set. */
+  allowUnsigned?: boolean;
   /** The service's own accounts and comment prefix: their comments are dropped (loop guard). */
   guard: LoopGuardOptions;
-  /** Webhook bodies can be megabytes (ADF documents, long changelogs). */
-  bodyLimit?: string;
+  /** Webhook bodies can be megabytes (ADF documents, long changelogs); WEBHOOK_BODY_LIMIT_BYTES unless given. */
+  bodyLimitBytes?: number;
   /** Looks up an issue's key by its id, for comment events that carry no issue (Jira Server/DC); needs tracker credentials. */
   issueKeys?: IssueKeyResolver;
 }
@@ -33,14 +36,14 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
   const router = express.Router();
   router.post(
     '/api/v1/webhooks/tracker',
-    express.raw({ type: () => true, limit: deps.bodyLimit ?? '25mb' }),
     async (req: Request, res: Response) => {
       const reply = new WebhookReply('tracker', res, deps.metrics, deps.logger);
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      if (deps.webhookSecret) {
-        const check = verifyHmacSha256(raw, req.get('x-hub-signature'), deps.webhookSecret);
-        if (!check.ok) return reply.fail(401, 'invalid_signature', `X-Hub-Signature rejected: ${check.reason}`);
-      }
+      // Authenticated before parsed: the signature header is checked before the body is read, the body when read.
+      const raw = await readSignedWebhook(req, reply, {
+        secret: deps.webhookSecret, allowUnsigned: deps.allowUnsigned ?? false, header: 'X-Hub-Signature',
+        secretVariable: 'TRACKER_WEBHOOK_SECRET', limitBytes: deps.bodyLimitBytes ?? WEBHOOK_BODY_LIMIT_BYTES,
+      });
+      if (raw === undefined) return;
       const body = parseJsonBody(raw);
       if (!body.ok) return reply.fail(400, 'invalid_json', body.message);
       // The event first, then what that event needs: an event the service does not use is answered, never refused.

@@ -1,6 +1,6 @@
 import type { Observation, ObservationSource } from '../../../workflows/observation';
 import { isoOrNull } from '../normalised-delivery';
-import { changelogObservation, commentObservation, fieldsUpdatedObservation, issueCreatedObservation, type TrackerCommentFacts, type TrackerIssueFacts } from './tracker-observations';
+import { changelogObservation, commentObservation, fieldsUpdatedObservation, issueCreatedObservation, trackerCommentAuthor, type TrackerCommentFacts, type TrackerIssueFacts } from './tracker-observations';
 import { adfToMarkdown } from '../../providers/tracker/adf/adf-to-markdown';
 import type { IssuelessCommentWebhook, TrackerWebhook } from './tracker-webhook-schema';
 
@@ -48,8 +48,7 @@ function commentFacts(comment: NonNullable<TrackerWebhook['comment']>): TrackerC
   return {
     id: comment.id,
     body: adfToMarkdown(comment.body),
-    author: comment.author?.emailAddress ?? comment.author?.accountId ?? comment.author?.name ?? comment.author?.displayName,
-    authorIds: [comment.author?.emailAddress, comment.author?.accountId, comment.author?.name].filter((id): id is string => typeof id === 'string' && id !== ''),
+    ...trackerCommentAuthor(comment.author),
     created: comment.created,
     updated: comment.updated,
   };

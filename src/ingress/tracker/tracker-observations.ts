@@ -1,4 +1,5 @@
 import type { LabelChange, Observation, ObservationSource } from '../../../workflows/observation';
+import { trackerActorIds, type TrackerUserIds } from '../../../workflows/actor-identity';
 import { factFingerprint } from '../fact-fingerprint';
 import { isoOrNull } from '../normalised-delivery';
 
@@ -24,15 +25,16 @@ export interface TrackerChangelogFacts {
   created?: string;
   items: Array<{ field: string; fromString?: string | null; toString?: string | null }>;
   /** Who made the change (the webhook's `user`, the changelog entry's `author`): approvals count only from allowed actors. */
-  author?: { accountId?: string; emailAddress?: string };
+  author?: TrackerUserIds;
 }
 
 export interface TrackerCommentFacts {
   id: string;
   /** Markdown (ADF converted with the tracker client's converter) or the plain text the provider sent. */
   body: string;
+  /** A label for people (e-mail, account id or user name); never matched as an identity. */
   author?: string;
-  /** Every identifier of the author (account id, e-mail), for allowed-actor checks. */
+  /** Every identity of the author, tagged (`tracker-email:`, `tracker:`), for allowed-actor checks and the loop guard. */
   authorIds?: string[];
   created?: string;
   updated?: string;
@@ -41,6 +43,15 @@ export interface TrackerCommentFacts {
 export interface ObservationContext {
   source: ObservationSource;
   receivedAt: Date;
+}
+
+/**
+ * A comment author's label and identities. The display name is neither: anyone can set theirs to a colleague's
+ * name or to the service's e-mail, so it is left out even as a last resort (no identity then means "unknown actor").
+ */
+export function trackerCommentAuthor(user: TrackerUserIds | undefined): Pick<TrackerCommentFacts, 'author' | 'authorIds'> {
+  const label = [user?.emailAddress, user?.accountId, user?.name].find((id): id is string => typeof id === 'string' && id.trim() !== '');
+  return { author: label, authorIds: trackerActorIds(user) };
 }
 
 function splitLabels(value: string | null | undefined): string[] {
@@ -89,7 +100,7 @@ export function changelogObservation(issue: TrackerIssueFacts, changelog: Tracke
   const labelChange = labelChangeFrom(changelog.items);
   // The ledger orders a changelog per field it changed, so the field names travel with it (never their values).
   const changedFields = [...new Set(changelog.items.map((item) => item.field.toLowerCase()))].sort();
-  const actorIds = [changelog.author?.emailAddress, changelog.author?.accountId].filter((id): id is string => typeof id === 'string' && id !== '');
+  const actorIds = trackerActorIds(changelog.author);
   const facts = { ...issueFacts(issue), changed_fields: changedFields, ...(actorIds.length > 0 ? { actor_ids: actorIds } : {}) };
   return {
     ...common(issue, context),

@@ -28,10 +28,10 @@ export const trackerCommentSchema = z.object({
   /** `.../rest/api/2/issue/<issue id>/comment/<id>`: the only pointer to the issue in Server/DC comment events. */
   self: z.string().optional(),
   body: z.unknown(),
+  // No displayName: it is not an identity (anyone can set theirs to anything), so nothing should read it.
   author: z.object({
     accountId: z.string().optional(),
     emailAddress: z.string().optional(),
-    displayName: z.string().optional(),
     name: z.string().optional(),
   }).loose().optional(),
   created: z.string().optional(),
@@ -74,8 +74,8 @@ export const trackerWebhookSchema = z.object({
     }).loose()).default([]),
   }).loose().optional(),
   comment: trackerCommentSchema.optional(),
-  /** The person whose action the delivery reports (Jira's `user`). */
-  user: z.object({ accountId: z.string().optional(), emailAddress: z.string().optional() }).loose().optional(),
+  /** The person whose action the delivery reports (Jira's `user`; `name` is the Server/DC user name). */
+  user: z.object({ accountId: z.string().optional(), emailAddress: z.string().optional(), name: z.string().optional() }).loose().optional(),
 }).loose();
 
 export type TrackerWebhook = z.infer<typeof trackerWebhookSchema>;

@@ -1,42 +1,92 @@
 import { describe, expect, it } from 'vitest';
 import { createActorActivities } from '../../../activities/actor-activities';
-import { allowedActors, allowedActorsWarning, decideActor } from '../../../src/config/allowed-actors';
+import { allowedActors, allowedActorsWarnings, decideActor, readAllowedActorEntry } from '../../../src/config/allowed-actors';
 import { actorIdsOf, commandLabelsOf, needsAllowedActor } from '../../../workflows/trusted-actors';
 import type { Observation } from '../../../workflows/observation';
+
+const ACCOUNT_ID = '712020:5b10ac8d-82e0-4b22-8c7d-4ef5a1b2c3d4';
 
 describe('allowed actors', () => {
   it('anyone counts when nothing is configured, and the worker warns about it', () => {
     expect(allowedActors({}, undefined, 'P')).toBeNull();
     expect(decideActor(null, [])).toMatchObject({ allowed: true });
-    expect(allowedActorsWarning({})).toContain('SERVICE_ALLOWED_ACTORS is not set');
-    expect(allowedActorsWarning({ SERVICE_ALLOWED_ACTORS: 'lead@example.com' })).toBeUndefined();
+    expect(allowedActorsWarnings({})).toEqual([expect.stringContaining('SERVICE_ALLOWED_ACTORS is not set')]);
+    expect(allowedActorsWarnings({ SERVICE_ALLOWED_ACTORS: 'tracker-email:lead@example.com' })).toEqual([]);
   });
 
-  it('the project property wins over the environment; ids, e-mails and logins match case-insensitively; groups by name', () => {
-    const env = { SERVICE_ALLOWED_ACTORS: 'lead@example.com, group:Leads' };
+  it('the project property wins over the environment; ids match with their system, case-insensitively; groups by name', () => {
+    const env = { SERVICE_ALLOWED_ACTORS: 'tracker-email:lead@example.com, group:Leads' };
     const fromEnv = allowedActors(env, undefined, 'P')!;
-    expect(fromEnv).toEqual({ ids: ['lead@example.com'], groups: ['leads'], source: 'environment' });
-    expect(decideActor(fromEnv, ['acc-1', 'LEAD@example.com'])).toMatchObject({ allowed: true });
-    expect(decideActor(fromEnv, ['acc-2', 'intern@example.com'], ['leads'])).toEqual({ allowed: true, reason: 'acc-2 is in the group leads, listed in SERVICE_ALLOWED_ACTORS' });
-    expect(decideActor(fromEnv, ['acc-2', 'intern@example.com'], ['interns'])).toEqual({ allowed: false, reason: 'acc-2 is not listed in SERVICE_ALLOWED_ACTORS and is in none of its groups' });
-    const fromProject = allowedActors(env, ['octo-reviewer'], 'P')!;
-    expect(decideActor(fromProject, ['lead@example.com'])).toMatchObject({ allowed: false, reason: 'lead@example.com is not listed in the project property service.allowed_actors' });
+    expect(fromEnv).toEqual({ ids: ['tracker-email:lead@example.com'], groups: ['leads'], source: 'environment', notes: [], unprefixed: {} });
+    expect(decideActor(fromEnv, ['tracker:acc-1', 'tracker-email:LEAD@example.com'])).toMatchObject({ allowed: true });
+    expect(decideActor(fromEnv, ['tracker:acc-2', 'tracker-email:intern@example.com'], ['leads'])).toEqual({ allowed: true, reason: 'tracker:acc-2 is in the group leads, listed in SERVICE_ALLOWED_ACTORS' });
+    expect(decideActor(fromEnv, ['tracker:acc-2', 'tracker-email:intern@example.com'], ['interns'])).toEqual({ allowed: false, reason: 'tracker:acc-2 is not listed in SERVICE_ALLOWED_ACTORS and is in none of its groups' });
+    const fromProject = allowedActors(env, ['github:octo-reviewer'], 'P')!;
+    expect(decideActor(fromProject, ['github:Octo-Reviewer'])).toMatchObject({ allowed: true, reason: 'github:octo-reviewer is listed in the project property service.allowed_actors' });
+    expect(decideActor(fromProject, ['tracker-email:lead@example.com'])).toMatchObject({ allowed: false, reason: 'tracker-email:lead@example.com is not listed in the project property service.allowed_actors' });
     expect(decideActor(fromProject, [])).toMatchObject({ allowed: false, reason: expect.stringContaining('does not say who did it') });
     expect(() => allowedActors({}, 'everyone', 'P')).toThrow(/must be a JSON array of strings/);
   });
 
-  it('the activity reads the property fresh, asks for groups only when listed, and fails closed on a bad property', async () => {
+  it('a login on one system never matches an entry of another, even when the strings are equal', () => {
+    const allowed = allowedActors({ SERVICE_ALLOWED_ACTORS: `tracker:${ACCOUNT_ID},github:alice` }, undefined, 'P')!;
+    // A GitHub (or GitLab) user who registered the listed tracker account id as a login is not that tracker user.
+    expect(decideActor(allowed, [`github:${ACCOUNT_ID}`])).toMatchObject({ allowed: false });
+    expect(decideActor(allowed, [`gitlab:${ACCOUNT_ID}`])).toMatchObject({ allowed: false });
+    expect(decideActor(allowed, [`tracker:${ACCOUNT_ID}`])).toMatchObject({ allowed: true });
+    // And the listed GitHub login does not count on GitLab or in the tracker.
+    expect(decideActor(allowed, ['gitlab:alice'])).toMatchObject({ allowed: false });
+    expect(decideActor(allowed, ['tracker:alice'])).toMatchObject({ allowed: false });
+    expect(decideActor(allowed, ['github:alice'])).toMatchObject({ allowed: true });
+    // An id without its system (an old caller) matches nothing.
+    expect(decideActor(allowed, ['alice'])).toMatchObject({ allowed: false });
+  });
+
+  it('reads unprefixed entries only where unambiguous (e-mails, Cloud account ids) and says how to write each', () => {
+    expect(readAllowedActorEntry('Lead@Example.com')).toEqual({ kind: 'id', id: 'tracker-email:lead@example.com', note: expect.stringContaining('read as tracker-email:Lead@Example.com; write it so') });
+    expect(readAllowedActorEntry(ACCOUNT_ID)).toMatchObject({ kind: 'id', id: `tracker:${ACCOUNT_ID}` });
+    expect(readAllowedActorEntry('5b10ac8d82e05b22cc7d4ef5')).toMatchObject({ kind: 'id', id: 'tracker:5b10ac8d82e05b22cc7d4ef5' });
+    expect(readAllowedActorEntry('octocat')).toEqual({ kind: 'unusable', note: '"octocat" has no system prefix and matches nobody (a login is a different person on each system): write tracker:octocat, github:octocat or gitlab:octocat' });
+    expect(readAllowedActorEntry('Ada Lovelace')).toMatchObject({ kind: 'unusable', note: expect.stringContaining('looks like a display name, which never counts') });
+    expect(readAllowedActorEntry('jira:abc')).toMatchObject({ kind: 'unusable', note: expect.stringContaining('unknown system "jira"') });
+    expect(readAllowedActorEntry('github:')).toMatchObject({ kind: 'unusable', note: expect.stringContaining('names nobody') });
+    expect(readAllowedActorEntry('tracker-email:not-an-address')).toMatchObject({ kind: 'unusable' });
+    expect(readAllowedActorEntry('GitHub:Octocat')).toEqual({ kind: 'id', id: 'github:octocat' });
+  });
+
+  it('an unprefixed list keeps working for the tracker only, fails closed for logins, and every reason says how to rewrite it', () => {
+    const env = { SERVICE_ALLOWED_ACTORS: 'lead@example.com,octocat' };
+    const allowed = allowedActors(env, undefined, 'P')!;
+    expect(allowed.ids).toEqual(['tracker-email:lead@example.com']);
+    expect(decideActor(allowed, ['tracker-email:lead@example.com'])).toEqual({
+      allowed: true,
+      reason: 'tracker-email:lead@example.com is listed in SERVICE_ALLOWED_ACTORS (as "lead@example.com", without its system prefix: write tracker-email:lead@example.com)',
+    });
+    const refused = decideActor(allowed, ['github:octocat']);
+    expect(refused).toMatchObject({ allowed: false });
+    expect(refused.reason).toContain('github:octocat is not listed in SERVICE_ALLOWED_ACTORS; about its entries:');
+    expect(refused.reason).toContain('write tracker:octocat, github:octocat or gitlab:octocat');
+    expect(allowedActorsWarnings(env)).toEqual([
+      expect.stringMatching(/^SERVICE_ALLOWED_ACTORS: "lead@example.com" has no system prefix and is read as tracker-email:lead@example.com/),
+      expect.stringMatching(/^SERVICE_ALLOWED_ACTORS: "octocat" has no system prefix and matches nobody/),
+    ]);
+  });
+
+  it('the activity reads the property fresh, asks for groups only when listed (by tracker account id), and fails closed on a bad property', async () => {
     let property: unknown = ['group:leads'];
     const asked: string[] = [];
     const { authorizeActor } = createActorActivities({
       env: {}, properties: { getProjectProperty: async () => property },
       groupsOf: async (id) => { asked.push(id); return id === 'acc-lead' ? ['Leads'] : []; },
     });
-    expect(await authorizeActor({ project_key: 'P', actor_ids: ['acc-lead', 'lead@example.com'], action: 'approve' })).toMatchObject({ allowed: true });
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-lead', 'tracker-email:lead@example.com'], action: 'approve' })).toMatchObject({ allowed: true });
     expect(asked).toEqual(['acc-lead']);
-    expect(await authorizeActor({ project_key: 'P', actor_ids: ['acc-x'], action: 'approve' })).toMatchObject({ allowed: false });
+    // A source-host login is never looked up as a tracker account.
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['github:acc-lead'], action: 'approve' })).toMatchObject({ allowed: false });
+    expect(asked).toEqual(['acc-lead']);
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-x'], action: 'approve' })).toMatchObject({ allowed: false });
     property = { not: 'a list' };
-    expect(await authorizeActor({ project_key: 'P', actor_ids: ['acc-lead'], action: 'approve' })).toMatchObject({ allowed: false, reason: expect.stringContaining('must be a JSON array') });
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-lead'], action: 'approve' })).toMatchObject({ allowed: false, reason: expect.stringContaining('must be a JSON array') });
   });
 
   it('approvals and switches need an allowed actor; conversation and provider facts do not', () => {
@@ -47,17 +97,17 @@ describe('allowed actors', () => {
     const observation = {
       delivery_identity: 'i', source: 'webhook', source_system: 'tracker', event: 'issue_updated', resource: { kind: 'x', id: '1' }, revision: null,
       fingerprint: 'f', ticket_key: 'P-1', observed_at: null, received_at: 'now',
-      facts: { actor_ids: ['acc-1', 'a@example.com'], label_change: { added: ['service:prd-approved', 'frontend'], removed: [] } },
+      facts: { actor_ids: ['tracker:acc-1', 'tracker-email:a@example.com'], label_change: { added: ['service:prd-approved', 'frontend'], removed: [] } },
     } satisfies Observation;
-    expect(actorIdsOf(observation)).toEqual(['acc-1', 'a@example.com']);
+    expect(actorIdsOf(observation)).toEqual(['tracker:acc-1', 'tracker-email:a@example.com']);
     expect(commandLabelsOf(observation)).toEqual(['service:prd-approved']);
   });
 });
 
 describe('group entries without a group lookup', () => {
   it('fail closed with a reason that says groups cannot be checked', async () => {
-    const { authorizeActor } = createActorActivities({ env: { SERVICE_ALLOWED_ACTORS: 'group:leads,lead@example.com' } });
-    expect(await authorizeActor({ project_key: 'P', actor_ids: ['lead@example.com'], action: 'approve' })).toMatchObject({ allowed: true });
-    expect(await authorizeActor({ project_key: 'P', actor_ids: ['acc-9'], action: 'approve' })).toMatchObject({ allowed: false, reason: expect.stringContaining('cannot be checked') });
+    const { authorizeActor } = createActorActivities({ env: { SERVICE_ALLOWED_ACTORS: 'group:leads,tracker-email:lead@example.com' } });
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker-email:lead@example.com'], action: 'approve' })).toMatchObject({ allowed: true });
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-9'], action: 'approve' })).toMatchObject({ allowed: false, reason: expect.stringContaining('cannot be checked') });
   });
 });

@@ -11,7 +11,7 @@ import type { TicketWorkflowsPort } from '../../../src/temporal/ticket-workflows
 /** Every route the gateway serves, read from Express's own router (so a new route without documentation fails). */
 function servedRoutes(): string[] {
   const app = createGatewayApp({
-    config: loadServiceConfig({}).config!, workflows: {} as TicketWorkflowsPort, metrics: createServiceMetrics(),
+    config: loadServiceConfig({ TRACKER_WEBHOOK_SECRET: 'unit-tracker-secret', SCMHOST_WEBHOOK_SECRET: 'unit-scmhost-secret' }).config!, workflows: {} as TicketWorkflowsPort, metrics: createServiceMetrics(),
     logger: createLogger({ level: 'error', write: () => undefined }),
   });
   const routes: string[] = [];

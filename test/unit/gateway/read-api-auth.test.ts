@@ -16,7 +16,8 @@ let server: ListeningServer | undefined;
 afterEach(async () => server?.close());
 
 async function gateway(env: NodeJS.ProcessEnv): Promise<string> {
-  const config = loadServiceConfig(env).config!;
+  // Webhook secrets as in production: the gateway refuses to start without them (these tests use no webhook).
+  const config = loadServiceConfig({ TRACKER_WEBHOOK_SECRET: 'unit-tracker-secret', SCMHOST_WEBHOOK_SECRET: 'unit-scmhost-secret', ...env }).config!;
   const app = createGatewayApp({ config, workflows: unreachable, metrics: createServiceMetrics(), logger: createLogger({ level: 'error', write: () => undefined }) });
   server = await listen(createServer(app), '127.0.0.1', 0, 'test gateway');
   return server.url;

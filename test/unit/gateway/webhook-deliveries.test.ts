@@ -19,6 +19,7 @@ import { join } from 'node:path';
 
 type Json = Record<string, any>;
 const SECRET = 'unit-scmhost-secret';
+const TRACKER_SECRET = 'unit-tracker-secret';
 
 let server: ListeningServer | undefined;
 afterEach(async () => server?.close());
@@ -31,7 +32,7 @@ async function gateway(options: { issueKeys?: IssueKeyResolver } = {}) {
     findTicketByPullRequest: async () => undefined,
   } as unknown as TicketWorkflowsPort;
   const metrics = createServiceMetrics();
-  const config = loadServiceConfig({ SCMHOST_WEBHOOK_SECRET: SECRET }).config!;
+  const config = loadServiceConfig({ SCMHOST_WEBHOOK_SECRET: SECRET, TRACKER_WEBHOOK_SECRET: TRACKER_SECRET }).config!;
   const app = createGatewayApp({ config, workflows, metrics, logger: createLogger({ level: 'error', write: () => undefined }), issueKeys: options.issueKeys });
   server = await listen(createServer(app), '127.0.0.1', 0, 'test gateway');
   const url = server.url;
@@ -42,7 +43,10 @@ async function gateway(options: { issueKeys?: IssueKeyResolver } = {}) {
   return {
     signalled,
     metrics: () => metrics.registry.metrics(),
-    tracker: (payload: unknown) => post('/api/v1/webhooks/tracker', JSON.stringify(payload), { 'content-type': 'application/json' }),
+    tracker: (payload: unknown) => {
+      const body = JSON.stringify(payload);
+      return post('/api/v1/webhooks/tracker', body, { 'content-type': 'application/json', 'x-hub-signature': signHmacSha256(body, TRACKER_SECRET) });
+    },
     scmhost: (event: string, body: string, contentType: string) => post('/api/v1/webhooks/scmhost', body, {
       'content-type': contentType, 'x-github-event': event, 'x-hub-signature-256': signHmacSha256(body, SECRET),
     }),

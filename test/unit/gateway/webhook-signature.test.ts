@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signHmacSha256, tokensEqual, verifyHmacSha256 } from '../../../src/gateway/webhook-signature';
+import { hmacSha256Verifier, secretsMatching, signHmacSha256, tokensEqual, verifyHmacSha256 } from '../../../src/gateway/webhook-signature';
 
 const body = Buffer.from('{"webhookEvent":"jira:issue_created"}');
 const secret = 'webhook-secret-xyz';
@@ -35,5 +35,29 @@ describe('tokensEqual', () => {
     expect(tokensEqual('abc', 'abc')).toBe(true);
     expect(tokensEqual('abc', 'abcd')).toBe(false);
     expect(tokensEqual(undefined, 'abc')).toBe(false);
+  });
+});
+
+describe('hmacSha256Verifier', () => {
+  it('refuses a bad header before any byte of the body, and verifies a body fed in pieces', () => {
+    expect(hmacSha256Verifier(undefined, secret)).toEqual({ ok: false, reason: 'signature header is missing' });
+    expect(hmacSha256Verifier('sha1=abc', secret)).toMatchObject({ ok: false });
+    const started = hmacSha256Verifier(`sha256=${hex}`, secret);
+    if (!started.ok) throw new Error(started.reason);
+    for (let i = 0; i < body.length; i += 5) started.verifier.update(body.subarray(i, i + 5));
+    expect(started.verifier.verify()).toEqual({ ok: true });
+    const other = hmacSha256Verifier(`sha256=${hex}`, secret);
+    if (!other.ok) throw new Error(other.reason);
+    other.verifier.update(Buffer.from('{}'));
+    expect(other.verifier.verify()).toEqual({ ok: false, reason: 'signature does not match the body' });
+  });
+});
+
+describe('secretsMatching', () => {
+  it('names every secret the token equals, and none for a missing or wrong token', () => {
+    const secrets = [{ name: 'a', secret: 's1' }, { name: 'b', secret: 's2' }, { name: 'c', secret: 's1' }];
+    expect(secretsMatching('s1', secrets)).toEqual(['a', 'c']);
+    expect(secretsMatching('s3', secrets)).toEqual([]);
+    expect(secretsMatching(undefined, secrets)).toEqual([]);
   });
 });

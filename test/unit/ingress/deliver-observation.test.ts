@@ -44,11 +44,14 @@ describe('delivering observations', () => {
       facts: { review: { id: '9', state: 'commented' as const, body: 'Automated review: looks fine.', author } },
     });
     const { ticket_key: _a, ...own } = review('service-bot');
-    expect(await deliverSourceHostObservation(recordingPort(signalled), own, { title: '[PROJ-7] change' }, { botAccounts: ['service-bot'] }))
+    expect(await deliverSourceHostObservation(recordingPort(signalled), own, { title: '[PROJ-7] change' }, { botAccounts: ['github:service-bot'] }))
       .toEqual({ outcome: 'ignored', reason_code: 'own_comment', reason: 'review written by the service account' });
     const { ticket_key: _b, ...theirs } = review('octo-reviewer');
-    expect(await deliverSourceHostObservation(recordingPort(signalled), theirs, { title: '[PROJ-7] change' }, { botAccounts: ['service-bot'] })).toMatchObject({ outcome: 'signalled' });
-    expect(signalled).toHaveLength(1);
+    expect(await deliverSourceHostObservation(recordingPort(signalled), theirs, { title: '[PROJ-7] change' }, { botAccounts: ['github:service-bot'] })).toMatchObject({ outcome: 'signalled' });
+    // The bot's GitHub login does not make a GitLab user of the same name the service.
+    const { ticket_key: _c, ...gitlabNamesake } = { ...review('service-bot'), source_system: 'gitlab' as const };
+    expect(await deliverSourceHostObservation(recordingPort(signalled), gitlabNamesake, { title: '[PROJ-7] change' }, { botAccounts: ['github:service-bot'] })).toMatchObject({ outcome: 'signalled' });
+    expect(signalled).toHaveLength(2);
   });
 
   it('does not start a completed ticket again when its creation is delivered again, and says why', async () => {

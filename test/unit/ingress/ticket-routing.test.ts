@@ -23,9 +23,11 @@ describe('ticket routing', () => {
 
 describe('loop guard', () => {
   it('recognises the service account, the bot prefix and the hidden marker, and nothing else', () => {
-    expect(ownCommentReason({ body: 'hi', author: 'Service-Bot' }, { botAccounts: ['service-bot'] })).toBe('comment written by the service account');
-    expect(ownCommentReason({ body: '[svc] PRD ready', author: 'x' }, { botCommentPrefix: '[svc]' })).toContain('prefix');
+    expect(ownCommentReason({ body: 'hi' }, { botAccounts: ['github:service-bot'] }, ['github:Service-Bot'])).toBe('comment written by the service account');
+    expect(ownCommentReason({ body: '[svc] PRD ready' }, { botCommentPrefix: '[svc]' }, ['github:x'])).toContain('prefix');
     expect(ownCommentReason({ body: withIdempotencyMarker('Done', 'PROJ-1:run:node:comment:1') }, {})).toContain('marker');
-    expect(ownCommentReason({ body: '/service skip-gate lint', author: 'ada' }, { botAccounts: ['service-bot'], botCommentPrefix: '[svc]' })).toBeUndefined();
+    expect(ownCommentReason({ body: '/service skip-gate lint' }, { botAccounts: ['github:service-bot'], botCommentPrefix: '[svc]' }, ['github:ada'])).toBeUndefined();
+    // The bot's login on GitHub is not its id in the tracker: the same string on another system is someone else.
+    expect(ownCommentReason({ body: 'hi' }, { botAccounts: ['github:service-bot'] }, ['tracker:service-bot'])).toBeUndefined();
   });
 });

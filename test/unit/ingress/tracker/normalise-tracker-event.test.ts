@@ -109,6 +109,18 @@ describe('normaliseTrackerEvent', () => {
     expect(observation.delivery_identity).toBe('tracker:changelog:10237');
     expect(observation.revision).toBe('10237');
     expect(observation.facts.label_change).toEqual({ added: ['service:prd-approved'], removed: ['service:prd-pending'] });
+    // Who did it, tagged with the system; the display name ("Ada Lovelace") is not an identity.
+    expect(observation.facts.actor_ids).toEqual(['tracker:557058:f58131cb-b67d-43c7-b30d-6b58d40bd077']);
+  });
+
+  it('tags a comment author\'s ids by field and leaves the display name out, even as a last resort', () => {
+    const cloud = observationOf(load('jira-comment-created.json'));
+    expect(cloud.facts.actor_ids).toEqual(['tracker-email:ada@example.com', 'tracker:557058:f58131cb-b67d-43c7-b30d-6b58d40bd077']);
+    const payload = load('jira-comment-created.json');
+    payload.comment!.author = { displayName: 'service@example.com' };
+    const anonymous = observationOf(payload);
+    expect(anonymous.facts.actor_ids).toBeUndefined();
+    expect(anonymous.facts.comment?.author).toBeUndefined();
   });
 
   it('flattens an ADF comment body and keys the comment by id and update time', () => {

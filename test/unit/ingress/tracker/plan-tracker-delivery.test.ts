@@ -36,17 +36,20 @@ describe('planTrackerDelivery', () => {
   });
 
   it('drops comments written by the service account or with the bot prefix', () => {
-    const own = observation({ event: 'issue_commented', facts: { comment: { id: '1', body: 'PRD attached', author: 'Bot@Example.com' } } });
-    expect(planTrackerDelivery(own, { botAccounts: ['bot@example.com'] }).action).toBe('ignore');
+    const own = observation({ event: 'issue_commented', facts: { comment: { id: '1', body: 'PRD attached', author: 'Bot@Example.com' }, actor_ids: ['tracker-email:Bot@Example.com'] } });
+    expect(planTrackerDelivery(own, { botAccounts: ['tracker-email:bot@example.com'] }).action).toBe('ignore');
+    // The author label alone (what a display name used to fill in) is not an identity.
+    const labelled = observation({ event: 'issue_commented', facts: { comment: { id: '3', body: 'PRD attached', author: 'bot@example.com' } } });
+    expect(planTrackerDelivery(labelled, { botAccounts: ['tracker-email:bot@example.com'] }).action).toBe('signal');
     const prefixed = observation({ event: 'issue_commented', facts: { comment: { id: '2', body: '  [svc] done', author: 'x@y.z' } } });
     expect(planTrackerDelivery(prefixed, { botCommentPrefix: '[svc]' }).action).toBe('ignore');
   });
 });
 
 describe("the service's own label changes coming back", () => {
-  const guard = { botAccounts: ['service@example.com'] };
+  const guard = { botAccounts: ['tracker-email:service@example.com'] };
   const update = (facts: Observation['facts']) => observation({ event: 'issue_updated', resource: { kind: 'issue_changelog', id: '1' }, facts });
-  const byService = { changed_fields: ['labels'], actor_ids: ['Service@Example.com', '712020:abc'] };
+  const byService = { changed_fields: ['labels'], actor_ids: ['tracker-email:Service@Example.com', 'tracker:712020:abc'] };
 
   it('are dropped when the service account changed nothing but service: labels', () => {
     expect(planTrackerDelivery(update({ ...byService, label_change: { added: ['service:blocked'], removed: ['service:prd-pending'] } }), guard))
@@ -55,7 +58,7 @@ describe("the service's own label changes coming back", () => {
   });
 
   it('reach the workflow when a person made them, or they touch more than service: labels', () => {
-    const person = { changed_fields: ['labels'], actor_ids: ['dev@example.com'] };
+    const person = { changed_fields: ['labels'], actor_ids: ['tracker-email:dev@example.com'] };
     expect(planTrackerDelivery(update({ ...person, label_change: { added: ['service:retry'], removed: [] } }), guard)).toEqual({ action: 'signal' });
     expect(planTrackerDelivery(update({ ...byService, label_change: { added: ['service:blocked', 'backend'], removed: [] } }), guard)).toEqual({ action: 'signal' });
     expect(planTrackerDelivery(update({ ...byService, changed_fields: ['labels', 'status'], label_change: { added: ['service:blocked'], removed: [] } }), guard)).toEqual({ action: 'signal' });
