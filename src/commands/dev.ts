@@ -4,6 +4,7 @@ import { Command, Flags } from '@oclif/core';
 import { reportConfigurationError, startupConfig } from '../config/startup-config';
 import { loadRepositoryRegistry } from '../config/repository-registry';
 import { requireWebhookSecrets } from '../config/webhook-secrets';
+import { DEV_WEBHOOK_SECRETS_FILE, fillDevWebhookSecrets } from '../config/dev-webhook-secrets';
 import { startGateway, type RunningGateway } from '../gateway/server';
 import { startDevServer, type RunningDevServer } from '../temporal/dev-server';
 import { DevStackConfigError, loadDevStackConfig, planDevServer, resolveStackFile } from '../temporal/dev-stack-config';
@@ -72,7 +73,9 @@ export default class DevCommand extends Command {
           report: (line) => this.log(line),
         });
       }
-      const env = { ...process.env, ...sandbox?.env, TEMPORAL_ADDRESS: plan.address, TEMPORAL_NAMESPACE: plan.namespace };
+      const env: NodeJS.ProcessEnv = { ...process.env, ...sandbox?.env, TEMPORAL_ADDRESS: plan.address, TEMPORAL_NAMESPACE: plan.namespace };
+      // Without --sandbox and without secrets of the user's, the webhook secrets are made up and kept (see the module).
+      const madeUpSecrets = sandbox ? [] : fillDevWebhookSecrets(plan.dataDir, env);
       // The worker and gateway read a few settings straight from the process environment (the registry file path).
       Object.assign(process.env, sandbox?.env ?? {});
       const { config, logger, models } = startupConfig(env);
@@ -102,6 +105,7 @@ export default class DevCommand extends Command {
         `  Temporal     ${plan.address}  namespace ${plan.namespace}  task queue ${config.temporal.taskQueue}`,
         `  Metrics      ${gateway.url}/metrics (gateway)  ${worker.metricsUrl} (worker)`,
         `  Data         ${plan.dbPath}`,
+        ...(madeUpSecrets.length > 0 ? [`  Webhooks are signed with secrets made up for this data folder (${join(plan.dataDir, DEV_WEBHOOK_SECRETS_FILE)}); give them to the tracker's and source host's webhook settings:`, ...madeUpSecrets.map((name) => `               ${name}=${env[name]}`)] : []),
         ...(sandbox?.describe() ?? []),
         'Press Ctrl-C to stop.',
         '',

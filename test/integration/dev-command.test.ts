@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -24,14 +24,14 @@ describe('service dev', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'service-dev-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const devStack = async (stackFile?: string) => {
+  const devStack = async (stackFile?: string, extraEnv: NodeJS.ProcessEnv = { SERVICE_ALLOW_UNSIGNED_WEBHOOKS: 'true' }, dir = dataDir) => {
     const ports = { temporal: await freePort(), ui: await freePort(), gateway: await freePort(), metrics: await freePort() };
-    const args = ['dev', '--data-dir', dataDir, '--temporal-port', String(ports.temporal), '--ui-port', String(ports.ui)];
+    const args = ['dev', '--data-dir', dir, '--temporal-port', String(ports.temporal), '--ui-port', String(ports.ui)];
     if (stackFile) args.push('--config', stackFile);
     const dev = startService(args, {
       TEMPORAL_CLI_PATH: inject('temporalCliPath'),
       // Local development without secrets: the tests post unsigned webhooks, which needs the explicit opt-in.
-      SERVICE_ALLOW_UNSIGNED_WEBHOOKS: 'true',
+      ...extraEnv,
       SERVICE_OPERATOR_TOKEN: TOKEN,
       SERVICE_TASK_QUEUE: 'it-dev',
       SERVICE_GATEWAY_HOST: '127.0.0.1',
@@ -139,12 +139,35 @@ describe('service dev', () => {
     }
   });
 
-  it('refuses to start without webhook secrets or the opt-in, in one line, before Temporal starts', async () => {
-    const dev = startService(['dev', '--data-dir', dataDir, '--temporal-port', String(await freePort())], { TEMPORAL_CLI_PATH: inject('temporalCliPath') });
-    expect(await dev.exited).toBe(1);
-    const lines = dev.output().trim().split('\n').filter((line) => line.startsWith('configuration error: '));
-    expect(lines).toEqual([expect.stringMatching(/^configuration error: webhook secrets are not set: TRACKER_WEBHOOK_SECRET, SCMHOST_WEBHOOK_SECRET\. .*SERVICE_ALLOW_UNSIGNED_WEBHOOKS=true/)]);
-    expect(dev.output()).not.toContain('starting Temporal dev server');
+  it('without webhook secrets or the opt-in, makes them up for its data folder, prints them and takes only signed webhooks', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'service-dev-secrets-'));
+    try {
+      const { dev, api } = await devStack(undefined, {}, own);
+      let secret: string;
+      try {
+        const out = dev.output();
+        expect(out).toContain(`Webhooks are signed with secrets made up for this data folder (${join(own, 'webhook-secrets.json')})`);
+        expect(out).not.toContain('UNSIGNED WEBHOOKS ACCEPTED');
+        secret = /TRACKER_WEBHOOK_SECRET=([0-9a-f]{48})/.exec(out)![1]!;
+        expect(/SCMHOST_WEBHOOK_SECRET=[0-9a-f]{48}/.test(out)).toBe(true);
+        expect(statSync(join(own, 'webhook-secrets.json')).mode & 0o777).toBe(0o600);
+        const payload = fixture<Json>('tracker/jira-issue-created.json');
+        payload.issue.key = 'DEV-9';
+        expect((await postWebhook(`${api}/api/v1/webhooks/tracker`, payload)).status).toBe(401);
+        expect((await postWebhook(`${api}/api/v1/webhooks/tracker`, payload, { secret })).status).toBe(200);
+      } finally {
+        expect(await dev.stop('SIGINT')).toBe(0);
+      }
+      // A restart on the same data folder keeps them, so webhook settings copied from the banner keep working.
+      const again = await devStack(undefined, {}, own);
+      try {
+        expect(again.dev.output()).toContain(`TRACKER_WEBHOOK_SECRET=${secret}`);
+      } finally {
+        expect(await again.dev.stop('SIGINT')).toBe(0);
+      }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it('refuses a broken dev stack file with a line naming the field', async () => {
