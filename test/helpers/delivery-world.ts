@@ -11,7 +11,7 @@ import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/
 import { ensureContainerImage } from './container-image';
 import { deliveryResponder, type DeliveryModelPlan } from './delivery-model';
 import { startServiceStack, type ServiceStack } from './service-stack';
-import { eventually, getJson } from './webhooks';
+import { eventually, getJson, WaitAborted } from './webhooks';
 
 const SCM_TOKEN = 'ghp_featureDeliveryToken0123456789abcdef';
 const TRACKER_SECRET = 'delivery-tracker-secret';
@@ -161,13 +161,22 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
   const reviewer = scm.state.user('octo-reviewer');
   return {
     tracker, scm, gitlab, model, stack, plan, execution, mergeRequestsOf,
-    at: (key, node, what = node, extra = () => true, timeoutMs = 240_000) => eventually(async () => {
-      const v = await execution(key);
-      return v.current_position === node && (v.checkpoint?.is_paused || v.status === 'blocked' || v.status === 'completed') && settled(v) && extra(v) ? v : undefined;
-    }, timeoutMs, `${key} at ${what}`).catch(async (error: Error) => {
-      // What the worker said last tells why a ticket did not get there (a failing workflow task cannot be queried).
-      throw new Error(`${error.message}; last view: ${JSON.stringify(await execution(key)).slice(0, 4000)}\nworker output (end):\n${stack.worker.output().slice(-6000)}`);
-    }),
+    at: (key, node, what = node, extra = () => true, timeoutMs = 240_000) => {
+      // A ticket blocked elsewhere will not get there by itself: fail naming the block instead of waiting minutes.
+      // The same block must hold for a while, so a block the test is about to lift (service:retry) does not count.
+      let block: { at: string; since: number } | undefined;
+      return eventually(async () => {
+        const v = await execution(key);
+        if (v.current_position === node && (v.checkpoint?.is_paused || v.status === 'blocked' || v.status === 'completed') && settled(v) && extra(v)) return v;
+        const here = v.status === 'blocked' ? `${v.current_position}:${v.blocking?.code ?? ''}` : undefined;
+        if (!here || here !== block?.at) block = here ? { at: here, since: Date.now() } : undefined;
+        else if (Date.now() - block.since > 20_000) throw new WaitAborted(`${key} is blocked at ${v.current_position}: ${JSON.stringify(v.blocking ?? null).slice(0, 1500)}`);
+        return undefined;
+      }, timeoutMs, `${key} at ${what}`).catch(async (error: Error) => {
+        // What the worker said last tells why a ticket did not get there (a failing workflow task cannot be queried).
+        throw new Error(`${error.message}; last view: ${JSON.stringify(await execution(key)).slice(0, 4000)}\nworker output (end):\n${stack.worker.output().slice(-6000)}`);
+      });
+    },
     comments: (key) => tracker.state.issue(key).comments.map((c) => adfToMarkdown(c.body)),
     pullsOf,
     person: {

@@ -26,6 +26,11 @@ export async function getJson(url: string, token?: string): Promise<PostResult> 
 }
 
 /** Polls until `probe` returns a value (not undefined) or the time is up; eventual consistency without sleeps. */
+/** Thrown by a probe of `eventually` to stop waiting at once: what it waits for can no longer happen. */
+export class WaitAborted extends Error {
+  override readonly name = 'WaitAborted';
+}
+
 export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -34,6 +39,7 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
       const value = await probe();
       if (value !== undefined) return value;
     } catch (error) {
+      if (error instanceof WaitAborted) throw new Error(`gave up waiting for ${what}: ${error.message}`);
       lastError = error;
     }
     await new Promise((r) => setTimeout(r, 200));
