@@ -73,6 +73,54 @@ export function blockedComment(input: { node: string; code: BlockingCode; messag
   ].join('\n');
 }
 
+/** Runs that tell a retry which failed the same way from a new block; histories from before replay unchanged. */
+export const REPEATED_BLOCK_PATCH = 'repeated-block-once';
+
+/**
+ * Blocks that a person's command or a delivery caused, not a node run again: each is a new act (a second service:stop,
+ * another unknown command) and is always reported in full.
+ */
+const ACTED_BLOCKS: ReadonlySet<string> = new Set(['stopped', 'unrecognized_command', 'conflicting_evidence']);
+
+/** A block as it is remembered: where (node and visit), why (code and message), and how many times in a row. */
+export interface BlockRecord {
+  node: string;
+  visit: number;
+  code: string;
+  message: string;
+  /** 0 for a new block; n for the n-th retry in a row that ran into the same block again. */
+  repeats: number;
+}
+
+/**
+ * The record of a block that just happened. It repeats the last one when the ticket blocks at the same node and visit
+ * with the same code and message: only service:retry leaves a block and a resumed visit keeps its number, so this is
+ * a retry whose cause did not change (a station still not available, a budget still too small). A different message
+ * is a new block, reported in full.
+ */
+export function nextBlockRecord(last: BlockRecord | undefined, block: Omit<BlockRecord, 'repeats'>): BlockRecord {
+  if (ACTED_BLOCKS.has(block.code)) return { ...block, repeats: 0 };
+  const same = last !== undefined && last.node === block.node && last.visit === block.visit && last.code === block.code && last.message === block.message;
+  return { ...block, repeats: same ? last.repeats + 1 : 0 };
+}
+
+/**
+ * What the ticket is told about a block ("Promises to a newcomer kept", point 4): a new block gets the full block
+ * comment; the first retry that fails the same way gets one short comment saying the cause persists; further such
+ * retries only set service:blocked again and are on the timeline (the comments above already say all there is).
+ */
+export function blockReport(record: BlockRecord): 'full' | 'persists' | 'silent' {
+  return record.repeats === 0 ? 'full' : record.repeats === 1 ? 'persists' : 'silent';
+}
+
+export function blockPersistsComment(input: { node: string; code: string; message: string }): string {
+  return [
+    `🚫 **Still blocked** at \`${input.node}\`: ${RETRY_LABEL} ran it again and it stopped for the same reason (\`${input.code}\`): ${input.message}`,
+    '',
+    `Nothing changed since the block reported above. Fix that cause first, then add \`${RETRY_LABEL}\` again; further retries that stop the same way are recorded on the timeline without a new comment.`,
+  ].join('\n');
+}
+
 /** SPEC 2.8: the comment posted when the project has no repository configuration. */
 export function setupInstructionsComment(input: { projectKey: string; missing: string[]; requireProjectConfig: boolean }): string {
   if (!input.requireProjectConfig) {

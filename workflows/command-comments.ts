@@ -45,15 +45,30 @@ function decideFeedback(text: string, position: CommandPosition): CommandDecisio
   return { kind: 'command', command: { type: 'feedback', text, via: 'comment' } };
 }
 
-/** Out-of-range numbers are ignored (REFERENCE); two different valid choices in one comment are ambiguous. */
+/**
+ * Out-of-range numbers are ignored (REFERENCE); two different valid choices in one comment are ambiguous. The hint
+ * names no literal `>option <digit>`: posted text has those broken up (src/redaction/neutralise-commands.ts), and a
+ * person copying the example would copy a command that no longer parses.
+ */
 function decideOption(numbers: number[], body: string, position: CommandPosition): CommandDecision {
   const notMeaningful = whyNotMeaningful('>option', position);
   if (notMeaningful) return ignore(notMeaningful);
   const count = position.rca_option_count ?? 0;
   const valid = [...new Set(numbers.filter((n) => n >= 1 && n <= count))];
   if (valid.length === 0) return ignore(`>option ${numbers.join(', ')}: out of range (the RCA offers ${count === 0 ? 'no options' : `options 1-${count}`})`);
-  if (valid.length > 1) return invalidCommand(body, `it picks options ${valid.join(' and ')}`, 'Pick one option per comment, e.g. `>option 1`.');
+  if (valid.length > 1) return invalidCommand(body, `it picks options ${valid.join(' and ')}`, 'Pick one option per comment: one `>option N`, N its number.');
   return { kind: 'command', command: { type: 'select_option', option: valid[0]! } };
+}
+
+/** What a ticket comment asks for by the grammar above, before anything judges whether it means something here. */
+export type TicketCommentRequest = 'service_command' | 'question' | 'feedback' | 'option';
+
+export function ticketCommentRequest(comment: string): TicketCommentRequest | undefined {
+  const body = comment.trimStart();
+  if (isServiceCommand(body)) return 'service_command';
+  if (QUESTION.test(body)) return 'question';
+  if (FEEDBACK.test(body)) return 'feedback';
+  return [...body.matchAll(OPTION)].length > 0 ? 'option' : undefined;
 }
 
 export function decideTicketComment(comment: string, position: CommandPosition): CommandDecision {

@@ -20,7 +20,7 @@ export { MEANING, whyNotMeaningful, type Trigger } from './command-meaning';
  * An edited comment is delivered again with a new update time. Carrying it out again would repeat a command that
  * is not idempotent (`/service remove 2` twice removes two items), so only new comments command.
  */
-function isEdit(action: string | undefined, comment: CommentFact): boolean {
+export function isEdit(action: string | undefined, comment: CommentFact): boolean {
   return action === 'edited' || (comment.created !== undefined && comment.updated !== undefined && comment.created !== comment.updated);
 }
 

@@ -121,6 +121,14 @@ export function isServiceCommand(text: string): boolean {
   return PREFIX.test(text);
 }
 
+/** The verb of a `/service <verb>` comment as people know it (`/service approve`), or undefined when there is none. */
+export function serviceVerbOf(text: string): string | undefined {
+  const body = text.trimStart();
+  if (!PREFIX.test(body)) return undefined;
+  const verb = body.replace(PREFIX, '').split(/\r?\n/, 1)[0]!.trim().split(/\s+/)[0];
+  return verb ? `/service ${verb.toLowerCase()}` : undefined;
+}
+
 export function decideServiceCommand(written: WrittenCommand, position: CommandPosition): CommandDecision {
   const afterPrefix = written.text.replace(PREFIX, '');
   const firstLine = afterPrefix.split(/\r?\n/, 1)[0]!;

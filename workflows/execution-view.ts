@@ -1,6 +1,9 @@
 import type { TicketState, ExecutionStatus, Checkpoint, StationAttempt, Waiting } from './ticket-state';
-import { MEANING } from './command-meaning';
-import { nodeAccepts, outcomesOf } from './definitions/definition-types';
+import { MEANING, whyNotMeaningful, type Trigger } from './command-meaning';
+import type { CommandPosition } from './command-types';
+import { acceptTable, nodeAccepts, outcomesOf } from './definitions/definition-types';
+import { proposalPosition } from './proposal-review';
+import { rebaseDecision } from './rebase-decision';
 import { listEffects } from './effect-journal';
 import type { MigrationDecision } from './migration-messages';
 
@@ -91,12 +94,58 @@ export function buildExecutionView(state: TicketState, workflowId: string): Exec
   };
 }
 
-/** What a person may do now: the triggers the pinned definition's node accepts, ticket-wide switches, service:retry. */
+/** Pull requests of the ticket that are still open: recorded as the ticket's and not seen merged. */
+export function openPullRequests(state: Pick<TicketState, 'pull_requests' | 'runtime'>): string[] {
+  const merged = new Set(state.runtime?.merged_pull_requests ?? []);
+  return state.pull_requests.filter((ref) => !merged.has(ref));
+}
+
+/** Where the ticket stands, as the command boundary judges it (what `handleAccepted` builds for each observation). */
+function positionOf(state: TicketState): CommandPosition {
+  const node = state.checkpoint.current_node;
+  return {
+    workflow_kind: state.input.workflow_kind,
+    current_node: node,
+    accepts: state.definition ? acceptTable(state.definition.body) : {},
+    is_blocked: state.checkpoint.is_blocked,
+    is_paused: state.checkpoint.is_paused,
+    has_pull_request: openPullRequests(state).length > 0,
+    yolo: state.runtime?.yolo ?? false,
+    ...proposalPosition(node, state.outputs ?? {}, state.runtime ?? {}),
+  };
+}
+
+/** Whether one trigger would do something if it arrived now, beyond being listed where the ticket stands. */
+function possibleNow(trigger: string, position: CommandPosition, state: TicketState): boolean {
+  if (trigger === 'service:retry') return position.is_blocked;
+  // A trigger this build has no meaning for (a newer definition's): listed as the definition says.
+  if (!Object.hasOwn(MEANING, trigger)) return true;
+  if (whyNotMeaningful(trigger as Trigger, position) !== undefined) return false;
+  switch (trigger) {
+    // Regenerating needs the gate to have paused with its artifact shown (workflows/command-meaning.ts retryMode).
+    case 'service:retry at a paused gate':
+      return position.is_paused;
+    // The same judgement `/service rebase` gets when it arrives, on the pull requests still open.
+    case '/service rebase':
+      return rebaseDecision(state.definition?.body ?? null, { ...state, pull_requests: openPullRequests(state) }, null).type === 'run';
+    default:
+      return true;
+  }
+}
+
+/**
+ * What a person may do now (REFERENCE "Read models" `permitted_commands`): of the triggers the pinned definition's
+ * node accepts, the ticket-wide switches and service:retry, only those that would do something at this moment, judged
+ * by the same rules the command boundary applies (`whyNotMeaningful`, `rebaseDecision`): no `/service rebase` without
+ * an open pull request, nothing but service:retry and the switches allowed while blocked, nothing once completed.
+ */
 export function permittedCommands(state: TicketState): string[] {
+  if (state.status === 'completed' || state.runtime?.ended === 'completed') return [];
   const node = state.definition?.body.nodes[state.checkpoint.current_node];
   const anywhere = Object.entries(MEANING).filter(([, meaning]) => 'anywhere' in meaning).map(([trigger]) => trigger);
-  if (state.checkpoint.is_blocked) return ['service:retry', ...anywhere];
-  return [...nodeAccepts(node), ...anywhere];
+  const candidates = state.checkpoint.is_blocked ? ['service:retry', ...anywhere] : [...nodeAccepts(node), ...anywhere];
+  const position = positionOf(state);
+  return [...new Set(candidates)].filter((trigger) => possibleNow(trigger, position, state));
 }
 
 /**

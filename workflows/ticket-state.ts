@@ -1,4 +1,6 @@
+import type { BlockRecord } from './blocking';
 import type { PinnedDefinition } from './definitions/definition-types';
+import type { Management } from './management-moment';
 import type { MigrationDecision } from './migration-messages';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from './observation';
 import type { ArtifactRecord, StationRequest, StationTrigger } from './station-types';
@@ -99,6 +101,11 @@ export interface Runtime {
   proposals?: Record<string, { pull_request: string; state: 'open' | 'merged' | 'closed' }>;
   /** The delivery of the last command the ticket acted on (trace attributes of later stations); absent before one. */
   trigger?: StationTrigger;
+  /**
+   * The last block, to tell a retry that failed the same way (same node, visit, code and message) from a new block;
+   * `repeats` counts those in a row. Absent before the first block, and in state from before it was kept.
+   */
+  last_block?: BlockRecord;
 }
 
 export const DEFAULT_SETTINGS: TicketWorkflowSettings = {
@@ -139,6 +146,11 @@ export interface TicketState {
   station_attempts?: StationAttempt[];
   /** The last migration decision an operator asked for (workflows/migration-update.ts); absent until one exists. */
   migration?: MigrationDecision | null;
+  /**
+   * When the service took the ticket (workflows/management-moment.ts): comments and label changes made before it never
+   * command. Absent until the starting fact was handled, and in runs from before it was kept.
+   */
+  management?: Management;
 }
 
 /** Where a ticket sits until the stage runtime (definitions and stations) is built: recorded, waiting. */

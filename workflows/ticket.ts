@@ -2,7 +2,10 @@ import {
   allHandlersFinished, condition, continueAsNew, patched, proxyActivities, proxySinks, setCurrentDetails, setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, type BlockingCode } from './blocking';
+import {
+  BLOCKED_LABEL, blockedComment, blockPersistsComment, blockReport, enterBlocked, leaveBlocked, leaveReviewResponseGate, nextBlockRecord,
+  REPEATED_BLOCK_PATCH, RETRY_LABEL, type BlockingCode,
+} from './blocking';
 import { jsonBytes, jsonBytesExceed, truncateStrings } from './bounded-json';
 import { parseCommand, type Command } from './command-parser';
 import type { GateNode, PinnedDefinition, StationNode } from './definitions/definition-types';
@@ -10,7 +13,9 @@ import { acceptTable } from './definitions/definition-types';
 import { effectKey } from './effect-journal';
 import { runKeyedEffect, type EffectContext } from './effect-runner';
 import type { EffectOperation } from './effect-types';
-import { currentDetails } from './execution-view';
+import { currentDetails, permittedCommands } from './execution-view';
+import { ignoredRequestOf, ONE_REPLY_PATCH, requestReplyName, type IgnoredRequest } from './ignored-request';
+import { BEFORE_MANAGEMENT, BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor, noteManagement } from './management-moment';
 import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, stageLabels, targetOf } from './interpreter';
 import { legacyTicketRun } from './legacy-ticket';
 import { observeSignal } from './messages';
@@ -20,7 +25,7 @@ import { recordObservation } from './record-observation';
 import { applyRetention } from './retention';
 import { callStation } from './station-call';
 import { stationTrigger } from './station-trigger';
-import { statusReply } from './status-reply';
+import { requestReply, statusReply } from './status-reply';
 import { draftIdsAtGate } from './draft-gate';
 import { pullRequestRefOf, rebaseDecision } from './rebase-decision';
 import { mergeProgress, noteAcceptedPullRequest } from './merge-progress';
@@ -174,20 +179,30 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
 
   const block = async (code: BlockingCode | string, message: string, comment?: string | null) => {
     if (!enterBlocked(state, code as BlockingCode, message, nowIso())) return;
+    const node = state.checkpoint.current_node;
+    // A retry that ran into the very same block again is told apart from a new block (workflows/blocking.ts).
+    const record = nextBlockRecord(runtime.last_block, { node, visit: visit(), code, message });
+    runtime.last_block = record;
     timeline({
       kind: 'transition', occurred_at: nowIso(), status: 'blocked',
-      summary: `Blocked at ${state.checkpoint.current_node}: ${message}`, details: { code, node: state.checkpoint.current_node },
+      summary: `Blocked at ${node}: ${message}${record.repeats > 0 ? ` (the same block again, ${record.repeats} retr${record.repeats === 1 ? 'y' : 'ies'} in a row)` : ''}`,
+      details: { code, node, ...(record.repeats > 0 ? { repeats: record.repeats } : {}) },
     });
     publish();
     // These writes report the block; they are not required, or a failure to report would block a blocked ticket.
     // The block count keeps them apart from an earlier block of the same visit (same node, resumed, blocked again).
     const episode = `blocked_${state.retry_count}`;
     await effect(`${episode}_label`, { kind: 'tracker.labels', issue_key: ticketKey, add: [BLOCKED_LABEL], remove: [] });
-    if (comment !== null) {
+    if (comment === null) return;
+    // Patched: histories from before posted the full comment for every block.
+    const report = record.repeats > 0 && patched(REPEATED_BLOCK_PATCH) ? blockReport(record) : 'full';
+    if (report === 'full') {
       await effect(`${episode}_comment`, {
         kind: 'tracker.comment', issue_key: ticketKey,
-        body: comment ?? blockedComment({ node: state.checkpoint.current_node, code: code as BlockingCode, message, ticketKey }),
+        body: comment ?? blockedComment({ node, code: code as BlockingCode, message, ticketKey }),
       });
+    } else if (report === 'persists') {
+      await effect(`${episode}_persists`, { kind: 'tracker.comment', issue_key: ticketKey, body: blockPersistsComment({ node, code, message }) });
     }
   };
 
@@ -265,7 +280,13 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     if (labels.length > 0) await effect(`${replyName}_untrusted_labels`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: labels });
     await reply(`${replyName}_untrusted`, observation, `⚠️ ${labels.length > 0 ? labels.map((l) => `\`${l}\``).join(', ') : `\`${command.type}\``} by ${who} was ignored: ${reason}. Only allowed actors approve and command this ticket.`);
   };
-  const stopCounts = async (request: Observation) => patched(KILL_SWITCH_PATCH) && (await actorAllowed({ type: 'stop', via: 'label' }, request)).allowed;
+  /** Why a comment or label change of the ticket cannot command it: made before the service took it (patched). */
+  const madeBeforeManagement = (observation: Observation): string | undefined => {
+    if (observation.ticket_key !== ticketKey || madeAt(observation) === undefined || !patched(BEFORE_MANAGEMENT_PATCH)) return undefined;
+    return beforeManagement(observation, managementFor(state.management, state.started_at));
+  };
+  const stopCounts = async (request: Observation) => patched(KILL_SWITCH_PATCH) && madeBeforeManagement(request) === undefined
+    && (await actorAllowed({ type: 'stop', via: 'label' }, request)).allowed;
   /** service:stop or `/service stop`: an operator action; the ticket blocks with `stopped` until service:retry. */
   const stopTicket = async (observation: Observation, cancelled: string | null) => {
     const node = state.checkpoint.current_node;
@@ -499,7 +520,10 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     const decision = rebaseDecision(definition, state, command.pull_request ? pullRequestRefOf(command.pull_request, observation) : null);
     if (decision.type === 'refuse') {
       timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'rejected', summary: `/service rebase at ${from}: ${decision.reason}`, details: { node: from, delivery_identity: observation.delivery_identity } });
-      await reply(`${replyName}_rebase`, observation, `❌ ${decision.reason}`);
+      // Refused where the ticket stands: answered once per position, like an ignored request (patched).
+      const request: IgnoredRequest = { asked: '/service rebase', on: observation.source_system === 'scmhost' ? 'pull_request' : 'ticket', remove_labels: [] };
+      const name = patched(ONE_REPLY_PATCH) ? requestReplyName(request, { is_blocked: state.checkpoint.is_blocked, retry_count: state.retry_count }) : `${replyName}_rebase`;
+      await reply(name, observation, `❌ ${decision.reason}`);
       return;
     }
     runtime.rebase_target = decision.target;
@@ -537,6 +561,22 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     return passGate(node, spec, meaning.outcome, meaning.request, by);
   };
 
+  /**
+   * A person's request ignored where the ticket stands (workflows/ignored-request.ts): its request labels are taken off
+   * at once, and one reply per request and position says where the ticket stands and what moves it.
+   */
+  const answerIgnored = async (observation: Observation, reason: string, decisionId: number) => {
+    const request = ignoredRequestOf(observation, { kill_switch: patched(KILL_SWITCH_PATCH) });
+    if (!request) return;
+    if (request.remove_labels.length > 0) {
+      // Named by the decision's timeline entry: unique per fact (`reply_<observations received>` is shared by facts
+      // handled from one batch of the inbox, and a second removal under the same key would not run).
+      await effect(`request_labels_${decisionId}`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: request.remove_labels });
+    }
+    const body = requestReply({ ticketKey, asked: request.asked, reason, state, permitted: permittedCommands(state), removedLabels: request.remove_labels });
+    await reply(requestReplyName(request, { is_blocked: state.checkpoint.is_blocked, retry_count: state.retry_count }), observation, body);
+  };
+
   const handleAccepted = async (observation: Observation) => {
     if (!noteProposalEvent(runtime, observation)) rememberPullRequest(state, observation);
     noteAcceptedPullRequest(state, observation);
@@ -549,6 +589,33 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
         details: { child: observation.ticket_key, event: observation.event, delivery_identity: observation.delivery_identity },
       });
       return;
+    }
+    // Only what people write after the service took the ticket commands it (patched: histories from before took all).
+    if (patched(BEFORE_MANAGEMENT_PATCH)) {
+      state.management = noteManagement(state.management, observation);
+      const made = madeAt(observation);
+      if (made !== undefined) {
+        // Without a starting fact yet, the workflow's start is the moment, and stays it once a fact was judged by it.
+        const management = (state.management = managementFor(state.management, state.started_at));
+        const before = beforeManagement(observation, management);
+        if (before) {
+          const decided = timeline({
+            kind: 'command_decision', occurred_at: nowIso(), status: 'ignored', summary: before,
+            details: {
+              delivery_identity: observation.delivery_identity, node: state.checkpoint.current_node, reason: before, code: BEFORE_MANAGEMENT,
+              made_at: made, managed_since: management.since, management_source: management.source,
+            },
+          });
+          // No reply, but a request label standing since then is taken off: it did nothing, and while it stands the
+          // label cannot be added again when it does mean something.
+          const early = ignoredRequestOf(observation, { kill_switch: patched(KILL_SWITCH_PATCH) });
+          if (early && early.remove_labels.length > 0) {
+            // Named by the decision's entry: unique per fact, also for two facts handled from one batch of the inbox.
+            await effect(`early_labels_${decided.event_id}`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: early.remove_labels });
+          }
+          return;
+        }
+      }
     }
     // A ticket that starts with service:yolo already on it runs autonomously from the first gate.
     const starting = observation.event === 'issue_created' || observation.facts.label_change?.added.includes('service:managed');
@@ -569,7 +636,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       draft_item_ids: here?.kind === 'gate' && here.artifact ? draftIdsAtGate(here.artifact, outputs) : undefined,
       ...proposalPosition(state.checkpoint.current_node, outputs, runtime),
     });
-    timeline({
+    const decided = timeline({
       kind: 'command_decision',
       occurred_at: nowIso(),
       status: decision.kind === 'command' ? 'accepted' : decision.kind === 'ignore' ? 'ignored' : 'invalid',
@@ -578,6 +645,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     });
     const replyName = `reply_${state.observations_received}`;
     if (decision.kind === 'ignore') {
+      if (patched(ONE_REPLY_PATCH)) return answerIgnored(observation, decision.reason, decided.event_id);
       const retryAsked = observation.facts.label_change?.added.includes(RETRY_LABEL) ?? false;
       // A person who asked something where it means nothing gets told where the ticket stands, once per request.
       if (retryAsked || isQuestion(observation)) {

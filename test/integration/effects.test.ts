@@ -121,7 +121,7 @@ describe('durable effects against the tracker simulator', () => {
       const replies = commentsOn(issue.key).filter((c) => c.startsWith('ℹ️'));
       return replies.length > 0 ? replies : undefined;
     }, 60_000, `${issue.key} to answer the question`);
-    expect(told).toEqual([expect.stringContaining('The ticket is at `generate_prd` (blocked)')]);
+    expect(told).toEqual([expect.stringContaining(`${issue.key} is blocked at \`generate_prd\` (\`invalid_model_policy\`)`)]);
     expect(told[0]).toContain('service:retry');
   });
 

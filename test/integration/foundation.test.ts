@@ -117,8 +117,9 @@ describe('worker and gateway against a real Temporal dev server', () => {
       const result = await getJson(`${api}/api/v1/workflows/FND-3/execution/timeline?cursor=0&limit=200`, TOKEN);
       const entries = result.status === 200 ? (result.body.entries as Json[]) : [];
       const view = await getJson(`${api}/api/v1/workflows/FND-3/execution`, TOKEN);
-      // Settled: three command decisions, the block reported and the question answered (the writes fail: no tracker).
-      const settled = view.body.status === 'blocked' && view.body.effects.length === 3 && view.body.effects.every((e: Json) => e.status === 'terminal_failure');
+      // Settled: three command decisions, the block reported (label, comment), the question answered, the stray
+      // approval label taken off and answered (the writes fail: no tracker).
+      const settled = view.body.status === 'blocked' && view.body.effects.length === 5 && view.body.effects.every((e: Json) => e.status === 'terminal_failure');
       return settled && entries.filter((entry) => entry.kind === 'command_decision').length >= 3 ? result.body : undefined;
     }, 30_000, 'three command decisions');
     expect(page.entries[0]).toMatchObject({ kind: 'workflow_started', event_id: 1 });

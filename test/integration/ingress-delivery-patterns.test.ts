@@ -18,6 +18,8 @@ const TRACKER_SECRET = 'patterns-tracker-secret';
 const SCMHOST_SECRET = 'patterns-scmhost-secret';
 const TOKEN = 'patterns-operator-token';
 const TASK_QUEUE = 'it-delivery-patterns';
+/** When the tracker fixtures' tickets were created; their comments and changes follow within the hour. */
+const FIXTURES_WRITTEN = '2026-11-23T07:00:00.000+0000';
 
 type Json = Record<string, any>;
 
@@ -68,10 +70,15 @@ describe('ingress under real delivery patterns', () => {
   /** The simulator's webhooks for one issue, as Jira would have sent them. */
   const webhooksOf = (key: string): Json[] => sim.webhooks.deliveries.map((d) => d.payload as Json).filter((p) => p.issue?.key === key);
 
-  /** A managed ticket in the simulator, started through its issue_created webhook. */
-  async function managedTicket(summary: string): Promise<{ key: string; id: string }> {
+  /**
+   * A managed ticket in the simulator, started through its issue_created webhook. `createdAt` delivers the creation as
+   * of another time: the vendor fixtures moved onto a ticket were written on 2026-11-23, and only what is written after
+   * the service took a ticket commands it (a ticket delivered so is never polled: the poller would read today's time).
+   */
+  async function managedTicket(summary: string, createdAt?: string): Promise<{ key: string; id: string }> {
     const issue = sim.state.createIssue({ projectKey: 'DLV', issueType: 'Story', summary, labels: ['service:managed'] });
     const created = webhooksOf(issue.key).find((p) => p.webhookEvent === 'jira:issue_created')!;
+    if (createdAt) created.issue.fields.created = createdAt;
     expect(await tracker(created)).toMatchObject({ status: 200, body: { status: 'queued', ticket_key: issue.key } });
     await decisions(issue.key, 1);
     return { key: issue.key, id: issue.id };
@@ -125,7 +132,7 @@ describe('ingress under real delivery patterns', () => {
   });
 
   it('2. accepts a comment\'s creation that arrives after its edit, commands once, and calls a redelivery a duplicate', async () => {
-    const ticket = await managedTicket('Edited first');
+    const ticket = await managedTicket('Edited first', FIXTURES_WRITTEN);
     const edit = onIssue('jira-cloud-comment-updated.json', ticket);
     const creation = onIssue('jira-cloud-comment-updated.json', ticket);
     creation.webhookEvent = 'comment_created';
@@ -168,7 +175,7 @@ describe('ingress under real delivery patterns', () => {
   });
 
   it('4. reads an old-style jira:issue_updated carrying a comment and no event type as a comment, and keeps a change delivered with it', async () => {
-    const ticket = await managedTicket('Old-style comment');
+    const ticket = await managedTicket('Old-style comment', FIXTURES_WRITTEN);
     const payload = onIssue('jira-server-issue-updated-comment.json', ticket);
     expect((await tracker(payload)).body).toMatchObject({ status: 'queued', delivery_identity: 'tracker:comment:10301@2026-11-23T07:28:00.000Z' });
     const found = await decisions(ticket.key, 2);

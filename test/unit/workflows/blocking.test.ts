@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, setupInstructionsComment } from '../../../workflows/blocking';
+import {
+  blockedComment, blockPersistsComment, blockReport, enterBlocked, leaveBlocked, leaveReviewResponseGate, nextBlockRecord, setupInstructionsComment,
+} from '../../../workflows/blocking';
 import { initialTicketState } from '../../../workflows/ticket-state';
 
 const input = { ticket_key: 'PROJ-1', project_key: 'PROJ', issue_type: 'Feature', workflow_kind: 'feature' as const };
@@ -38,5 +40,40 @@ describe('blocking', () => {
     expect(text).toContain('`service.default_repo`');
     expect(text).toContain('`service:retry`');
     expect(setupInstructionsComment({ projectKey: 'PROJ', missing: [], requireProjectConfig: false })).toContain('SCMHOST_KNOWN_REPOS');
+  });
+
+  describe('a retry that runs into the same block again', () => {
+    const block = { node: 'generate_prd', visit: 1, code: 'station_not_available', message: 'the generate_prd station (generate_prd) is not available in this build of the service' };
+
+    it('is a repeat at the same node, visit, code and message; counted in a row', () => {
+      const first = nextBlockRecord(undefined, block);
+      expect(first).toEqual({ ...block, repeats: 0 });
+      const second = nextBlockRecord(first, block);
+      expect(second.repeats).toBe(1);
+      expect(nextBlockRecord(second, block).repeats).toBe(2);
+    });
+
+    it('is a new block when anything about it differs', () => {
+      const first = nextBlockRecord(undefined, block);
+      expect(nextBlockRecord(first, { ...block, message: 'the budget of 5 tokens would be exceeded' }).repeats).toBe(0);
+      expect(nextBlockRecord(first, { ...block, code: 'budget_exhausted' }).repeats).toBe(0);
+      expect(nextBlockRecord(first, { ...block, visit: 2 }).repeats).toBe(0);
+      expect(nextBlockRecord(first, { ...block, node: 'generate_spec' }).repeats).toBe(0);
+    });
+
+    it('is never a repeat when a person or a delivery blocked the ticket again: each is a new act', () => {
+      for (const code of ['stopped', 'unrecognized_command', 'conflicting_evidence']) {
+        const first = nextBlockRecord(undefined, { ...block, code });
+        expect(nextBlockRecord(first, { ...block, code }).repeats).toBe(0);
+      }
+    });
+
+    it('is reported in full the first time, said to persist once, then only on the timeline', () => {
+      expect([0, 1, 2, 5].map((repeats) => blockReport({ ...block, repeats }))).toEqual(['full', 'persists', 'silent', 'silent']);
+      const text = blockPersistsComment(block);
+      expect(text).toContain('**Still blocked** at `generate_prd`');
+      expect(text).toContain('(`station_not_available`): the generate_prd station (generate_prd) is not available in this build of the service');
+      expect(text).toContain('add `service:retry` again');
+    });
   });
 });

@@ -254,7 +254,7 @@ describe('>option N at rca_option_gate', () => {
     ['> Option 1: rewrite the parser', {}, { kind: 'ignore', reason: 'conversation, not a command' }],
     ['>option two', {}, { kind: 'ignore', reason: 'conversation, not a command' }],
     ['>option 1 or >option 2', {}, { kind: 'invalid', reason: 'invalid command: it picks options 1 and 2', blocks: false,
-      reply: '❌ `>option 1 or >option 2`: it picks options 1 and 2. Pick one option per comment, e.g. `>option 1`.' }],
+      reply: '❌ `>option 1 or >option 2`: it picks options 1 and 2. Pick one option per comment: one `>option N`, N its number.' }],
     ['>option 1', { is_blocked: true }, { kind: 'ignore', reason: '>option is not meaningful while the workflow is blocked at rca_option_gate; add service:retry to resume first' }],
   ])('%j %j', (body, extra, expected) => {
     expect(parseCommand(ticketComment(body), at('rca_option_gate', extra))).toEqual(expected);
