@@ -157,7 +157,7 @@ async function configurePoller(client: Client, config: ServiceConfig, logger: Lo
 
 /**
  * The containers' account must reach the work folder (issue 30, point 7): a default one under a private checkout
- * moves, one the operator chose stops the start with what to change. Without podman set up there is nothing to
+ * moves, one the operator chose is kept with an error line saying what to change. Without podman set up there is nothing to
  * check yet; container stations say so when they run.
  */
 function withReachableWorkDir(config: ServiceConfig, logger: Logger): ServiceConfig {
@@ -167,8 +167,15 @@ function withReachableWorkDir(config: ServiceConfig, logger: Logger): ServiceCon
   } catch {
     return config;
   }
-  const chosen = containerWorkDir({ workDir: config.container.workDir, explicit: Boolean(process.env.CONTAINER_WORK_DIR?.trim()), account });
+  let chosen;
+  try {
+    chosen = containerWorkDir({ workDir: config.container.workDir, explicit: Boolean(process.env.CONTAINER_WORK_DIR?.trim()), account });
+  } catch (error) {
+    logger.error((error as Error).message);
+    return config;
+  }
   if (chosen.moved) logger.warn(chosen.moved);
+  if (chosen.unreachable) logger.error(chosen.unreachable);
   return { ...config, container: { ...config.container, workDir: chosen.workDir } };
 }
 

@@ -62,16 +62,17 @@ const describe = (blocked: BlockedFolder) => `${blocked.dir} (mode ${blocked.mod
  * The work folder containers can use. Rootless workers run containers as themselves: any folder they can write
  * works. A root worker's default folder (`.data/workspaces` under the checkout) moves to FALLBACK_WORK_ROOT when the
  * account cannot reach it; a folder the operator chose (CONTAINER_WORK_DIR) is never moved: the worker says what to
- * change instead.
+ * change instead (`unreachable`), and starts anyway, since a deployment may run no container station.
  */
-export function containerWorkDir(options: { workDir: string; explicit: boolean; account: Pick<PodmanAccount, 'uid' | 'gid' | 'name' | 'switchUser'>; fallbackRoot?: string }): { workDir: string; moved?: string } {
+export function containerWorkDir(options: { workDir: string; explicit: boolean; account: Pick<PodmanAccount, 'uid' | 'gid' | 'name' | 'switchUser'>; fallbackRoot?: string }): { workDir: string; moved?: string; unreachable?: string } {
   const { account } = options;
   if (!account.switchUser) return { workDir: options.workDir };
   // The work folder itself is the worker's to open up (stations make it 0711); its parents are not.
   const blocked = blockedFolder(dirname(resolve(options.workDir)), account);
   if (!blocked) return { workDir: options.workDir };
   if (options.explicit) {
-    throw new MountAccessError(`CONTAINER_WORK_DIR ${options.workDir} cannot be reached by the container account ${account.name}: ${describe(blocked)} does not let it pass. Choose a folder whose every parent it may pass through (for example ${join(options.fallbackRoot ?? FALLBACK_WORK_ROOT, 'workspaces')}), or allow it with chmod o+x ${blocked.dir}`);
+    // Not a refusal: a deployment may run no container station at all. Those that do fail until this is changed.
+    return { workDir: options.workDir, unreachable: `CONTAINER_WORK_DIR ${options.workDir} cannot be reached by the container account ${account.name}: ${describe(blocked)} does not let it pass, so every container station will fail. Choose a folder whose every parent it may pass through (for example ${join(options.fallbackRoot ?? FALLBACK_WORK_ROOT, 'workspaces')}), or allow it with chmod o+x ${blocked.dir}` };
   }
   const root = options.fallbackRoot ?? FALLBACK_WORK_ROOT;
   // Short: the model proxy's socket lives below it, and a unix socket path has at most 107 bytes.
