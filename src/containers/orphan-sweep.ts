@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { CONTAINER_LABEL } from './container-args';
 import { podman, type PodmanAccount } from './podman-account';
 import { removeContainer } from './run-container';
+import { processAlive } from '../process/process-alive';
 
 export const WORKER_LABEL = 'service.worker';
 
@@ -10,20 +11,12 @@ export function workerLabelValue(pid = process.pid): string {
   return `${hostname()}:${pid}`;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Which containers are orphans: owned by a worker of this host whose process is gone. Containers without the label
  * were not started by a worker (a person's, a test's) and are left alone.
  */
-export function orphanNames(containers: Array<{ Names?: string[] | string; Labels?: Record<string, string> | null }>, host = hostname(), isAlive = alive): string[] {
+export function orphanNames(containers: Array<{ Names?: string[] | string; Labels?: Record<string, string> | null }>, host = hostname(), isAlive = processAlive): string[] {
   const names: string[] = [];
   for (const container of containers) {
     const owner = container.Labels?.[WORKER_LABEL] ?? '';

@@ -2,6 +2,7 @@ import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadDevStackConfig, planDevServer, resolveStackFile } from './dev-stack-config';
 import { projectRoot } from './temporal-cli-locator';
+import { processAlive } from '../process/process-alive';
 
 /**
  * Operator commands started beside a running `service dev` (issue 30, point 5): `service dev` leaves a file in its
@@ -47,14 +48,6 @@ function readRunningDev(path: string): RunningDev | undefined {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The data folder `service dev` uses by default in this checkout (temporal-dev.yaml's, or `dataDir` when given). */
 export function defaultDevDataDir(dataDir?: string): string | undefined {
@@ -70,7 +63,7 @@ export function defaultDevDataDir(dataDir?: string): string | undefined {
 export function findRunningDev(dataDir: string | undefined): RunningDev | undefined {
   if (!dataDir) return undefined;
   const running = readRunningDev(join(dataDir, RUNNING_DEV_FILE));
-  return running && alive(running.pid) ? running : undefined;
+  return running && processAlive(running.pid) ? running : undefined;
 }
 
 /**
