@@ -267,9 +267,10 @@ export function createContainerStations(deps: ContainerStationDeps) {
       }
       if (spec.beforeCommit && agent.status !== 'failed') await spec.beforeCommit(hostDir, input);
       const commit = await commitWorkspace(hostDir, spec.commitMessage(input));
-      // The container's copy has served its purpose: the commit and the push use the host's tree.
+      // The container's copy has served its purpose: the commit and the push use the host's tree, and without a
+      // commit there is no push, so the whole station folder goes.
       await rm(runDir, { recursive: true, force: true });
-      await rm(workspaceDir, { recursive: true, force: true });
+      await rm(commit.sha ? workspaceDir : base, { recursive: true, force: true });
       timings.teardown_ms = Date.now() - teardownStarted;
 
       const verdict = agent.review.verdict;

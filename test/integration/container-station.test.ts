@@ -171,6 +171,8 @@ describe('container stations with real podman, real git and the simulators', () 
     );
     const result = await station()(input('ACME-2'));
     expect(result.outcome).toBe('no_changes');
+    // Nothing to push: the station's folder (host tree and the container's copy) is gone already.
+    expect(readdirSync(workDir).filter((name) => name.startsWith('acme-2-'))).toEqual([]);
     // The second model request carries the probe's output as the tool result.
     const toolMessage = model.requests[1]!.messages!.find((m) => m.role === 'tool');
     const output = String(toolMessage?.content);
