@@ -267,10 +267,16 @@ describe('container stations with real podman, real git and the simulators', () 
     expect(await effects.performEffect({ idempotency_key: 'ACME-5:fork:2', attempt: 1, operation: secondPush })).toMatchObject({ status: 'succeeded' });
     expect(await gitIn(scm.git.repositoryPath('service-bot/app'), ['log', '--format=%s', 'service/acme-5'])).toMatch(/^\[ACME-5\] Change the greeting\n\[ACME-5\] Change the greeting\n/);
 
-    // Someone else pushed the branch on the upstream meanwhile: the push is a precondition failure, not a force push.
+    // A direct-mode visit works from no upstream branch; someone else pushes the branch on the upstream before its
+    // push ran: the push is a precondition failure, not a force push. (A push that succeeded has no tree any more:
+    // its station folder goes once the branch holds the commit, so this visit's push is a fresh one.)
+    scriptGreetingChange('hello, direct', 'direct\n');
+    const direct = await station()(input('ACME-5', { visit: 3 }));
+    const directPush = direct.effects!.find((e) => e.name === 'push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
+    expect(directPush).toMatchObject({ mode: 'direct', base_sha: null });
     await pushFile('other', 'service/acme-5', 'other.txt', 'theirs\n');
     const theirs = (await gitIn(scm.git.repositoryPath(REPO), ['rev-parse', 'service/acme-5'])).trim();
-    const refused = await effects.performEffect({ idempotency_key: 'ACME-5:direct', attempt: 1, operation: push });
+    const refused = await effects.performEffect({ idempotency_key: 'ACME-5:direct', attempt: 1, operation: directPush });
     expect(refused.status).toBe('precondition_failure');
     expect(refused.error).toContain('moved to');
     expect((await gitIn(scm.git.repositoryPath(REPO), ['rev-parse', 'service/acme-5'])).trim()).toBe(theirs);
