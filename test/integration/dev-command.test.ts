@@ -162,6 +162,9 @@ describe('service dev', () => {
       const again = await devStack(undefined, {}, own);
       try {
         expect(again.dev.output()).toContain(`TRACKER_WEBHOOK_SECRET=${secret}`);
+        const payload = fixture<Json>('tracker/jira-issue-created.json');
+        payload.issue.key = 'DEV-10';
+        expect((await postWebhook(`${again.api}/api/v1/webhooks/tracker`, payload, { secret })).status).toBe(200);
       } finally {
         expect(await again.dev.stop('SIGINT')).toBe(0);
       }
