@@ -4,12 +4,15 @@ import { redactSecrets } from '../src/redaction/redact-secrets';
 import type { EffectOperation, ProviderEvidence } from '../workflows/effect-types';
 
 /**
- * The tracker issue effects: creating a sub-ticket (epic, task) and moving an issue's status. Both are reconciled
- * before they write, so a repeat after a crash, a retry or an operator's replay never creates or moves twice:
- * an issue is found by its identity label (a JQL search) and adopted; a transition to the status the issue already
- * has is a no-op.
+ * The tracker issue effects: creating a sub-ticket (epic, task, a bug's fix task) and moving an issue's status. Both
+ * are reconciled before they write, so a repeat after a crash, a retry or an operator's replay never creates or moves
+ * twice: an issue is found by its identity label (a JQL search) and adopted; a transition to the status the issue
+ * already has is a no-op.
  */
-export type IssueEffectTracker = Pick<TrackerClient, 'searchIssues' | 'createIssue' | 'transitionIssue'>;
+export type IssueEffectTracker = Pick<TrackerClient, 'searchIssues' | 'createIssue' | 'transitionIssue' | 'getIssue' | 'linkIssues'>;
+
+/** The link a bug's fix task has to its bug (REFERENCE "Tracker conventions": linked "Related"). */
+export const RELATES_LINK = 'Relates';
 
 const label = z.string().min(1).max(255).regex(/^\S+$/, 'labels cannot contain spaces');
 
@@ -23,6 +26,7 @@ export const trackerIssueOperationSchemas = [
     parent_key: z.string().regex(/^[A-Z][A-Z0-9_]*-\d+$/, 'must be an issue key').optional(),
     labels: z.array(label),
     identity_label: label,
+    relates_to: z.string().regex(/^[A-Z][A-Z0-9_]*-\d+$/, 'must be an issue key').optional(),
   }).refine((op) => op.labels.includes(op.identity_label), { message: 'identity_label must be one of labels', path: ['identity_label'] }),
   z.object({ kind: z.literal('tracker.transition'), issue_key: z.string().min(1), target: z.string().trim().min(1) }),
 ] as const;
@@ -40,9 +44,15 @@ export async function createIssueOnce(client: IssueEffectTracker, operation: Cre
   const found = await client.searchIssues(jql, { maxResults: 2 });
   const existing = found.issues[0];
   if (existing) {
+    const notes = found.issues.length > 1 ? [`more than one issue carries ${operation.identity_label}; adopted the oldest`] : [];
+    // A crash between creating the issue and linking it leaves it unlinked: the repeat adds only the missing link.
+    if (operation.relates_to && !(await relatesAlready(client, existing.key, operation.relates_to))) {
+      await client.linkIssues(RELATES_LINK, existing.key, operation.relates_to);
+      notes.push(`linked to ${operation.relates_to}`);
+    }
     return {
       provider: 'tracker', ids: { issue_key: existing.key, issue_id: existing.id }, adopted: true,
-      note: found.issues.length > 1 ? `more than one issue carries ${operation.identity_label}; adopted the oldest` : undefined,
+      note: notes.length ? notes.join('; ') : undefined,
     };
   }
   const created = await client.createIssue({
@@ -52,8 +62,15 @@ export async function createIssueOnce(client: IssueEffectTracker, operation: Cre
     description: operation.description === undefined ? undefined : redactSecrets(operation.description),
     labels: operation.labels,
     parentKey: operation.parent_key,
+    ...(operation.relates_to ? { links: [{ type: RELATES_LINK, issueKey: operation.relates_to }] } : {}),
   });
   return { provider: 'tracker', ids: { issue_key: created.key, issue_id: created.id }, url: created.self };
+}
+
+/** Whether the issue has a "Relates" link to `other` already, in either direction (the link type is symmetric). */
+async function relatesAlready(client: IssueEffectTracker, issueKey: string, other: string): Promise<boolean> {
+  const issue = await client.getIssue(issueKey);
+  return (issue.links ?? []).some((link) => link.type.toLowerCase() === RELATES_LINK.toLowerCase() && link.issueKey.toUpperCase() === other.toUpperCase());
 }
 
 export async function transitionOnce(client: IssueEffectTracker, operation: Transition): Promise<ProviderEvidence> {

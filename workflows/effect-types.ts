@@ -17,9 +17,10 @@ export type EffectOperation =
   // --- planning: tracker issues (sub-ticket provisioning, status moves) ---
   /**
    * Creates an issue unless one carrying `identity_label` exists already (then adopts it). `identity_label` must be
-   * one of `labels`, unique to the logical item (e.g. `service:epic-item:<FEATURE>:<id>`).
+   * one of `labels`, unique to the logical item (e.g. `service:epic-item:<FEATURE>:<id>`). `relates_to` (an issue
+   * key): the issue is linked "Relates" to it; an adopted issue gets the link when it lacks one.
    */
-  | { kind: 'tracker.create_issue'; project_key: string; issue_type: string; summary: string; description?: string; parent_key?: string; labels: string[]; identity_label: string }
+  | { kind: 'tracker.create_issue'; project_key: string; issue_type: string; summary: string; description?: string; parent_key?: string; labels: string[]; identity_label: string; relates_to?: string }
   /**
    * Moves the issue by the transition whose name or target status matches `target` (case-insensitive). Name the
    * target status ("In Progress"): then a repeat finds the issue there and adopts; a transition name is not

@@ -21,6 +21,7 @@ import type {
   TrackerChangelogEntry,
   TrackerComment,
   TrackerIssue,
+  TrackerIssueLink,
   TrackerTransition,
   TrackerUser,
 } from './tracker-types';
@@ -30,6 +31,8 @@ export const IDEMPOTENCY_PROPERTY_KEY = 'service.idempotency';
 
 /** Fields requested for issues; search returns only ids unless fields are named. */
 export const ISSUE_FIELDS = ['summary', 'description', 'labels', 'issuetype', 'status', 'project', 'parent', 'created', 'updated'];
+/** A single issue is read with its links too (e.g. to see whether a bug-fix task relates to its bug already). */
+const SINGLE_ISSUE_FIELDS = [...ISSUE_FIELDS, 'issuelinks'];
 
 const API = '/rest/api/3';
 const PAGE_SIZE = 100;
@@ -85,13 +88,13 @@ export class TrackerClient implements ProjectPropertiesPort {
     return toUser(body);
   }
 
-  /** An issue with its labels, type, status and parent; with `changelog: true` also its full change history. */
+  /** An issue with its labels, type, status, parent and links; with `changelog: true` also its full change history. */
   async getIssue(issueKey: string, options: { changelog?: boolean } = {}): Promise<TrackerIssue> {
     const { body } = await this.http.request<JiraIssue>({
       operation: 'getIssue',
       method: 'GET',
       path: `${API}/issue/${enc(issueKey)}`,
-      query: { fields: ISSUE_FIELDS.join(','), expand: options.changelog ? 'changelog' : undefined },
+      query: { fields: SINGLE_ISSUE_FIELDS.join(','), expand: options.changelog ? 'changelog' : undefined },
     });
     const issue = toIssue(body);
     if (options.changelog && body.changelog) {
@@ -348,7 +351,15 @@ export function toIssue(issue: JiraIssue): TrackerIssue {
     parentKey: fields.parent?.key,
     created: fields.created ?? '',
     updated: fields.updated ?? '',
+    ...(Array.isArray(fields.issuelinks) ? { links: fields.issuelinks.flatMap(toLink) } : {}),
   };
+}
+
+function toLink(link: NonNullable<JiraIssue['fields']['issuelinks']>[number]): TrackerIssueLink[] {
+  const type = link.type?.name ?? '';
+  if (link.outwardIssue?.key) return [{ type, issueKey: link.outwardIssue.key, direction: 'outward' }];
+  if (link.inwardIssue?.key) return [{ type, issueKey: link.inwardIssue.key, direction: 'inward' }];
+  return [];
 }
 
 function toChangelogEntry(history: JiraChangelogHistory): TrackerChangelogEntry {

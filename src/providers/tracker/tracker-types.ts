@@ -42,6 +42,18 @@ export interface TrackerIssue {
   updated: string;
   /** Present when the issue was read with its changelog; oldest first. */
   changelog?: TrackerChangelogEntry[];
+  /** The issue's links, when they were read (`getIssue` reads them; searches do not). */
+  links?: TrackerIssueLink[];
+}
+
+/**
+ * One link of an issue, seen from that issue: `outward` when the issue is the link's outward side (as
+ * `CreateIssueInput.links` with the default direction makes the created issue), `inward` otherwise.
+ */
+export interface TrackerIssueLink {
+  type: string;
+  issueKey: string;
+  direction: 'outward' | 'inward';
 }
 
 export interface TrackerComment {
@@ -96,6 +108,7 @@ export interface JiraIssueFields {
   status?: { id?: string; name: string; statusCategory?: { key: string; name?: string } };
   project?: { id?: string; key: string; name?: string };
   parent?: { id: string; key: string; fields?: { summary?: string } } | null;
+  issuelinks?: Array<{ id?: string; type?: { name?: string }; outwardIssue?: { key: string }; inwardIssue?: { key: string } }>;
   created?: string;
   updated?: string;
   [field: string]: unknown;
