@@ -6,7 +6,7 @@ import { agentBundlePath } from '../../src/agent/bundle-agent';
 import type { AgentTask, AgentTranscriptEntry, ReviewCycle } from '../../src/agent/agent-task';
 import { parseAgentResult, parseReviewCycle, parseTranscript } from '../../src/containers/agent-report';
 import { readContainedFile, readContainedText } from '../../src/containers/contained-file';
-import { exposeWorkspace, hostTreeDir, syncWorkspaceIntoHostTree, WorkspaceSyncError } from '../../src/containers/workspace-sync';
+import { exposeWorkspace, hostTreeDir, syncWorkspaceIntoHostTree, WorkspaceSyncError, type WorkspaceSyncReport } from '../../src/containers/workspace-sync';
 import { stageAgentBundle } from '../../src/containers/mount-access';
 import type { ServiceConfig } from '../../src/config/service-config';
 import { containerName, type ContainerSpec } from '../../src/containers/container-args';
@@ -15,7 +15,7 @@ import { proxyUpstreamOf, ProxyUpstreamError, startModelProxy } from '../../src/
 import { workerLabelValue, WORKER_LABEL } from '../../src/containers/orphan-sweep';
 import type { PodmanAccount } from '../../src/containers/podman-account';
 import { runContainer } from '../../src/containers/run-container';
-import { commitWorkspace, prepareWorkspace, serviceBranch } from '../../src/containers/workspace';
+import { commitWorkspace, prepareWorkspace, serviceBranch, type WorkspaceCommit } from '../../src/containers/workspace';
 import type { Logger } from '../../src/logging/logger';
 import type { ResolvedTarget } from '../../src/models/model-client';
 import { redactSecrets } from '../../src/redaction/redact-secrets';
@@ -48,6 +48,13 @@ export interface ContainerStationSpec {
    * failure to refuse the commit. Its files are the container's content: read them as data (`readContainedFile`).
    */
   beforeCommit?(hostTreeDir: string, input: StationInput): Promise<void>;
+  /**
+   * The agent works on its copy as usual, but the host takes nothing back: no copy into the host tree, no commit, no
+   * push. Only the declared outputs are read (as data), and the whole station folder goes afterwards, so a second
+   * run of the same spec within one attempt starts from a fresh clone. Outcomes: agent_failed, outputs_missing,
+   * review_rejected, no_changes (never changed).
+   */
+  readOnly?: boolean;
 }
 
 export interface ContainerStationDeps {
@@ -111,6 +118,17 @@ const MAX_RESULT_BYTES = 1024 * 1024;
 const MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024;
 
 /**
+ * What happened in the container, as the family's outcome. An output the host refused to read (a link, a FIFO, a
+ * hard link) is as good as missing; a read-only run never has a commit, so it is never `changed`. Pure.
+ */
+export function containerOutcome(run: { agentStatus: string; outputsMissing: boolean; verdict: string; committed: boolean }): 'agent_failed' | 'outputs_missing' | 'review_rejected' | 'changed' | 'no_changes' {
+  if (run.agentStatus === 'failed') return 'agent_failed';
+  if (run.outputsMissing) return 'outputs_missing';
+  if (run.verdict === 'REJECTED') return 'review_rejected';
+  return run.committed ? 'changed' : 'no_changes';
+}
+
+/**
  * The container station family (DESIGN 7): clone on the host, run the agent with a skill in a short-lived rootless
  * container that has no credentials and (by default) no network, poll its review cycles while it runs, commit on
  * the host and ask for the push as a `git.push` effect. The station never pushes itself, so a retried station asks
@@ -154,7 +172,8 @@ export function createContainerStations(deps: ContainerStationDeps) {
       }
       const remote = deps.remotes.remoteFor(repository);
       const mode = input.params?.change_request_mode === 'fork' || input.params?.change_request_mode === 'direct' ? input.params.change_request_mode : remote.changeRequestMode;
-      const fork = mode === 'fork' ? await deps.forkOf?.(repository) : undefined;
+      // A read-only run pushes nothing, so where the branch would be pushed does not matter.
+      const fork = mode === 'fork' && !spec.readOnly ? await deps.forkOf?.(repository) : undefined;
       const timings: Record<string, number> = {};
       // The container's account must be able to reach the mounts: the work folder is traversable, not listable.
       await mkdir(base, { recursive: true });
@@ -258,15 +277,19 @@ export function createContainerStations(deps: ContainerStationDeps) {
         else if (read.reason !== 'missing') refusedOutputs.push({ path, reason: read.detail });
       }
       const teardownStarted = Date.now();
-      let sync;
-      try {
-        sync = await syncWorkspaceIntoHostTree(workspaceDir, hostDir);
-      } catch (error) {
-        if (error instanceof WorkspaceSyncError) throw stationFailure('workspace_refused', `the ${input.station} container left a workspace the host will not commit: ${error.message}`, 'make the change smaller or remove the large files from the task, then add service:retry');
-        throw error;
+      let sync: WorkspaceSyncReport = { written: [], removed: [], refused: [] };
+      let commit: WorkspaceCommit = { sha: null, files: [] };
+      // A read-only run's changes stay in the container's copy: the host neither copies nor commits anything.
+      if (!spec.readOnly) {
+        try {
+          sync = await syncWorkspaceIntoHostTree(workspaceDir, hostDir);
+        } catch (error) {
+          if (error instanceof WorkspaceSyncError) throw stationFailure('workspace_refused', `the ${input.station} container left a workspace the host will not commit: ${error.message}`, 'make the change smaller or remove the large files from the task, then add service:retry');
+          throw error;
+        }
+        if (spec.beforeCommit && agent.status !== 'failed') await spec.beforeCommit(hostDir, input);
+        commit = await commitWorkspace(hostDir, spec.commitMessage(input));
       }
-      if (spec.beforeCommit && agent.status !== 'failed') await spec.beforeCommit(hostDir, input);
-      const commit = await commitWorkspace(hostDir, spec.commitMessage(input));
       // The container's copy has served its purpose: the commit and the push use the host's tree, and without a
       // commit there is no push, so the whole station folder goes.
       await rm(runDir, { recursive: true, force: true });
@@ -274,11 +297,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
       timings.teardown_ms = Date.now() - teardownStarted;
 
       const verdict = agent.review.verdict;
-      // An output the host refused to read (a link, a FIFO, a hard link) is as good as missing.
-      const outcome = agent.status === 'failed' ? 'agent_failed'
-        : agent.outputs_missing.length > 0 || refusedOutputs.length > 0 ? 'outputs_missing'
-          : verdict === 'REJECTED' ? 'review_rejected'
-            : commit.sha ? 'changed' : 'no_changes';
+      const outcome = containerOutcome({ agentStatus: agent.status, outputsMissing: agent.outputs_missing.length > 0 || refusedOutputs.length > 0, verdict, committed: Boolean(commit.sha) });
       const result: StationResult = {
         outcome,
         data: {
@@ -300,7 +319,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
         summary: `${input.station}: agent ${agent.status} in ${agent.steps} steps, ${commit.files.length} files changed${verdict !== 'not_reviewed' ? `, review ${verdict}` : ''}`,
         usage: { input_tokens: proxy.usage().input_tokens, output_tokens: proxy.usage().output_tokens, model: `${resolved.target.connection}:${resolved.target.model}` },
       };
-      logger.info('container station finished', { outcome, container: run.name, duration_ms: run.durationMs, commit: commit.sha });
+      logger.info('container station finished', { outcome, container: run.name, duration_ms: run.durationMs, commit: commit.sha, read_only: Boolean(spec.readOnly) });
       return result;
     };
     return async (input) => {
@@ -311,8 +330,11 @@ export function createContainerStations(deps: ContainerStationDeps) {
         return await runOnce(input, context);
       } finally {
         clearInterval(beat);
-        // The run folder (task, socket, result) lives only as long as the attempt, whatever ended it.
-        await rm(runFolder(config.container.workDir, stationBase(config.container.workDir, input)), { recursive: true, force: true });
+        // The run folder (task, socket, result) lives only as long as the attempt, whatever ended it; a read-only
+        // run keeps nothing at all, also when it failed, so the next run of the same input starts clean.
+        const base = stationBase(config.container.workDir, input);
+        await rm(runFolder(config.container.workDir, base), { recursive: true, force: true });
+        if (spec.readOnly) await rm(base, { recursive: true, force: true });
       }
     };
   };

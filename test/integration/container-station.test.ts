@@ -54,7 +54,7 @@ describe('container stations with real podman, real git and the simulators', () 
   let hostPort: number;
   const saved = { ...process.env };
 
-  function station(overrides: Partial<ServiceConfig['container']> = {}, extra: { skillsRoot?: string; remotes?: GitRemotes; forkOf?: (r: string) => Promise<string | undefined>; agentBundle?: () => Promise<string> } = {}) {
+  function station(overrides: Partial<ServiceConfig['container']> = {}, extra: { skillsRoot?: string; remotes?: GitRemotes; forkOf?: (r: string) => Promise<string | undefined>; agentBundle?: () => Promise<string>; spec?: ContainerStationSpec } = {}) {
     const config = {
       container: {
         image: 'service-dev:latest', memoryLimit: '1g', cpuLimit: 1, timeoutSeconds: 120, pidsLimit: 512, egressRepos: [], workDir,
@@ -66,7 +66,7 @@ describe('container stations with real podman, real git and the simulators', () 
       config, logger, account: () => resolvePodmanAccount(), skillsRoot: extra.skillsRoot, forkOf: extra.forkOf, agentBundle: extra.agentBundle,
       remotes: extra.remotes ?? createGitRemotes({ scmhostApiUrl: scm.url, scmhostToken: SCM_TOKEN }),
       resolveModel: async () => ({ key: 'execute_task_changes', target: { connection: 'sim', model: 'agent-model' }, connection: { ...connection, base_url: model.url }, source: 'deployment_default' }) as never,
-    })(spec);
+    })(extra.spec ?? spec);
   }
 
   beforeAll(async () => {
@@ -207,6 +207,40 @@ describe('container stations with real podman, real git and the simulators', () 
     const result = await station({ workDir: chosen.workDir }, { agentBundle: async () => join(checkout, 'dist', 'agent', 'agent.cjs') })(input('ACME-13'));
     expect(result.outcome).toBe('changed');
     expect((result.data as any).files).toEqual(['hello.txt']);
+  });
+
+  it('runs a read-only station: reads its output, takes no change back, commits and pushes nothing, keeps no folder, and runs again clean', async () => {
+    const readOnly: ContainerStationSpec = { ...spec, readOnly: true, outputs: () => ['.service/rca.json'], task: () => 'Analyze; write .service/rca.json.' };
+    const rca = '{"summary":"the greeting is wrong"}';
+    model.reset();
+    model.script(
+      { tool_call: { name: 'edit_file', arguments: JSON.stringify({ path: 'hello.txt', old_text: 'hello, world', new_text: 'hello, read-only' }) } },
+      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/rca.json', content: rca }) } },
+      { content: 'Analyzed.' },
+    );
+    const first = await station({}, { spec: readOnly })(input('ACME-20', { node: 'analyze_bug', station: 'analyze_bug' }));
+    expect(first.outcome).toBe('no_changes');
+    expect((first.data as any).outputs['.service/rca.json']).toBe(rca);
+    expect((first.data as any).commit_sha).toBeNull();
+    expect((first.data as any).files).toEqual([]);
+    expect(first.effects).toEqual([]);
+    expect(readdirSync(workDir).filter((name) => name.startsWith('acme-20-'))).toEqual([]);
+    expect(await gitIn(scm.git.repositoryPath(REPO), ['branch', '--list', 'service/acme-20'])).toBe('');
+
+    // The same input again within the attempt (analyze_bug's retry): a fresh copy, without the first run's edit.
+    model.reset();
+    model.script(
+      { tool_call: { name: 'run_command', arguments: JSON.stringify({ command: 'cat hello.txt; ls .service 2>&1' }) } },
+      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/rca.json', content: rca }) } },
+      { content: 'Analyzed again.' },
+    );
+    const second = await station({}, { spec: readOnly })(input('ACME-20', { node: 'analyze_bug', station: 'analyze_bug' }));
+    expect(second.outcome).toBe('no_changes');
+    const seen = String(model.requests[1]!.messages!.find((m) => m.role === 'tool')?.content);
+    expect(seen).toContain('hello, world');
+    expect(seen).not.toContain('hello, read-only');
+    expect(seen).not.toContain('rca.json');
+    expect(readdirSync(workDir).filter((name) => name.startsWith('acme-20-'))).toEqual([]);
   });
 
   it('kills a container that outlives CONTAINER_TIMEOUT, removes it and reports a clear error', async () => {
