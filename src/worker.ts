@@ -112,7 +112,10 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   // the registry there is nothing to push to, and a ticket that reaches delivery blocks with station_not_available
   // instead of failing on a clone.
   const delivery = modelConfig && (token || gitlab)
-    ? createDeliveryStations({ config, modelConfig, models, tracker, properties: tracker, remotes, logger, scmhost, gitlab, onCiFixAttempt: () => metrics.ciFixAttempts.inc(), tracing })
+    ? createDeliveryStations({
+      config, modelConfig, models, tracker, properties: tracker, remotes, logger, scmhost, gitlab, onCiFixAttempt: () => metrics.ciFixAttempts.inc(), tracing,
+      repositories: projectConfig.checkProjectRepositories,
+    })
     : {};
   return {
     ...createDraftEditActivities(),

@@ -123,17 +123,38 @@ export function stageLabels(definition: WorkflowDefinition): string[] {
 /** The router decisions: pure functions of what earlier stations left in `outputs`. */
 export type RouterDecision = { ok: true; outcome: string; data?: Record<string, unknown> } | { ok: false; reason: string };
 
+/** The stations that plan repositories for the router, in the order the graphs use them (feature, bug, takeover). */
+const REPOSITORY_PLANNERS = ['provision_tasks', 'decompose_plan', 'generate_plan'] as const;
+
+/** The repositories the ticket's planning station left for the router; the first planner that left any wins. */
+export function plannedRepositoriesOf(outputs: Record<string, unknown>): string[] {
+  for (const station of REPOSITORY_PLANNERS) {
+    const planned = (outputs[station] as { repositories?: unknown } | undefined)?.repositories;
+    if (Array.isArray(planned)) return planned.filter((r): r is string => typeof r === 'string');
+  }
+  return [];
+}
+
 /**
- * `next_repository` walks the repositories provision_tasks planned, one per visit. Its decision is kept as
+ * `next_repository` walks the repositories the planning station planned (provision_tasks in the feature graph,
+ * decompose_plan in the bug graph, generate_plan in the takeover), one per visit. Its decision is kept as
  * `outputs.next_repository` (`{repository, index, count}`), which tells the per-repository stations where they work.
  */
 export function decideRouter(router: string, outputs: Record<string, unknown>, visits: number): RouterDecision {
   if (router === 'next_repository') {
-    const planned = (outputs.provision_tasks as { repositories?: unknown } | undefined)?.repositories;
-    const repositories = Array.isArray(planned) ? planned.filter((r): r is string => typeof r === 'string') : [];
+    const repositories = plannedRepositoriesOf(outputs);
     // The router is entered once before the first repository and once after each: visit n routes repository n.
     if (visits <= repositories.length) return { ok: true, outcome: 'next', data: { repository: repositories[visits - 1], index: visits, count: repositories.length } };
     return { ok: true, outcome: 'done', data: { repository: null, index: visits, count: repositories.length } };
   }
   return { ok: false, reason: `no router named "${router}"` };
+}
+
+/**
+ * How many fix options the RCA shown at rca_option_gate offers (`outputs.reflect_rca.option_count`, set when the
+ * RCA comment was posted); `>option N` is meaningful for 1..N only. 0 when nothing was posted.
+ */
+export function rcaOptionCount(outputs: Record<string, unknown>): number {
+  const count = (outputs.reflect_rca as { option_count?: unknown } | undefined)?.option_count;
+  return typeof count === 'number' && Number.isInteger(count) && count > 0 ? count : 0;
 }

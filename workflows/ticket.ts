@@ -16,7 +16,7 @@ import type { EffectOperation } from './effect-types';
 import { currentDetails, permittedCommands } from './execution-view';
 import { ignoredRequestOf, ONE_REPLY_PATCH, requestReplyName, type IgnoredRequest } from './ignored-request';
 import { BEFORE_MANAGEMENT, BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor, noteManagement } from './management-moment';
-import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, stageLabels, targetOf } from './interpreter';
+import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, rcaOptionCount, stageLabels, targetOf } from './interpreter';
 import { legacyTicketRun } from './legacy-ticket';
 import { observeSignal } from './messages';
 import type { ServiceMetricsSinks } from './metrics-sink';
@@ -394,12 +394,14 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   const passGate = async (node: string, spec: GateNode, outcome: string, request: StationInput['request'] | null, by: string) => {
     const now = nowIso();
     if (state.waiting?.since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(now) - Date.parse(state.waiting.since)) / 1000));
-    if (outcome === 'approved' && spec.artifact && artifacts[spec.artifact]) {
+    // Choosing an RCA option (`>option N`) approves the analysis it was chosen from, as an approval label would.
+    const approves = outcome === 'approved' || outcome === 'option_selected';
+    if (approves && spec.artifact && artifacts[spec.artifact]) {
       const artifact = artifacts[spec.artifact]!;
       // Trusted input: later stations build on this snapshot, whatever the artifact or the ticket says afterwards.
       artifact.approved = { digest: artifact.digest, at: now, by, text: artifact.text };
     }
-    if (outcome === 'approved' && spec.pending_label) {
+    if (approves && spec.pending_label) {
       await effect('clear_stage_label', { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [spec.pending_label] });
     }
     runtime.request = request ?? null;
@@ -634,6 +636,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       yolo: runtime.yolo,
       kill_switch: isStopRequest(observation) && patched(KILL_SWITCH_PATCH),
       draft_item_ids: here?.kind === 'gate' && here.artifact ? draftIdsAtGate(here.artifact, outputs) : undefined,
+      rca_option_count: here?.kind === 'gate' && here.gate === 'rca_option' ? rcaOptionCount(outputs) : undefined,
       ...proposalPosition(state.checkpoint.current_node, outputs, runtime),
     });
     const decided = timeline({

@@ -7,6 +7,7 @@ import type { Tracing } from '../../src/tracing/start-tracing';
 import type { Logger } from '../../src/logging/logger';
 import type { ProjectPropertiesPort } from '../../src/providers/tracker/project-properties-port';
 import type { StationActivity } from '../../workflows/station-types';
+import type { RepositoriesReader } from './planning/repositories';
 import { containerModelResolver } from './delivery/container-model-resolver';
 import { createCiStations, type CiScmhost } from './delivery/ci-stations';
 import type { GitLabRepositoryClient } from '../../src/providers/gitlab/gitlab-repositories';
@@ -36,6 +37,8 @@ export interface DeliveryStationDeps {
   skillsRoot?: string;
   /** LLM tracing of the container agents' model calls (through the model proxy). */
   tracing?: Tracing;
+  /** The project's repository configuration: where analyze_bug looks (without it and a tracker, it is not available). */
+  repositories?: RepositoriesReader;
 }
 
 /**
@@ -74,5 +77,5 @@ export function createDeliveryStations(deps: DeliveryStationDeps): Record<string
     ...createCiStations({ ...hosts, ignoredChecks: deps.config.ci.ignoredChecks, maxFixAttempts: deps.config.ci.maxFixAttempts, container: containerDeps, onFixAttempt: deps.onCiFixAttempt, syncDescription }),
     ...review,
   } : {};
-  return { ...createImplementationStations(containerDeps), ...host, ...reviewAndCi };
+  return { ...createImplementationStations({ ...containerDeps, tracker: deps.tracker, repositories: deps.repositories }), ...host, ...reviewAndCi };
 }

@@ -5,7 +5,7 @@ import { ANSWER_QUESTION, ARTIFACT_GATE_TRIGGERS, DONE, ESCALATE_BLOCKED, review
 export const BUG_DEFINITION: WorkflowDefinition = {
   apiVersion: 'service/v1',
   name: 'bug',
-  revision: 1,
+  revision: 2,
   description: 'Triage, RCA with options, fix plan, implementation per repository, review, CI and merge.',
   entry: 'intake',
   nodes: {
@@ -17,7 +17,9 @@ export const BUG_DEFINITION: WorkflowDefinition = {
       on: { retriage: 'triage_check', feedback: 'triage_check', question: 'answer_question' },
     },
     analyze_bug: { kind: 'station', station: 'analyze_bug', model_key: 'analyze_bug', on: { analyzed: 'reflect_rca' } },
-    reflect_rca: { kind: 'station', station: 'reflect_rca', model_key: 'reflect_rca', on: { done: 'rca_option_gate' } },
+    // A critique sends the analysis back with it (rounds 1 and 2); in round 3 the flow goes on and the RCA comment
+    // says the reflection did not converge (activities/stations/bug/reflect-rca-station.ts).
+    reflect_rca: { kind: 'station', station: 'reflect_rca', model_key: 'reflect_rca', on: { done: 'rca_option_gate', critique: 'analyze_bug' } },
     rca_option_gate: {
       kind: 'gate', gate: 'rca_option', artifact: 'rca', pending_label: 'service:rca-pending',
       accepts: ['>option', ...ARTIFACT_GATE_TRIGGERS], auto_approve_in_yolo: true,
@@ -31,7 +33,9 @@ export const BUG_DEFINITION: WorkflowDefinition = {
       waiting_for: 'approval of the fix plan: add service:plan-approved or comment `/service approve`',
       on: { approved: 'decompose_plan', feedback: 'plan_bug_fix', regenerate: 'plan_bug_fix', question: 'answer_question' },
     },
-    decompose_plan: { kind: 'station', station: 'decompose_plan', on: { decomposed: 'setup_workspace' } },
+    decompose_plan: { kind: 'station', station: 'decompose_plan', on: { decomposed: 'task_router' } },
+    // One branch per repository of the fix plan (outputs.decompose_plan.repositories), as in the feature graph.
+    task_router: { kind: 'router', router: 'next_repository', on: { next: 'setup_workspace', done: 'code_review' } },
     setup_workspace: { kind: 'station', station: 'setup_workspace', on: { ready: 'implement_bug_fix' } },
     implement_bug_fix: { kind: 'station', station: 'implement_bug_fix', model_key: 'implement_work', retry_bound: 100, on: { implemented: 'local_review' } },
     local_review: {
@@ -40,7 +44,7 @@ export const BUG_DEFINITION: WorkflowDefinition = {
     },
     update_documentation: { kind: 'station', station: 'update_documentation', model_key: 'update_docs', on: { updated: 'create_pr' } },
     create_pr: { kind: 'station', station: 'create_pr', model_key: 'generate_pr_description', on: { opened: 'teardown_workspace' } },
-    teardown_workspace: { kind: 'station', station: 'teardown_workspace', on: { done: 'code_review' } },
+    teardown_workspace: { kind: 'station', station: 'teardown_workspace', on: { done: 'task_router' } },
     ...reviewAndCi('post_merge_summary'),
     post_merge_summary: { kind: 'station', station: 'post_merge_summary', on: { done: 'done' } },
     answer_question: ANSWER_QUESTION,

@@ -31,7 +31,7 @@ export const STATION_OUTCOMES: Readonly<Record<string, readonly string[]>> = {
   aggregate_feature_status: ['done'],
   triage_check: ['complete', 'incomplete'],
   analyze_bug: ['analyzed'],
-  reflect_rca: ['done'],
+  reflect_rca: ['done', 'critique'],
   plan_bug_fix: ['planned'],
   decompose_plan: ['decomposed'],
   implement_bug_fix: ['implemented'],

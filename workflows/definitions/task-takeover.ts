@@ -5,7 +5,7 @@ import { ANSWER_QUESTION, ARTIFACT_GATE_TRIGGERS, DONE, ESCALATE_BLOCKED, review
 export const TASK_TAKEOVER_DEFINITION: WorkflowDefinition = {
   apiVersion: 'service/v1',
   name: 'task_takeover',
-  revision: 1,
+  revision: 2,
   description: 'Triage, a plan to approve, implementation with a qualitative review, review, CI and merge.',
   entry: 'intake',
   nodes: {
@@ -21,15 +21,18 @@ export const TASK_TAKEOVER_DEFINITION: WorkflowDefinition = {
       kind: 'gate', gate: 'artifact_approval', artifact: 'plan', pending_label: 'service:plan-pending', approved_label: 'service:plan-approved',
       accepts: ['service:plan-approved', '/service approve', ...ARTIFACT_GATE_TRIGGERS], auto_approve_in_yolo: true,
       waiting_for: 'approval of the plan: add service:plan-approved or comment `/service approve` (`!` to revise)',
-      on: { approved: 'setup_workspace', feedback: 'generate_plan', regenerate: 'generate_plan', question: 'answer_question' },
+      on: { approved: 'task_router', feedback: 'generate_plan', regenerate: 'generate_plan', question: 'answer_question' },
     },
+    // One branch per repository the approved plan tags (outputs.generate_plan.repositories).
+    task_router: { kind: 'router', router: 'next_repository', on: { next: 'setup_workspace', done: 'code_review' } },
     setup_workspace: { kind: 'station', station: 'setup_workspace', on: { ready: 'execute_task_changes' } },
     execute_task_changes: { kind: 'station', station: 'execute_task_changes', model_key: 'implement_work', retry_bound: 100, on: { implemented: 'run_qualitative_review' } },
     run_qualitative_review: {
       kind: 'station', station: 'run_qualitative_review', model_key: 'task_takeover_review', retry_bound: 2, on_exhausted: 'create_pr',
       on: { passed: 'create_pr', changes_needed: 'execute_task_changes' },
     },
-    create_pr: { kind: 'station', station: 'create_pr', model_key: 'generate_pr_description', on: { opened: 'code_review' } },
+    create_pr: { kind: 'station', station: 'create_pr', model_key: 'generate_pr_description', on: { opened: 'teardown_workspace' } },
+    teardown_workspace: { kind: 'station', station: 'teardown_workspace', on: { done: 'task_router' } },
     ...reviewAndCi('complete_task_takeover'),
     complete_task_takeover: { kind: 'station', station: 'complete_task_takeover', on: { done: 'done' } },
     answer_question: { ...ANSWER_QUESTION, model_key: 'task_takeover_question' },

@@ -72,7 +72,7 @@ describe('the definition registry: publish rules', () => {
     publish(state, feature(2));
     const rows = summarize(state, Object.values(BUILT_IN_DEFINITIONS).map(pinDefinition));
     expect(rows.map((r) => `${r.name} r${r.revision} ${r.source}${r.latest ? ' latest' : ''}`)).toEqual([
-      'bug r1 built_in latest', 'feature r1 built_in', 'feature r2 published latest', 'task_takeover r1 built_in latest',
+      'bug r2 built_in latest', 'feature r1 built_in', 'feature r2 published latest', 'task_takeover r2 built_in latest',
     ]);
     expect(rows.find((r) => r.name === 'feature' && r.revision === 1)?.digest).toBe(pinDefinition(FEATURE_DEFINITION).digest);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { acceptTable, type WorkflowDefinition } from '../../../workflows/definitions/definition-types';
 import { BUILT_IN_DEFINITIONS } from '../../../workflows/definitions';
-import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, stageLabels, targetOf } from '../../../workflows/interpreter';
+import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, plannedRepositoriesOf, rcaOptionCount, stageLabels, targetOf } from '../../../workflows/interpreter';
 import { initialCheckpoint, initialTicketState } from '../../../workflows/ticket-state';
 import { statusReply } from '../../../workflows/status-reply';
 import { effectKey } from '../../../workflows/effect-journal';
@@ -83,6 +83,22 @@ describe('the interpreter', () => {
       { ok: true, outcome: 'done', data: { repository: null, index: 3, count: 2 } },
     ]);
     expect(decideRouter('coin_flip', outputs, 1)).toEqual({ ok: false, reason: 'no router named "coin_flip"' });
+  });
+
+  it('routes the repositories of a bug\'s decomposed fix plan and of a takeover\'s plan; none planned routes straight to done', () => {
+    const bug = { decompose_plan: { repositories: ['acme/api'] } };
+    expect([1, 2].map((visit) => decideRouter('next_repository', bug, visit))).toEqual([
+      { ok: true, outcome: 'next', data: { repository: 'acme/api', index: 1, count: 1 } },
+      { ok: true, outcome: 'done', data: { repository: null, index: 2, count: 1 } },
+    ]);
+    expect(plannedRepositoriesOf({ generate_plan: { repositories: ['acme/web', 7] } })).toEqual(['acme/web']);
+    expect(decideRouter('next_repository', {}, 1)).toEqual({ ok: true, outcome: 'done', data: { repository: null, index: 1, count: 0 } });
+  });
+
+  it('counts the fix options of the posted RCA for `>option N`, 0 before one is posted', () => {
+    expect(rcaOptionCount({ reflect_rca: { option_count: 2 } })).toBe(2);
+    expect(rcaOptionCount({ reflect_rca: { option_count: 0, sent_back: true } })).toBe(0);
+    expect(rcaOptionCount({})).toBe(0);
   });
 
   it('builds the accept table the parser reads from the pinned definition', () => {
