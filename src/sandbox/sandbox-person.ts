@@ -18,6 +18,8 @@ export interface TicketView {
   type: string;
   status: string;
   labels: string[];
+  /** Issue links as Jira words them from this ticket's side ("relates to SBX-1"). */
+  links: string[];
   comments: Array<{ id: string; author: string; created: string; text: string }>;
   pulls: Array<{
     repository: string; number: number; title: string; state: 'open' | 'closed' | 'merged'; draft: boolean;
@@ -86,9 +88,13 @@ export class SandboxPerson {
    */
   async readTicket(key: string, options: { diffs: boolean }): Promise<TicketView> {
     const issueKey = encodeURIComponent(key);
-    const issue = await this.tracker(`/issue/${issueKey}?fields=summary,issuetype,status,labels`, 'GET') as {
-      key: string; fields: { summary?: string; issuetype?: { name?: string }; status?: { name?: string }; labels?: string[] };
+    type Link = { type?: { inward?: string; outward?: string }; inwardIssue?: { key?: string }; outwardIssue?: { key?: string } };
+    const issue = await this.tracker(`/issue/${issueKey}?fields=summary,issuetype,status,labels,issuelinks`, 'GET') as {
+      key: string; fields: { summary?: string; issuetype?: { name?: string }; status?: { name?: string }; labels?: string[]; issuelinks?: Link[] };
     };
+    const links = (issue.fields.issuelinks ?? []).map((link) => (link.outwardIssue?.key
+      ? `${link.type?.outward ?? 'links to'} ${link.outwardIssue.key}`
+      : `${link.type?.inward ?? 'is linked from'} ${link.inwardIssue?.key ?? '?'}`));
     type Comment = { id: string; author?: { displayName?: string; accountId?: string }; created: string; body: unknown };
     const comments: Comment[] = [];
     for (let startAt = 0; ;) {
@@ -123,6 +129,7 @@ export class SandboxPerson {
       type: issue.fields.issuetype?.name ?? '',
       status: issue.fields.status?.name ?? '',
       labels: issue.fields.labels ?? [],
+      links,
       comments: comments.map((c) => ({ id: c.id, author: c.author?.displayName ?? c.author?.accountId ?? 'unknown', created: c.created, text: adfToMarkdown(c.body) })),
       pulls,
     };

@@ -8,6 +8,7 @@ export function ticketViewText(view: TicketView): string {
     `${view.key}  ${view.summary}`,
     `  type ${view.type || '(none)'} · status ${view.status || '(none)'}`,
     `  labels: ${view.labels.length ? view.labels.join(', ') : '(none)'}`,
+    ...(view.links?.length ? [`  links: ${view.links.join(', ')}`] : []),
     '',
     `Comments (${view.comments.length})`,
   ];

@@ -25,6 +25,8 @@ describe('service sandbox show', () => {
     tracker.addComment('SBX-1', '## PRD\n\nExport **every** report as <csv>.');
     tracker.addComment('SBX-1', '? is Excel in scope');
     tracker.createIssue({ projectKey: 'SBX', issueType: 'Bug', summary: 'No pull request yet' });
+    tracker.createIssue({ projectKey: 'SBX', issueType: 'Task', summary: 'Fix: No pull request yet (sandbox/app)' });
+    tracker.linkIssues('Relates', 'SBX-3', 'SBX-2');
     const scm = sandbox.scmhost;
     await pushCommit(remoteUrl(scm.url, 'sandbox/app', sandbox.env.SCMHOST_TOKEN!), 'service/sbx-1', { 'src/export.ts': 'export const csv = true;\n' }, '[SBX-1] implement the tasks', { from: 'main' });
     scm.state.createPull(scm.state.repo('sandbox', 'app'), { title: '[SBX-1] Export reports as CSV', head: 'service/sbx-1', base: 'main' }, scm.state.user('service-bot'));
@@ -47,6 +49,14 @@ describe('service sandbox show', () => {
     expect(text).toContain('Pull requests (1)');
     expect(text).toContain('sandbox/app#1 [SBX-1] Export reports as CSV');
     expect(text).toContain('    +export const csv = true;');
+  });
+
+  it('names the links of a ticket from its side (the fix Task of a bug relates to it)', async () => {
+    const person = await SandboxPerson.connect(stateDir);
+    const task = await person.readTicket('SBX-3', { diffs: false });
+    expect(task.links).toEqual(['relates to SBX-2']);
+    expect(ticketViewText(task)).toContain('  links: relates to SBX-2');
+    expect(ticketViewText(await person.readTicket('SBX-1', { diffs: false }))).not.toContain('links:');
   });
 
   it('prints the ticket through the real binary, and without diffs on --no-diff', async () => {
