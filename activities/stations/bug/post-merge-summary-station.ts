@@ -23,7 +23,7 @@ export interface PostMergeSummary {
 export function postMergeSummaryText(summary: PostMergeSummary): string {
   const note = summary.note ? releaseNoteLines(summary.note) : [];
   return [
-    `✅ The fix for ${summary.ticketKey} is merged: ${summary.summary.trim().replace(/[.!?]+$/, '')}.`,
+    `✅ The fix for ${summary.ticketKey} is delivered (its pull requests approved or merged): ${summary.summary.trim().replace(/[.!?]+$/, '')}.`,
     ...(note.length ? ['', '### Release note', '', ...note] : []),
     ...(summary.pullRequests.length ? ['', '### Pull requests', '', ...summary.pullRequests.map((ref) => `- ${ref}`)] : []),
     ...(summary.tasks.length ? ['', '### Tasks closed', '', summary.tasks.join(', ')] : []),

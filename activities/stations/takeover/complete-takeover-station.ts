@@ -31,7 +31,7 @@ export function takeoverSummaryText(input: Pick<StationInput, 'ticket_key' | 'ar
   const prs = input.pull_requests ?? [];
   const review = qualitativeReviewOf(input);
   return [
-    `✅ ${input.ticket_key} is done${prs.length ? `: the pull request${prs.length === 1 ? ' is' : 's are'} merged` : ''}.`,
+    `✅ ${input.ticket_key} is done${prs.length ? `: the pull request${prs.length === 1 ? ' was' : 's were'} approved or merged` : ''}.`,
     ...(planned.length ? ['', '### What was planned', '', ...planned] : []),
     ...(prs.length ? ['', '### Pull requests', '', ...prs.map((ref) => `- ${ref}`)] : []),
     ...(review?.verdict === 'changes_needed'

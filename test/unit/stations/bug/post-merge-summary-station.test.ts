@@ -51,7 +51,7 @@ describe('post_merge_summary', () => {
     ]);
     const body = (result.effects![0]!.operation as { body: string }).body;
     expect(body.split('\n')).toEqual([
-      '✅ The fix for BUG-1 is merged: Crash on save.',
+      '✅ The fix for BUG-1 is delivered (its pull requests approved or merged): Crash on save.',
       '', '### Release note', '',
       '- **Component:** Orders API', '- **Fix:** Saving a draft order no longer fails.', '- **Root cause:** A missing order was read.', '- **Impact:** Everyone saving drafts.',
       '', '### Pull requests', '', '- acme/api#7', '- acme/web#3',
@@ -73,6 +73,6 @@ describe('post_merge_summary', () => {
     const partial = releaseNoteOf(input({ analyze_bug: { rca: RCA }, plan_bug_fix: { option: 1, release_note: { ...NOTE, impact: ' ' } } }));
     expect(partial).toEqual({ ...NOTE, impact: RCA.trigger_to_symptom });
     expect(releaseNoteOf(input({}))).toBeUndefined();
-    expect(postMergeSummaryText({ ticketKey: 'BUG-1', summary: 'x', note: undefined, pullRequests: [], tasks: [] })).toBe('✅ The fix for BUG-1 is merged: x.');
+    expect(postMergeSummaryText({ ticketKey: 'BUG-1', summary: 'x', note: undefined, pullRequests: [], tasks: [] })).toBe('✅ The fix for BUG-1 is delivered (its pull requests approved or merged): x.');
   });
 });

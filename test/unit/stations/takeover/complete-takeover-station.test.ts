@@ -25,7 +25,7 @@ describe('complete_task_takeover', () => {
     expect(result.effects!.map((e) => e.name)).toEqual(['takeover_summary', 'close_tt_1']);
     expect(result.effects![1]!.operation).toEqual({ kind: 'tracker.transition', issue_key: 'TT-1', target: 'Closed' });
     expect((result.effects![0]!.operation as { body: string }).body.split('\n')).toEqual([
-      '✅ TT-1 is done: the pull request is merged.',
+      '✅ TT-1 is done: the pull request was approved or merged.',
       '', '### What was planned', '',
       'The plan had 7 steps:', '- Step 1 (repo: acme/api)', '- Step 2 (repo: acme/api)', '- Step 3 (repo: acme/api)', '- Step 4 (repo: acme/api)', '- Step 5 (repo: acme/api)', '- … and 2 more',
       '', '### Pull requests', '', '- acme/api#4',
