@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BUG_DEFINITION, TASK_TAKEOVER_DEFINITION } from '../../../workflows/definitions';
 import { pinDefinition } from '../../../src/definitions/definition-digest';
 import type { WorkflowDefinition } from '../../../workflows/definitions/definition-types';
 import { analyzeMigration, applyMigration, decideMigration, describeNodeChange, type MigrationPosition } from '../../../workflows/migration-compatibility';
@@ -120,5 +123,20 @@ describe('applying a migration', () => {
     const state = stateAtGate();
     const { decision } = decideMigration(state, { to: pinDefinition(feature(3, { approvedTo: 'done' })), mapping: {}, apply: true, requested_by: 'op' }, 'now');
     expect(decision).toMatchObject({ eligible: false, applied: false, dry_run: false, target_node: null });
+  });
+});
+
+describe('tickets of the first bug and takeover revisions', () => {
+  // r1 of both graphs, as earlier builds pinned them: their tickets stopped at triage_check (station_not_available).
+  const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, '../../fixtures/definitions', name), 'utf8')) as WorkflowDefinition;
+  const blockedAtTriage: MigrationPosition = { current_node: 'triage_check', is_paused: false, is_blocked: true, ended: 'blocked', return_to: null, resume_at: 'triage_check' };
+
+  it('may move to r2 from their block at triage_check, which both revisions have unchanged', () => {
+    for (const [file, current] of [['bug-r1.json', BUG_DEFINITION], ['task-takeover-r1.json', TASK_TAKEOVER_DEFINITION]] as const) {
+      const r1 = pinDefinition(fixture(file));
+      expect(r1.revision).toBe(1);
+      expect(current.revision).toBe(2);
+      expect(analyzeMigration(r1, pinDefinition(current), blockedAtTriage, {}), file).toMatchObject({ eligible: true, incompatibilities: [], target_node: 'triage_check' });
+    }
   });
 });
