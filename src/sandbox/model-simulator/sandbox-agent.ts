@@ -11,12 +11,43 @@ const SIMULATED_JSON: Record<string, unknown> = {
   'local_review.json': { verdict: 'passed', findings: [] },
   'code_review.json': { summary: 'Simulated review: nothing to flag.', findings: [] },
   'ci_analysis.json': { summary: 'Simulated analysis: no cause found.', causes: [] },
+  'qualitative_review.json': { verdict: 'passed', findings: [] },
+  'rca.json': simulatedRca(),
 };
+
+/**
+ * The root-cause analysis of a bug (activities/stations/bug/rca-report.ts) with two fix options, so `>option 2`
+ * has something to choose in the sandbox.
+ */
+export function simulatedRca(): Record<string, unknown> {
+  return {
+    summary: `Simulated root cause: the failing call is not guarded against the state the report describes. ${SIMULATED_AGENT_TEXT}`,
+    code_location: { file: 'APP.md', function: '', line_range: '' },
+    mechanism: 'Simulated mechanism: the component assumes a state the reported steps never reach.',
+    trigger_to_symptom: 'Simulated chain: the reported steps lead to the unguarded call, which fails as the ticket shows.',
+    hypothesis_log: ['Simulated: checked the component named in the ticket.'],
+    introduced_in: 'unknown',
+    confidence: { level: 'low', percentage: 10, rationale: SIMULATED_AGENT_TEXT },
+    reproducibility: 'Simulated: follow the steps of the ticket.',
+    options: [
+      { title: 'Guard the failing call (simulated)', description: 'Check the state before the call and report a clear error.', tradeoffs: 'Small and safe; leaves the underlying design as it is.' },
+      { title: 'Rework the component (simulated)', description: 'Change the component so the state cannot arise.', tradeoffs: 'Removes the cause; a larger change to review.' },
+    ],
+  };
+}
 
 function text(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) return content.map((part) => (typeof part === 'object' && part && 'text' in part ? String((part as { text: unknown }).text) : '')).join('');
   return '';
+}
+
+/**
+ * A task that must leave the repository alone except for its output files (a review, an analysis): the sandbox adds
+ * no visible change there.
+ */
+export function isReadOnlyTask(task: string): boolean {
+  return /do not change(?:, add or delete)? any file/i.test(task);
 }
 
 /** The files a container agent is asked to write: run-agent.ts ends the task with "Write these files: a, b." */
@@ -44,7 +75,7 @@ export function sandboxAgentReply(request: ChatCompletionRequest, now: () => Dat
   if (messages.at(-1)?.role === 'tool') return { content: `Done. ${SIMULATED_AGENT_TEXT}` };
   const task = text(messages.find((message) => message.role === 'user')?.content);
   const calls = requestedFiles(task).map((path) => ({ name: 'write_file', arguments: JSON.stringify({ path, content: simulatedOutput(path) }) }));
-  if (!/do not change any file/i.test(task)) {
+  if (!isReadOnlyTask(task)) {
     const line = task.split('\n').find((l) => l.trim()) ?? 'a task';
     calls.push({ name: 'write_file', arguments: JSON.stringify({ path: 'SANDBOX_CHANGES.md', content: `# Simulated change\n\n${SIMULATED_AGENT_TEXT}\n\nTask: ${line.slice(0, 200)}\nAt: ${now().toISOString()}\n` }) });
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { requestedFiles, sandboxAgentReply, SIMULATED_AGENT_TEXT } from '../../../../src/sandbox/model-simulator/sandbox-agent';
+import { parseRcaReport } from '../../../../activities/stations/bug/rca-report';
+import { isReadOnlyTask, requestedFiles, sandboxAgentReply, SIMULATED_AGENT_TEXT } from '../../../../src/sandbox/model-simulator/sandbox-agent';
 import { sandboxResponder } from '../../../../src/sandbox/model-simulator/sandbox-responder';
 import type { ChatCompletionRequest } from '../../../../src/sandbox/model-simulator/model-simulator';
 
@@ -28,6 +29,23 @@ describe('the sandbox agent', () => {
   it('writes a passing local review and changes nothing when told not to', () => {
     const review = sandboxAgentReply(agent('Review. Do not change any file except the output file.\n\nWrite these files: .service/local_review.json.'));
     expect(review).toEqual({ tool_calls: [{ name: 'write_file', arguments: JSON.stringify({ path: '.service/local_review.json', content: `${JSON.stringify({ verdict: 'passed', findings: [] }, null, 2)}\n` }) }] });
+  });
+
+  it('writes a root-cause analysis with two fix options, and changes nothing in an analysis', () => {
+    const reply = sandboxAgentReply(agent('Find its root cause. This is an analysis only: do not change, add or delete any file except the output file.\n\nWrite these files: .service/rca.json.'));
+    const calls = (reply as { tool_calls: Array<{ name: string; arguments: string }> }).tool_calls;
+    expect(calls).toHaveLength(1);
+    const { path, content } = JSON.parse(calls[0]!.arguments) as { path: string; content: string };
+    expect(path).toBe('.service/rca.json');
+    const parsed = parseRcaReport(content);
+    expect(parsed.ok && parsed.rca.options.map((o) => o.title)).toEqual(['Guard the failing call (simulated)', 'Rework the component (simulated)']);
+    expect(isReadOnlyTask('Review. Do not change any file except the output file.')).toBe(true);
+    expect(isReadOnlyTask('Fix the bug.')).toBe(false);
+  });
+
+  it('passes a qualitative review', () => {
+    const review = sandboxAgentReply(agent('Review the branch. Do not change any file except the output file.\n\nWrite these files: .service/qualitative_review.json.'));
+    expect(review).toEqual({ tool_calls: [{ name: 'write_file', arguments: JSON.stringify({ path: '.service/qualitative_review.json', content: `${JSON.stringify({ verdict: 'passed', findings: [] }, null, 2)}\n` }) }] });
   });
 
   it('leaves structured answers to the schema sampler', () => {
