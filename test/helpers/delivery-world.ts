@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { runGit } from '../../src/containers/git-remote';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
 import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
+import { isReadOnlyTask } from '../../src/sandbox/model-simulator/sandbox-agent';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startGitLabSimulator, type GitLabSimulator, type SimMergeRequest } from '../../src/sandbox/gitlab-simulator/gitlab-simulator';
 import type { SimPull } from '../../src/sandbox/scmhost-simulator/github-json';
@@ -76,7 +77,7 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
     agentOutputs: {},
     codeChange: (task) => {
       const repo = allRepositories.find((r) => task.includes(r));
-      if (!repo || /do not change any file/i.test(task)) return undefined;
+      if (!repo || isReadOnlyTask(task)) return undefined;
       return { path: 'src/feature.txt', content: `feature for ${repo}\n${task.split('\n')[0]}\n` };
     },
   };

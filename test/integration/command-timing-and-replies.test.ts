@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
 import { markdownToAdf } from '../../src/providers/tracker/adf/markdown-to-adf';
 import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
+import { sandboxResponder } from '../../src/sandbox/model-simulator/sandbox-responder';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { jiraTime } from '../../src/sandbox/tracker-simulator/tracker-state';
 import { pollNow } from '../helpers/poller';
@@ -28,7 +29,9 @@ describe('what commands a ticket, and the one answer to what does not', () => {
   beforeAll(async () => {
     tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['NEW'] });
     tracker.state.setProperty(tracker.state.project('NEW').properties, 'service.repos', ['acme/api']);
-    model = await startModelSimulator();
+    // Unscripted calls get the sandbox's answers: a bug report with steps passes triage, and the ticket blocks at
+    // analyze_bug, which needs a source host this world does not have.
+    model = await startModelSimulator({ respond: sandboxResponder });
     world = await startTrackerStack(inject('temporalAddress'), tracker, SECRET, {
       SERVICE_TASK_QUEUE: TASK_QUEUE,
       SERVICE_OPERATOR_TOKEN: TOKEN,
@@ -74,7 +77,7 @@ describe('what commands a ticket, and the one answer to what does not', () => {
   describe('only what people write after the service took the ticket commands it', () => {
     it('on the webhook path: late and redelivered comments and label changes from before service:managed are recorded as ignored, an old comment edited afterwards too', async () => {
       // Not managed yet: the gateway drops these deliveries (no workflow), as it should.
-      const issue = tracker.state.createIssue({ projectKey: 'NEW', issueType: 'Bug', summary: 'Crashes on save' });
+      const issue = tracker.state.createIssue({ projectKey: 'NEW', issueType: 'Bug', summary: 'Crashes on save', description: 'Steps: 1. open a file 2. save it. Expected saved, actual crash.' });
       const command = tracker.state.addComment(issue.key, '/service foo');
       const question = tracker.state.addComment(issue.key, '? is this a known problem');
       tracker.state.updateLabels(issue.key, [{ add: 'service:retry' }]);
@@ -125,7 +128,7 @@ describe('what commands a ticket, and the one answer to what does not', () => {
     it('on the poller path: a lookback that spans the moment of management starts the ticket from its label change and ignores what came before', async () => {
       // Every webhook of this ticket is lost; the poller finds it all in one lookback.
       tracker.webhooks.setTarget(undefined);
-      const issue = tracker.state.createIssue({ projectKey: 'NEW', issueType: 'Bug', summary: 'Slow export' });
+      const issue = tracker.state.createIssue({ projectKey: 'NEW', issueType: 'Bug', summary: 'Slow export', description: 'Steps: 1. open a file 2. save it. Expected saved, actual crash.' });
       const command = tracker.state.addComment(issue.key, '/service foo');
       const question = tracker.state.addComment(issue.key, '? is this a known problem');
       const note = tracker.state.addComment(issue.key, 'notes from the call');
@@ -205,22 +208,22 @@ describe('what commands a ticket, and the one answer to what does not', () => {
     });
 
     it('service:retry on a block whose cause did not change: the block comment is not posted again, the cause is said once to persist', async () => {
-      const key = tracker.state.createIssue({ projectKey: 'NEW', issueType: 'Bug', summary: 'Wrong totals', labels: ['service:managed'] }).key;
-      const blocked = await until(key, 'blocked: triage is not available in this build', (v) => v.status === 'blocked' && v.waiting?.code === 'station_not_available');
+      const key = tracker.state.createIssue({ projectKey: 'NEW', issueType: 'Bug', summary: 'Wrong totals', description: 'Steps: 1. open a file 2. save it. Expected saved, actual crash.', labels: ['service:managed'] }).key;
+      const blocked = await until(key, 'blocked: analysis needs a source host this world lacks', (v) => v.status === 'blocked' && v.waiting?.code === 'station_not_available');
       expect(blocked.permitted_commands).toEqual(['service:retry', 'service:yolo']);
       const blockComments = () => comments(key).filter((c) => c.startsWith('🚫'));
       expect(blockComments()).toHaveLength(1);
-      expect(blockComments()[0]).toMatch(/^🚫 \*\*Blocked\*\* at `triage_check`/);
+      expect(blockComments()[0]).toMatch(/^🚫 \*\*Blocked\*\* at `analyze_bug`/);
 
       tracker.state.updateLabels(key, [{ add: 'service:retry' }]);
       await until(key, 'blocked again after the first retry', (v) => v.retry_count === 1 && v.status === 'blocked');
       expect(blockComments()).toHaveLength(2);
-      expect(blockComments()[1]).toMatch(/^🚫 \*\*Still blocked\*\* at `triage_check`: service:retry ran it again and it stopped for the same reason \(`station_not_available`\)/);
+      expect(blockComments()[1]).toMatch(/^🚫 \*\*Still blocked\*\* at `analyze_bug`: service:retry ran it again and it stopped for the same reason \(`station_not_available`\)/);
 
       tracker.state.updateLabels(key, [{ add: 'service:retry' }]);
       const again = await until(key, 'blocked again after the second retry', (v) => v.retry_count === 2 && v.status === 'blocked');
       expect(blockComments()).toHaveLength(2);
-      expect(again.station_attempts.filter((a: Json) => a.station === 'triage_check').map((a: Json) => a.status)).toEqual(['not_available', 'not_available', 'not_available']);
+      expect(again.station_attempts.filter((a: Json) => a.station === 'analyze_bug').map((a: Json) => a.status)).toEqual(['not_available', 'not_available', 'not_available']);
       const blocks = (await timeline(key)).filter((e) => e.kind === 'transition' && e.status === 'blocked');
       expect(blocks.map((e) => e.details.repeats ?? 0)).toEqual([0, 1, 2]);
       await eventually(async () => {
