@@ -75,6 +75,13 @@ describe('bug and task-takeover flows end to end', () => {
     expect(commentsWith(key, `Triage of ${key}`)).toHaveLength(1);
     expect(stageLabels(key)).toEqual(['service:rca-pending']);
 
+    // A number the RCA does not offer: one reply naming the valid range, and the gate stays.
+    tracker.state.addComment(key, '>option 5');
+    await eventually(async () => (commentsWith(key, 'options 1-2').length > 0 ? true : undefined), 60_000, 'the answer to >option 5');
+    expect(commentsWith(key, 'options 1-2')).toHaveLength(1);
+    expect((await world.execution(key)).current_position).toBe('rca_option_gate');
+    expect(commentsWith(key, `Fix plan for ${key}`)).toHaveLength(0);
+
     // `>option 2`: the fix plan follows the second option, one tagged step per repository, and waits for approval.
     tracker.state.addComment(key, 'We want the real fix. >option 2');
     await world.at(key, 'plan_approval_gate', 'the fix plan approval gate');
@@ -129,7 +136,7 @@ describe('bug and task-takeover flows end to end', () => {
     for (const repo of REPOS) world.person.merge(repo, key);
     const done = await world.at(key, 'done', 'the end', () => true, 180_000);
     expect(done.status).toBe('completed');
-    const summary = commentsWith(key, `The fix for ${key} is merged`);
+    const summary = commentsWith(key, `The fix for ${key} is delivered`);
     expect(summary).toHaveLength(1);
     expect(summary[0]).toContain('### Release note');
     for (const value of Object.values(DELIVERY_RELEASE_NOTE)) expect(summary[0]).toContain(value);
