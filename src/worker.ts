@@ -31,6 +31,7 @@ import { learnTrackerAccountId, loopGuardOf, trackerAccountReport } from './ingr
 import { ensurePollerSchedule, pausePollerSchedule, pollLookbackSeconds } from './poller/poller-schedule';
 import { createScmhostClient } from './providers/scmhost/scmhost-client';
 import { createTrackerClient } from './providers/tracker/tracker-client';
+import { trackerGroupMembership } from './providers/tracker/group-membership-cache';
 import type { ServiceConfig } from './config/service-config';
 import { listen, type ListeningServer } from './http/listen';
 import type { Logger } from './logging/logger';
@@ -119,7 +120,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     : {};
   return {
     ...createDraftEditActivities(),
-    ...createActorActivities({ properties: tracker }),
+    ...createActorActivities({ properties: tracker, groupsOf: tracker ? trackerGroupMembership(tracker).groupsOf : undefined }),
     ...createPollActivities({
       tracker,
       scmhost,

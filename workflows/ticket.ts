@@ -8,6 +8,7 @@ import {
 } from './blocking';
 import { jsonBytes, jsonBytesExceed, truncateStrings } from './bounded-json';
 import { parseCommand, type Command } from './command-parser';
+import { YOLO_LABEL } from './command-ticket-updates';
 import type { GateNode, PinnedDefinition, StationNode } from './definitions/definition-types';
 import { acceptTable } from './definitions/definition-types';
 import { effectKey } from './effect-journal';
@@ -53,6 +54,8 @@ export const STATION_RUNTIME_PATCH = 'station-runtime';
 export const SKIP_GATE_REEVALUATES_PATCH = 'skip-gate-reevaluates';
 /** Runs that keep the read model in their memo (workflows/read-model-publisher.ts); older runs answer by query. */
 export const READ_MODEL_PATCH = 'read-model-memo';
+/** service:yolo standing at a ticket's start counts only from an allowed actor (histories from before: from anyone). */
+export const TRUSTED_YOLO_AT_START_PATCH = 'trusted-yolo-at-start';
 
 const STATION_ATTEMPTS_KEPT = 50;
 const OUTPUT_STRING_LIMIT = 2_000;
@@ -270,13 +273,12 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     return authorizeActor({ project_key: input.project_key, actor_ids: actorIdsOf(observation), action: command.type });
   };
   /** A command from someone not allowed: recorded as ignored with the reason, its label taken off, the person told. */
-  const ignoreUntrusted = async (command: Command, observation: Observation, reason: string, replyName: string) => {
+  const ignoreUntrusted = async (command: Command, observation: Observation, reason: string, replyName: string, labels = commandLabelsOf(observation)) => {
     const who = actorIdsOf(observation)[0] ?? 'an unknown actor';
     timeline({
       kind: 'command_decision', occurred_at: nowIso(), status: 'ignored', summary: `${command.type} by ${who} ignored: ${reason}`,
       details: { node: state.checkpoint.current_node, command: command.type, actor_ids: actorIdsOf(observation), reason, delivery_identity: observation.delivery_identity },
     });
-    const labels = commandLabelsOf(observation);
     if (labels.length > 0) await effect(`${replyName}_untrusted_labels`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: labels });
     await reply(`${replyName}_untrusted`, observation, `⚠️ ${labels.length > 0 ? labels.map((l) => `\`${l}\``).join(', ') : `\`${command.type}\``} by ${who} was ignored: ${reason}. Only allowed actors approve and command this ticket.`);
   };
@@ -619,14 +621,31 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
         }
       }
     }
-    // A ticket that starts with service:yolo already on it runs autonomously from the first gate.
+    // A ticket that starts with service:yolo already on it runs autonomously from the first gate, when the person who
+    // started it may switch yolo on (patched: histories from before took the label from anyone).
     const starting = observation.event === 'issue_created' || observation.facts.label_change?.added.includes('service:managed');
+    let judged = observation;
     if (starting && !runtime.yolo && observation.facts.labels?.includes('service:yolo')) {
-      runtime.yolo = true;
-      timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'accepted', summary: 'service:yolo was on the ticket when it started: planning gates approve themselves', details: { delivery_identity: observation.delivery_identity } });
+      const yoloOn: Command = { type: 'yolo', enabled: true };
+      const trusted = patched(TRUSTED_YOLO_AT_START_PATCH) ? await actorAllowed(yoloOn, observation) : undefined;
+      if (!trusted || trusted.allowed) {
+        runtime.yolo = true;
+        timeline({
+          kind: 'command_decision', occurred_at: nowIso(), status: 'accepted', summary: 'service:yolo was on the ticket when it started: planning gates approve themselves',
+          details: { delivery_identity: observation.delivery_identity, ...(trusted ? { reason: trusted.reason } : {}) },
+        });
+      } else {
+        // The label stands on the ticket, so it is taken off whether or not this change added it.
+        await ignoreUntrusted(yoloOn, observation, trusted.reason, `start_yolo_${state.observations_received}`, [YOLO_LABEL]);
+        // Decided once: when this change added the label too, the command boundary does not ask or answer again.
+        const change = observation.facts.label_change;
+        if (change?.added.includes(YOLO_LABEL)) {
+          judged = { ...observation, facts: { ...observation.facts, label_change: { ...change, added: change.added.filter((label) => label !== YOLO_LABEL) } } };
+        }
+      }
     }
     const here = definition?.nodes[state.checkpoint.current_node];
-    const decision = parseCommand(observation, {
+    const decision = parseCommand(judged, {
       workflow_kind: input.workflow_kind,
       current_node: state.checkpoint.current_node,
       accepts,

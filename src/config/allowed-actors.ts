@@ -4,9 +4,11 @@
  * `tracker:<accountId>` (or a Jira Server/DC user name), `tracker-email:<email>`, `github:<login>`,
  * `gitlab:<username>`, and `group:<name>` for tracker groups. The project property `service.allowed_actors` (a JSON
  * array of such strings) wins over the deployment's SERVICE_ALLOWED_ACTORS (comma-separated). When neither is set,
- * anyone counts, and the worker says so at startup. Tracker groups are decided here, but this build does not look a
- * person's groups up (the tracker client has no group call yet), so a list naming a group fails closed with a reason
- * saying so.
+ * anyone counts, and the worker says so at startup. A `group:<name>` entry counts for a person whose tracker account
+ * (`tracker:<accountId>`) is in that tracker group: the activity asks the tracker (activities/actor-activities.ts,
+ * through src/providers/tracker/group-membership-cache.ts) only when no id entry matches. Groups are tracker groups,
+ * so a source-host login alone never matches one. When the tracker cannot answer, or the worker has no tracker
+ * client, the decision fails closed with a reason saying so, never as "not a member".
  *
  * Migration from the flat lists of earlier builds, where one entry matched on every system: an entry without a
  * system prefix is read only where that is unambiguous, never on the source hosts. An e-mail address is read as
@@ -134,6 +136,29 @@ export function decideActor(allowed: AllowedActors | null, actorIds: string[], a
   const group = actorGroups.map((g) => g.toLowerCase()).find((g) => allowed.groups.includes(g));
   if (group) return { allowed: true, reason: `${actorIds[0]} is in the group ${group}, listed in ${where}` };
   return { allowed: false, reason: `${actorIds[0]} is not listed in ${where}${allowed.groups.length > 0 ? ' and is in none of its groups' : ''}${notesOf(allowed)}` };
+}
+
+/** The word for what was not counted, in a reason the person reads. */
+function whatOf(action: string): string {
+  return ['approve', 'review_approved', 'select_option'].includes(action) ? 'approval' : `${action} command`;
+}
+
+/** Error texts end up in a tracker comment: bounded. */
+const DETAIL_LIMIT = 300;
+
+/**
+ * The decision when no id entry matched and the tracker could not say which groups the person is in (network error,
+ * 5xx, timeout, no permission): not allowed, and the reason says the approval was not counted because of the tracker,
+ * so nobody mistakes it for "not a member". Trying again asks the tracker again.
+ */
+export function groupsUnreadable(allowed: AllowedActors, actorIds: string[], detail: string, action: string): ActorDecision {
+  const where = allowed.source === 'project' ? `the project property ${ALLOWED_ACTORS_PROPERTY}` : ALLOWED_ACTORS_ENV;
+  const bounded = detail.length > DETAIL_LIMIT ? `${detail.slice(0, DETAIL_LIMIT)}…` : detail;
+  const groups = allowed.groups.map((group) => `group:${group}`).join(', ');
+  return {
+    allowed: false,
+    reason: `${actorIds[0] ?? 'the actor'} is not listed by id in ${where}, and the tracker's group membership (for ${groups}) could not be read: ${bounded}; the ${whatOf(action)} was not counted, try again`,
+  };
 }
 
 /**

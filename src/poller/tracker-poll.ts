@@ -45,7 +45,7 @@ export async function collectTrackerObservations(
     // (workflows/management-moment.ts). The ledger orders changes per label, so none of them becomes stale by this.
     const starts = changes.filter((observation) => observation.facts.label_change?.added.includes(MANAGED_LABEL));
     observations.push(...starts);
-    if (within(issue.created, since)) observations.push(issueCreatedObservation(facts, context));
+    if (within(issue.created, since)) observations.push(issueCreatedObservation(facts, context, undefined, issue.creator));
     observations.push(...changes.filter((observation) => !starts.includes(observation)));
     for (const comment of await tracker.getComments(issue.key)) {
       if (!within(comment.updated, since)) continue;

@@ -103,4 +103,18 @@ describe('token budgets and allowed approvers', () => {
     await eventually(async () => (model.requests.length >= 2 ? true : undefined), 30_000, 'the spec request');
     expect(JSON.stringify(model.requests[1]!.messages)).toContain('Approved PRD');
   });
+  it('takes service:yolo on a new ticket only from an allowed creator: from anyone else it is ignored, said so and taken off', async () => {
+    const mallory = tracker.state.userForEmail('mallory@example.com');
+    const theirs = tracker.state.createIssue({ projectKey: 'GRD', issueType: 'Feature', summary: 'Skip the gates', labels: ['service:managed', 'service:yolo'] }, mallory).key;
+    const ignored = await eventually(async () => (await timeline(theirs)).find((e) => e.kind === 'command_decision' && e.status === 'ignored' && /^yolo by tracker-email:mallory@example\.com ignored/.test(e.summary)), 30_000, 'the ignored yolo');
+    expect(ignored.summary).toContain('is not listed in the project property service.allowed_actors');
+    await eventually(async () => (tracker.state.issue(theirs).labels.includes('service:yolo') ? undefined : true), 30_000, 'service:yolo to be taken off');
+    await eventually(async () => (comments(theirs).some((c) => c.includes('`service:yolo` by tracker-email:mallory@example.com was ignored')) ? true : undefined), 30_000, 'the reply');
+    expect((await timeline(theirs)).some((e) => e.kind === 'command_decision' && e.status === 'accepted' && e.summary.startsWith('service:yolo was on the ticket'))).toBe(false);
+
+    // Pat is allowed: the same start switches autonomous mode on.
+    const ours = tracker.state.createIssue({ projectKey: 'GRD', issueType: 'Feature', summary: 'Run through', labels: ['service:managed', 'service:yolo'] }).key;
+    await eventually(async () => (await timeline(ours)).find((e) => e.kind === 'command_decision' && e.status === 'accepted' && e.summary.startsWith('service:yolo was on the ticket')), 30_000, 'the accepted yolo');
+    expect(tracker.state.issue(ours).labels).toContain('service:yolo');
+  });
 });

@@ -113,7 +113,7 @@ function ownFact(
 ): { kind: 'observation'; observation: Observation } | { kind: 'invalid'; reason: string } {
   if (event === 'issue_created') {
     const fallback = payload.timestamp ? new Date(payload.timestamp).toISOString() : undefined;
-    return { kind: 'observation', observation: issueCreatedObservation(issue, context, fallback) };
+    return { kind: 'observation', observation: issueCreatedObservation(issue, context, fallback, payload.user) };
   }
   if (event === 'issue_commented') {
     const comment = payload.comment;

@@ -81,8 +81,13 @@ function common(issue: TrackerIssueFacts, context: ObservationContext) {
   return { source: context.source, source_system: 'tracker' as const, ticket_key: issue.key, received_at: context.receivedAt.toISOString() };
 }
 
-export function issueCreatedObservation(issue: TrackerIssueFacts, context: ObservationContext, fallbackTime?: string): Observation {
+/**
+ * The creation of an issue. `creator` (the webhook's `user`, the issue's `creator` field on the poller's path) names
+ * who started it: `service:yolo` standing at the start counts only from an allowed actor.
+ */
+export function issueCreatedObservation(issue: TrackerIssueFacts, context: ObservationContext, fallbackTime?: string, creator?: TrackerUserIds): Observation {
   const created = isoOrNull(issue.created);
+  const actorIds = trackerActorIds(creator);
   return {
     ...common(issue, context),
     event: 'issue_created',
@@ -92,7 +97,7 @@ export function issueCreatedObservation(issue: TrackerIssueFacts, context: Obser
     revision: null,
     fingerprint: factFingerprint({ issue: issue.id, created }),
     observed_at: created ?? fallbackTime ?? null,
-    facts: issueFacts(issue),
+    facts: { ...issueFacts(issue), ...(actorIds.length > 0 ? { actor_ids: actorIds } : {}) },
   };
 }
 

@@ -15,11 +15,13 @@ import type {
   CreatedIssue,
   JiraChangelogHistory,
   JiraComment,
+  JiraGroupName,
   JiraIssue,
   JiraUser,
   SearchPage,
   TrackerChangelogEntry,
   TrackerComment,
+  TrackerGroup,
   TrackerIssue,
   TrackerIssueLink,
   TrackerTransition,
@@ -32,7 +34,7 @@ export const IDEMPOTENCY_PROPERTY_KEY = 'service.idempotency';
 /** Fields requested for issues; search returns only ids unless fields are named. */
 export const ISSUE_FIELDS = ['summary', 'description', 'labels', 'issuetype', 'status', 'project', 'parent', 'created', 'updated'];
 /** A single issue is read with its links too (e.g. to see whether a bug-fix task relates to its bug already). */
-const SINGLE_ISSUE_FIELDS = [...ISSUE_FIELDS, 'issuelinks'];
+const SINGLE_ISSUE_FIELDS = [...ISSUE_FIELDS, 'issuelinks', 'creator'];
 
 const API = '/rest/api/3';
 const PAGE_SIZE = 100;
@@ -86,6 +88,16 @@ export class TrackerClient implements ProjectPropertiesPort {
   async getMyself(): Promise<TrackerUser> {
     const { body } = await this.http.request<JiraUser>({ operation: 'getMyself', method: 'GET', path: `${API}/myself` });
     return toUser(body);
+  }
+
+  /**
+   * The groups of a user (Jira Cloud: GET /user/groups by account id; the service account needs the "Browse users
+   * and groups" permission). An unknown account is a NotFoundProviderError, so that callers can tell "no such
+   * person" from "no groups".
+   */
+  async getUserGroups(accountId: string): Promise<TrackerGroup[]> {
+    const { body } = await this.http.request<JiraGroupName[]>({ operation: 'getUserGroups', method: 'GET', path: `${API}/user/groups`, query: { accountId } });
+    return body.map((group) => ({ name: group.name, ...(group.groupId ? { groupId: group.groupId } : {}) }));
   }
 
   /** An issue with its labels, type, status, parent and links; with `changelog: true` also its full change history. */
@@ -352,6 +364,7 @@ export function toIssue(issue: JiraIssue): TrackerIssue {
     created: fields.created ?? '',
     updated: fields.updated ?? '',
     ...(Array.isArray(fields.issuelinks) ? { links: fields.issuelinks.flatMap(toLink) } : {}),
+    ...(fields.creator ? { creator: toUser(fields.creator) } : {}),
   };
 }
 

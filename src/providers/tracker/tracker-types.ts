@@ -10,6 +10,12 @@ export interface TrackerUser {
   emailAddress?: string;
 }
 
+/** A tracker group a user belongs to; `name` is what `group:<name>` entries of the allowed actors name. */
+export interface TrackerGroup {
+  name: string;
+  groupId?: string;
+}
+
 export interface TrackerChangelogItem {
   field: string;
   fromString: string | null;
@@ -44,6 +50,8 @@ export interface TrackerIssue {
   changelog?: TrackerChangelogEntry[];
   /** The issue's links, when they were read (`getIssue` reads them; searches do not). */
   links?: TrackerIssueLink[];
+  /** Who created the issue, when it was read (`getIssue` reads it): `service:yolo` at the start counts only from an allowed creator. */
+  creator?: TrackerUser;
 }
 
 /**
@@ -109,6 +117,8 @@ export interface JiraIssueFields {
   project?: { id?: string; key: string; name?: string };
   parent?: { id: string; key: string; fields?: { summary?: string } } | null;
   issuelinks?: Array<{ id?: string; type?: { name?: string }; outwardIssue?: { key: string }; inwardIssue?: { key: string } }>;
+  /** Who created the issue (Jira Cloud: the account; Server/DC: also `name`). */
+  creator?: JiraUser | null;
   created?: string;
   updated?: string;
   [field: string]: unknown;
@@ -135,6 +145,13 @@ export interface JiraUser {
   displayName?: string;
   emailAddress?: string;
   active?: boolean;
+  self?: string;
+}
+
+/** Jira's GroupName, as GET /user/groups answers it (groupId is null for some legacy groups). */
+export interface JiraGroupName {
+  name: string;
+  groupId?: string | null;
   self?: string;
 }
 

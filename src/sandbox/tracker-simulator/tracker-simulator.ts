@@ -84,6 +84,12 @@ export async function startTrackerSimulator(options: TrackerSimulatorOptions = {
     res.json({ ...user, self: `${url}/rest/api/3/user?accountId=${user.accountId}`, timeZone: 'UTC', accountType: 'atlassian' });
   });
 
+  api.get('/user/groups', (req, res) => {
+    const accountId = typeof req.query.accountId === 'string' ? req.query.accountId : '';
+    if (!accountId) throw new TrackerSimError(400, ['The accountId query parameter is required.']);
+    res.json(state.groupsOf(accountId).map((group) => ({ name: group.name, groupId: group.groupId, self: `${url}/rest/api/3/group?groupId=${group.groupId}` })));
+  });
+
   api.get('/issue/:key', (req, res) => {
     const issue = state.issue(param(req, 'key'));
     // Without `fields`, Jira answers every field (*all), the comments included.

@@ -57,6 +57,8 @@ export interface SimIssue {
   comments: SimComment[];
   properties: Map<string, unknown>;
   links: Array<{ id: string; type: string; outwardKey: string; inwardKey: string }>;
+  /** Who created it (absent in snapshots from before it was kept). */
+  creator?: JiraUser;
 }
 
 export interface SimProject {
@@ -65,6 +67,14 @@ export interface SimProject {
   name: string;
   properties: Map<string, unknown>;
   nextIssueNumber: number;
+}
+
+/** A group of the site's user management; `group:<name>` entries of the allowed actors name it. */
+export interface SimGroup {
+  name: string;
+  groupId: string;
+  /** Account ids. */
+  members: Set<string>;
 }
 
 /** A validation or lookup failure, answered with Jira's error body. */
@@ -110,6 +120,8 @@ export class TrackerState {
   readonly projects = new Map<string, SimProject>();
   readonly issues = new Map<string, SimIssue>();
   readonly users = new Map<string, JiraUser>();
+  /** By name. Not part of the snapshot: tests set them when they need them. */
+  readonly groups = new Map<string, SimGroup>();
   private nextIssueId = 10_000;
   private nextHistoryId = 10_000;
   private nextCommentId = 10_000;
@@ -135,6 +147,25 @@ export class TrackerState {
     const user: JiraUser = { accountId: `712020:${randomUUID()}`, displayName: email.split('@')[0] ?? email, emailAddress: email, active: true };
     this.users.set(user.accountId, user);
     return user;
+  }
+
+  /**
+   * Sets a group's members (account ids), creating the group when new: what an administrator does in Jira's user
+   * management. Every member must be a known user, as in Jira.
+   */
+  setGroupMembers(name: string, accountIds: string[]): SimGroup {
+    const unknown = accountIds.filter((id) => !this.users.has(id));
+    if (unknown.length) throw new TrackerSimError(404, [`No user with account id '${unknown[0]}' exists.`]);
+    const group = this.groups.get(name) ?? { name, groupId: randomUUID(), members: new Set<string>() };
+    group.members = new Set(accountIds);
+    this.groups.set(name, group);
+    return group;
+  }
+
+  /** The groups an account belongs to, by name; an account nobody knows is a 404, as GET /user/groups answers it. */
+  groupsOf(accountId: string): SimGroup[] {
+    if (!this.users.has(accountId)) throw new TrackerSimError(404, [`No user with account id '${accountId}' exists.`]);
+    return [...this.groups.values()].filter((group) => group.members.has(accountId)).sort((a, b) => a.name.localeCompare(b.name));
   }
 
   createProject(key: string, name = key): SimProject {
@@ -193,6 +224,7 @@ export class TrackerState {
       comments: [],
       properties: new Map(),
       links: [],
+      creator: actor,
     };
     this.issues.set(issue.key, issue);
     this.emit({ type: 'issue_created', issue, user: actor });
@@ -359,6 +391,7 @@ export class TrackerState {
       parent: parent ? { id: parent.id, key: parent.key, self: this.issueSelf(parent), fields: { summary: parent.summary } } : undefined,
       created: issue.created,
       updated: issue.updated,
+      ...(issue.creator ? { creator: issue.creator } : {}),
       issuelinks: issue.links.map((link) => ({
         id: link.id,
         type: LINK_TYPES.find((t) => t.name === link.type),

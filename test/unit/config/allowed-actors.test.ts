@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createActorActivities } from '../../../activities/actor-activities';
-import { allowedActors, allowedActorsWarnings, decideActor, readAllowedActorEntry } from '../../../src/config/allowed-actors';
+import { allowedActors, allowedActorsWarnings, decideActor, groupsUnreadable, readAllowedActorEntry } from '../../../src/config/allowed-actors';
+import { NotFoundProviderError, RetryableProviderError, TerminalProviderError } from '../../../src/providers/provider-errors';
+import { trackerGroupMembership } from '../../../src/providers/tracker/group-membership-cache';
+import { createTrackerClient } from '../../../src/providers/tracker/tracker-client';
+import { startTrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
 import { actorIdsOf, commandLabelsOf, needsAllowedActor } from '../../../workflows/trusted-actors';
 import type { Observation } from '../../../workflows/observation';
 
@@ -108,6 +112,82 @@ describe('group entries without a group lookup', () => {
   it('fail closed with a reason that says groups cannot be checked', async () => {
     const { authorizeActor } = createActorActivities({ env: { SERVICE_ALLOWED_ACTORS: 'group:leads,tracker-email:lead@example.com' } });
     expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker-email:lead@example.com'], action: 'approve' })).toMatchObject({ allowed: true });
-    expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-9'], action: 'approve' })).toMatchObject({ allowed: false, reason: expect.stringContaining('cannot be checked') });
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-9'], action: 'approve' })).toMatchObject({ allowed: false, reason: expect.stringMatching(/^tracker:acc-9 is not listed in SERVICE_ALLOWED_ACTORS; its group entries \(group:leads\) cannot be checked: this worker has no tracker client/) });
+  });
+});
+
+describe('group entries looked up in the tracker', () => {
+  const env = { SERVICE_ALLOWED_ACTORS: 'group:Leads,tracker-email:lead@example.com' };
+  const down = () => new RetryableProviderError('unavailable', { provider: 'tracker', operation: 'getUserGroups', method: 'GET', path: '/rest/api/3/user/groups', status: 503 });
+
+  it('asks only when no id entry matches, passing the listed groups, so a listed person counts while the tracker is down', async () => {
+    const asked: Array<[string, readonly string[]]> = [];
+    const { authorizeActor } = createActorActivities({ env, groupsOf: async (id, listed) => { asked.push([id, listed]); throw down(); } });
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-1', 'tracker-email:lead@example.com'], action: 'approve' })).toMatchObject({ allowed: true });
+    expect(asked).toEqual([]);
+    await authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-2'], action: 'approve' });
+    expect(asked).toEqual([['acc-2', ['leads']]]);
+  });
+
+  it('a tracker that cannot be asked refuses with a reason the person sees, never as "not a member"', async () => {
+    const { authorizeActor } = createActorActivities({ env, groupsOf: async () => { throw down(); } });
+    const decision = await authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-2'], action: 'approve' });
+    expect(decision.allowed).toBe(false);
+    expect(decision.reason).toContain('tracker:acc-2 is not listed by id in SERVICE_ALLOWED_ACTORS, and the tracker\'s group membership (for group:leads) could not be read: tracker GET /rest/api/3/user/groups status 503');
+    expect(decision.reason).toMatch(/; the approval was not counted, try again$/);
+    expect(decision.reason).not.toContain('none of its groups');
+    // A permission the service account lacks is no answer either.
+    const forbidden = createActorActivities({ env, groupsOf: async () => { throw new TerminalProviderError('forbidden', { provider: 'tracker', method: 'GET', path: '/rest/api/3/user/groups', status: 403 }); } });
+    expect(await forbidden.authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-2'], action: 'yolo' })).toMatchObject({ allowed: false, reason: expect.stringMatching(/status 403.*the yolo command was not counted, try again$/) });
+  });
+
+  it('a tracker that does not answer in time refuses with the reason, before the activity itself would time out', async () => {
+    const { authorizeActor } = createActorActivities({ env, groupsOf: () => new Promise<string[]>(() => undefined), groupLookupTimeoutMs: 20 });
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker:acc-2'], action: 'approve' })).toEqual({
+      allowed: false,
+      reason: 'tracker:acc-2 is not listed by id in SERVICE_ALLOWED_ACTORS, and the tracker\'s group membership (for group:leads) could not be read: the tracker did not answer within 20 ms; the approval was not counted, try again',
+    });
+  });
+
+  it('an account the tracker does not know is in no group: an answer, not a failure', async () => {
+    const { authorizeActor } = createActorActivities({ env, groupsOf: async () => { throw new NotFoundProviderError('not found', { provider: 'tracker', method: 'GET', path: '/rest/api/3/user/groups', status: 404 }); } });
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['tracker:gone'], action: 'approve' })).toEqual({ allowed: false, reason: 'tracker:gone is not listed in SERVICE_ALLOWED_ACTORS and is in none of its groups' });
+  });
+
+  it('says that group entries count for tracker accounts when the delivery names none', async () => {
+    const { authorizeActor } = createActorActivities({ env, groupsOf: async () => ['leads'] });
+    expect(await authorizeActor({ project_key: 'P', actor_ids: ['github:octocat'], action: 'approve' })).toMatchObject({ allowed: false, reason: 'github:octocat is not listed in SERVICE_ALLOWED_ACTORS; its group entries (group:leads) count for tracker accounts only, and the delivery names none' });
+  });
+
+  it('the unreadable-groups reason is bounded and names what was not counted', () => {
+    const allowed = allowedActors({}, ['group:leads', 'group:ops'], 'P')!;
+    const decision = groupsUnreadable(allowed, ['tracker:acc-2'], 'x'.repeat(1_000), 'select_option');
+    expect(decision.allowed).toBe(false);
+    expect(decision.reason).toContain('in the project property service.allowed_actors, and the tracker\'s group membership (for group:leads, group:ops) could not be read');
+    expect(decision.reason).toContain(`${'x'.repeat(300)}…; the approval was not counted, try again`);
+    expect(decision.reason).not.toContain('x'.repeat(301));
+  });
+
+  it('against the tracker simulator: a person just added to the group counts at once, and a tracker outage refuses', async () => {
+    const sim = await startTrackerSimulator({ projects: ['P'] });
+    try {
+      const tracker = createTrackerClient({ baseUrl: sim.url, email: 'bot@example.com', apiToken: 'token-123456', timeoutMs: 2_000, retry: { initialDelayMs: 5 } });
+      const { authorizeActor } = createActorActivities({ env: { SERVICE_ALLOWED_ACTORS: 'group:release-leads' }, groupsOf: trackerGroupMembership(tracker).groupsOf });
+      const pat = sim.state.userForEmail('pat@example.com');
+      const ask = () => authorizeActor({ project_key: 'P', actor_ids: [`tracker:${pat.accountId}`], action: 'approve' });
+      expect(await ask()).toMatchObject({ allowed: false, reason: expect.stringContaining('is in none of its groups') });
+      sim.state.setGroupMembers('release-leads', [pat.accountId]);
+      expect(await ask()).toMatchObject({ allowed: true, reason: expect.stringContaining('is in the group release-leads') });
+      // Kept: no request while the answer is fresh, even with the tracker failing.
+      sim.faults.enqueue({ match: { method: 'GET', path: /\/user\/groups$/ }, kind: 'status', status: 503, times: 10 });
+      expect(await ask()).toMatchObject({ allowed: true });
+      expect(sim.faults.applied).toEqual([]);
+      // Someone not in the group is read again, and the outage refuses them with its reason.
+      const sam = sim.state.userForEmail('sam@example.com');
+      const refused = await authorizeActor({ project_key: 'P', actor_ids: [`tracker:${sam.accountId}`], action: 'approve' });
+      expect(refused).toMatchObject({ allowed: false, reason: expect.stringContaining('could not be read: tracker GET /rest/api/3/user/groups status 503') });
+    } finally {
+      await sim.close();
+    }
   });
 });

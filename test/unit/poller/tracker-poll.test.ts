@@ -7,7 +7,7 @@ const person = { accountId: '5b10ac8d82e05b22cc7d4ef5', emailAddress: 'pat@examp
 /** A ticket created at 10:00, commented on and labelled service:retry before someone added service:managed at 10:05. */
 const issue: TrackerIssue = {
   id: '10001', key: 'SBX-1', projectKey: 'SBX', summary: 'Export', description: '', labels: ['service:managed', 'service:retry'], issueType: 'Bug', status: 'To Do',
-  created: '2026-11-27T10:00:00.000+0000', updated: '2026-11-27T10:05:00.000+0000',
+  created: '2026-11-27T10:00:00.000+0000', updated: '2026-11-27T10:05:00.000+0000', creator: person,
   changelog: [
     { id: '100', created: '2026-11-27T10:01:00.000+0000', author: person, items: [{ field: 'labels', fromString: '', toString: 'service:retry' }] },
     { id: '101', created: '2026-11-27T10:05:00.000+0000', author: person, items: [{ field: 'labels', fromString: 'service:retry', toString: 'service:retry service:managed' }] },
@@ -31,6 +31,8 @@ describe('the tracker poller', () => {
       ['issue_commented', 'tracker:comment:200@2026-11-27T10:02:00.000Z', '2026-11-27T10:02:00.000Z'],
     ]);
     expect(observations[0]!.facts.label_change).toEqual({ added: ['service:managed'], removed: [] });
+    // The creation names its creator, as the webhook does: service:yolo at the start counts only from an allowed actor.
+    expect(observations[1]!.facts.actor_ids).toEqual(['tracker-email:pat@example.com', 'tracker:5b10ac8d82e05b22cc7d4ef5']);
   });
 
   it('keeps creation, changes and comments in their order when no change in the window added service:managed', async () => {

@@ -22,8 +22,8 @@ const SEARCH_JQL = '/rest/api/3/search/jql';
 /** The client's operations; a new one must be added here (and driven below) to come under the contract. */
 const CLIENT_OPERATIONS = [
   'addComment', 'createIssue', 'deleteIssueProperty', 'deleteProjectProperty', 'getChangelog', 'getComments', 'getIssue',
-  'getIssueProperty', 'getMyself', 'getProjectProperty', 'getTransitions', 'linkIssues', 'searchIssues', 'setIssueProperty',
-  'setProjectProperty', 'transitionIssue', 'updateLabels',
+  'getIssueProperty', 'getMyself', 'getProjectProperty', 'getTransitions', 'getUserGroups', 'linkIssues', 'searchIssues',
+  'setIssueProperty', 'setProjectProperty', 'transitionIssue', 'updateLabels',
 ];
 
 function operationsInClient(): string[] {
@@ -81,6 +81,10 @@ describe('tracker simulator against Atlassian\'s Jira OpenAPI description', () =
     await client.getProjectProperty('PROJ', 'service.config');
     await client.deleteProjectProperty('PROJ', 'service.config');
     await client.searchAllIssues('project = PROJ ORDER BY created ASC', { pageSize: 1 });
+    const lead = sim.state.userForEmail('lead@example.com');
+    sim.state.setGroupMembers('release-leads', [lead.accountId]);
+    await client.getUserGroups(lead.accountId);
+    await ignore(client.getUserGroups('712020:00000000-0000-0000-0000-000000000000'));
   });
   afterAll(async () => {
     await sim?.close();

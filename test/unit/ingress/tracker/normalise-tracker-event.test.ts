@@ -102,6 +102,8 @@ describe('normaliseTrackerEvent', () => {
       received_at: '2026-11-23T08:00:00.000Z',
       facts: { issue_type: 'Feature', labels: ['service:managed', 'repo:acme/api'], summary: 'Export invoices as CSV' },
     });
+    // Who created it (the webhook's user) travels with it: service:yolo at the start counts only from an allowed actor.
+    expect(observation.facts.actor_ids).toEqual(['tracker:557058:f58131cb-b67d-43c7-b30d-6b58d40bd077']);
   });
 
   it('reads label changes from the changelog and keys the update by changelog id', () => {

@@ -184,6 +184,22 @@ describe('tracker client against the tracker simulator', () => {
     expect((error as TerminalProviderError).status).toBe(400);
   });
 
+  it('reads a user\'s groups (GET /user/groups), follows membership changes, and answers 404 for an unknown account', async () => {
+    const lead = sim.state.userForEmail('lead@example.com');
+    const other = sim.state.userForEmail('other@example.com');
+    expect(await client.getUserGroups(lead.accountId)).toEqual([]);
+    sim.state.setGroupMembers('release-leads', [lead.accountId]);
+    sim.state.setGroupMembers('everyone', [lead.accountId, other.accountId]);
+    const groups = await client.getUserGroups(lead.accountId);
+    expect(groups.map((g) => g.name)).toEqual(['everyone', 'release-leads']);
+    expect(groups[1]?.groupId).toBe(sim.state.groups.get('release-leads')?.groupId);
+    sim.state.setGroupMembers('release-leads', [other.accountId]);
+    expect((await client.getUserGroups(lead.accountId)).map((g) => g.name)).toEqual(['everyone']);
+    const error = await client.getUserGroups('712020:00000000-0000-0000-0000-000000000000').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundProviderError);
+    expect((error as NotFoundProviderError).operation).toBe('getUserGroups');
+  });
+
   it('returns 404 as NotFoundProviderError for an unknown issue', async () => {
     const error = await client.getIssue('PROJ-999').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundProviderError);
@@ -239,6 +255,15 @@ describe('tracker client against the tracker simulator', () => {
       expect((error as RetryableProviderError).outcomeUnknown).toBe(true);
       expect((error as RetryableProviderError).effectStatus).toBe('indeterminate');
       expect((await client.findCommentByIdempotencyKey('PROJ-1', 'effect-7'))?.body).toBe('maybe');
+    });
+
+    it('surfaces a tracker that keeps failing a group lookup as a retryable error, after retrying the read', async () => {
+      const lead = sim.state.userForEmail('lead@example.com');
+      sim.faults.enqueue({ match: { method: 'GET', path: /\/user\/groups$/ }, kind: 'status', status: 503, times: 3 });
+      const error = await client.getUserGroups(lead.accountId).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RetryableProviderError);
+      expect((error as RetryableProviderError).status).toBe(503);
+      expect(sim.faults.applied).toHaveLength(3);
     });
 
     it('reports a slow response as a timeout', async () => {
