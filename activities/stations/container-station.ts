@@ -155,7 +155,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
       try {
         upstream = proxyUpstreamOf(resolved.connection, resolved.target.model, deps.env);
       } catch (error) {
-        if (error instanceof ProxyUpstreamError) throw stationFailure('model_target_unsupported', error.message, 'change the model policy, then add service:retry');
+        if (error instanceof ProxyUpstreamError) throw stationFailure('model_target_unsupported', error.message, 'set what the message names in the worker\'s environment or the connection (or change the model policy), then add service:retry');
         throw error;
       }
 

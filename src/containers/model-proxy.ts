@@ -1,13 +1,16 @@
 import { chmod, lchown, lstat, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ModelConnection } from '../config/model-configuration';
-import { redactSecrets } from '../redaction/redact-secrets';
+import { createLanguageModel } from '../models/language-model-factory';
+import { redactSecrets, secretValuesFromEnv } from '../redaction/redact-secrets';
 import type { Tracing } from '../tracing/start-tracing';
 import type { TraceContext } from '../tracing/tracing-config';
 import {
   budgetDecision, checkChatRequest, estimateInputTokens, reportedUsage, settledCharge,
   type BudgetLedger, type Refusal, type TokenUsage, type UpstreamOutcome,
 } from './proxy-request-policy';
+import { createTranslator, type TranslatedUpstream, type Translator } from './translated-upstream';
+import { readAnswer, type UpstreamAnswer } from './upstream-answer';
 
 export { budgetDecision, type BudgetDecision } from './proxy-request-policy';
 
@@ -17,8 +20,12 @@ export { budgetDecision, type BudgetDecision } from './proxy-request-policy';
  * fields the agent needs, reserves the stage's token budget before each call and settles it after, bounds what it
  * reads both ways and how many calls run at once, records usage and latency per call (refusals too), and is closed
  * when the run ends. The container and everything it sends are treated as hostile.
+ *
+ * The agent always speaks chat completions. An openai-compatible connection gets the checked request as is; any other
+ * backend gets it translated into an AI SDK call on the provider the host stations use (translated-upstream.ts), so
+ * every backend is held to the same checks, caps, budget and records.
  */
-export interface ProxyUpstream {
+export interface ForwardedUpstream {
   /** The OpenAI-compatible API root of the resolved connection. */
   baseUrl: string;
   apiKey?: string;
@@ -26,18 +33,44 @@ export interface ProxyUpstream {
   maxOutputTokens: number;
 }
 
+export type { TranslatedUpstream } from './translated-upstream';
+export type ProxyUpstream = ForwardedUpstream | TranslatedUpstream;
+
+function isTranslated(upstream: ProxyUpstream): upstream is TranslatedUpstream {
+  return 'languageModel' in upstream;
+}
+
 export class ProxyUpstreamError extends Error {
   override readonly name = 'ProxyUpstreamError';
 }
 
-/** The upstream of a resolved connection; container stations speak the chat-completions wire format only. */
+/**
+ * The upstream of a resolved connection, for every backend host stations accept. What a provider needs is checked
+ * here, so a station fails before its container starts rather than on the agent's first call.
+ */
 export function proxyUpstreamOf(connection: ModelConnection, model: string, env: NodeJS.ProcessEnv = process.env): ProxyUpstream {
-  if (connection.backend !== 'openai-compatible') {
-    throw new ProxyUpstreamError(`connection ${connection.name} uses the ${connection.backend} backend; the container model proxy forwards to openai-compatible connections only: point this stage's policy key at an openai-compatible connection`);
+  const where = `connection ${connection.name} (${connection.backend})`;
+  switch (connection.backend) {
+    case 'openai-compatible': {
+      const baseUrl = connection.base_url ?? env.OPENAI_BASE_URL;
+      if (!baseUrl) throw new ProxyUpstreamError(`connection ${connection.name}: no base_url and no OPENAI_BASE_URL`);
+      return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: env.OPENAI_API_KEY, model, maxOutputTokens: connection.max_output_tokens };
+    }
+    case 'anthropic':
+      if (!env.ANTHROPIC_API_KEY?.trim()) throw new ProxyUpstreamError(`${where}: ANTHROPIC_API_KEY is not set in the worker's environment`);
+      break;
+    case 'cloud-ai':
+      // With an express-mode key the address needs no project; otherwise Vertex's address is built from both.
+      if (!env.GOOGLE_VERTEX_API_KEY?.trim() && !(connection.project && connection.location)) {
+        throw new ProxyUpstreamError(`${where}: needs "project" and "location" (or GOOGLE_VERTEX_API_KEY for express mode)`);
+      }
+      break;
   }
-  const baseUrl = connection.base_url ?? env.OPENAI_BASE_URL;
-  if (!baseUrl) throw new ProxyUpstreamError(`connection ${connection.name}: no base_url and no OPENAI_BASE_URL`);
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: env.OPENAI_API_KEY, model, maxOutputTokens: connection.max_output_tokens };
+  return {
+    backend: connection.backend, model, maxOutputTokens: connection.max_output_tokens,
+    languageModel: (fetch) => createLanguageModel(connection, model, env, { fetch }),
+    hostSecrets: () => secretValuesFromEnv(env),
+  };
 }
 
 export interface ProxyCall {
@@ -161,40 +194,6 @@ function readBody(req: IncomingMessage, limits: ProxyLimits): Promise<BodyRead> 
   });
 }
 
-/** Reads an upstream answer up to the limit; a runaway answer is cancelled, not buffered. */
-async function readAnswer(answer: Response, limit: number): Promise<string> {
-  const tooBig = `the model's answer is over the model proxy's limit of ${limit} bytes`;
-  const declared = Number(answer.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) {
-    await answer.body?.cancel();
-    throw new Error(`${tooBig} (content-length ${declared})`);
-  }
-  if (!answer.body) return '';
-  const reader = answer.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new Error(tooBig);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-interface UpstreamAnswer {
-  status: number;
-  contentType: string;
-  text: string;
-  usage: TokenUsage | undefined;
-  /** The choices, for a trace. */
-  output?: string;
-}
-
 /**
  * Makes the socket connectable by its owner only. The run folder may belong to the container's account, so the path
  * is checked to still be a socket first (chmod follows a symlink; lchown does not).
@@ -208,6 +207,13 @@ async function restrictSocket(path: string, owner: ModelProxyOptions['socketOwne
 export async function startModelProxy(options: ModelProxyOptions): Promise<ModelProxy> {
   const { upstream } = options;
   const limits: ProxyLimits = { ...DEFAULT_PROXY_LIMITS, ...options.limits };
+  const route: { translator: Translator; forwarded?: undefined } | { translator?: undefined; forwarded: ForwardedUpstream } = isTranslated(upstream)
+    ? { translator: createTranslator(upstream, limits.maxResponseBytes) }
+    : { forwarded: upstream };
+  // The worker's own secret values, plus the ones of the environment the upstream was built from (a test's or a
+  // deployment's env may not be process.env): nothing that reaches the container may carry them.
+  const hostSecrets = isTranslated(upstream) ? upstream.hostSecrets() : upstream.apiKey ? [upstream.apiKey] : [];
+  const redact = (text: string) => redactSecrets(text, [...secretValuesFromEnv(), ...hostSecrets]);
   const calls: ProxyCall[] = [];
   const usage = { input_tokens: 0, output_tokens: 0 };
   const ledger: BudgetLedger = { budget: options.tokenBudget, spent: 0, reserved: 0 };
@@ -257,33 +263,50 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     }
     const checked = checkChatRequest(request as Record<string, unknown>, upstream.model);
     if (!checked.ok) return refuse(req, res, checked.refusal, false);
+    // How the call goes upstream is settled before anything is reserved: what cannot be translated is refused here.
+    let send: (maxTokens: number) => Promise<UpstreamAnswer>;
+    if (route.translator) {
+      const { translator } = route;
+      const translated = translator.translate(checked.body);
+      if (!translated.ok) return refuse(req, res, translated.refusal, false);
+      send = (maxTokens) => translator.ask(translated.prompt, maxTokens, upstreamSignal());
+    } else {
+      const { forwarded } = route;
+      send = (maxTokens) => askUpstream(forwarded, { ...checked.body, max_tokens: maxTokens });
+    }
     const inputTokens = estimateInputTokens(checked.body);
     const decision = budgetDecision(ledger, { inputTokens, requestedMaxTokens: checked.requestedMaxTokens, connectionMaxTokens: upstream.maxOutputTokens, maxInputTokens: limits.maxInputTokens });
     if (!decision.allow) return refuse(req, res, decision.refusal, false);
     // Reserved in the same synchronous run as the decision: no other call can see the budget between the two.
     ledger.reserved += decision.reserve;
-    const body: Record<string, unknown> = { ...checked.body, max_tokens: decision.maxTokens };
     const reservation: TokenUsage = { input_tokens: inputTokens, output_tokens: decision.maxTokens };
+    const ask = () => send(decision.maxTokens);
     if (!options.tracing?.config.enabled) {
-      await forward(body, reservation, res);
+      await forward(ask, reservation, res);
       return;
     }
-    const messages = body.messages as Array<{ role?: string; content?: unknown }>;
+    const messages = checked.body.messages as Array<{ role?: string; content?: unknown }>;
     const system = messages.filter((m) => m.role === 'system').map((m) => (typeof m.content === 'string' ? m.content : '')).join('');
     return options.tracing.span(`llm proxy ${upstream.model}`, { llm_model: upstream.model, system_prompt_length: system.length, ...options.trace }, async (span) => {
       span?.setAttributes({ 'langfuse.observation.type': 'generation', 'gen_ai.request.model': upstream.model, 'gen_ai.request.max_tokens': decision.maxTokens, 'langfuse.observation.input': JSON.stringify(messages).slice(0, 100_000) });
-      const call = await forward(body, reservation, res);
+      const call = await forward(ask, reservation, res);
       span?.setAttributes({ 'gen_ai.usage.input_tokens': call.input_tokens, 'gen_ai.usage.output_tokens': call.output_tokens, 'http.response.status_code': call.status, ...(call.output ? { 'langfuse.observation.output': call.output.slice(0, 100_000) } : {}) });
       if (call.error) span?.setStatus({ code: 2, message: call.error });
     });
   }
 
-  async function askUpstream(body: Record<string, unknown>): Promise<UpstreamAnswer> {
-    const answer = await fetch(`${upstream.baseUrl}/chat/completions`, {
+  /** Ends a call when the run ends or the call takes too long. */
+  function upstreamSignal(): AbortSignal {
+    return AbortSignal.any([closing.signal, AbortSignal.timeout(limits.upstreamTimeoutMs)]);
+  }
+
+  /** Forwards a checked body to an openai-compatible connection as is. */
+  async function askUpstream(forwarded: ForwardedUpstream, body: Record<string, unknown>): Promise<UpstreamAnswer> {
+    const answer = await fetch(`${forwarded.baseUrl}/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(upstream.apiKey ? { authorization: `Bearer ${upstream.apiKey}` } : {}) },
+      headers: { 'content-type': 'application/json', ...(forwarded.apiKey ? { authorization: `Bearer ${forwarded.apiKey}` } : {}) },
       body: JSON.stringify(body),
-      signal: AbortSignal.any([closing.signal, AbortSignal.timeout(limits.upstreamTimeoutMs)]),
+      signal: upstreamSignal(),
     });
     const text = await readAnswer(answer, limits.maxResponseBytes);
     let parsed: unknown;
@@ -291,9 +314,11 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       parsed = JSON.parse(text);
     } catch { /* not JSON: passed on as is */ }
     const choices = typeof parsed === 'object' && parsed !== null ? (parsed as { choices?: unknown }).choices : undefined;
+    const retryAfter = answer.status >= 400 ? answer.headers.get('retry-after') : null;
     return {
       status: answer.status, contentType: answer.headers.get('content-type') ?? 'application/json', text, usage: reportedUsage(parsed),
       ...(parsed !== undefined ? { output: JSON.stringify(choices ?? null) } : {}),
+      ...(retryAfter ? { retryAfter } : {}),
     };
   }
 
@@ -309,17 +334,17 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     if (charge.estimated) call.usage_estimated = true;
   }
 
-  /** Forwards one call upstream and answers the container; returns the call's record (and the answer, for a trace). */
-  async function forward(body: Record<string, unknown>, reservation: TokenUsage, res: ServerResponse): Promise<ProxyCall & { output?: string }> {
+  /** Makes one call upstream and answers the container; returns the call's record (and the answer, for a trace). */
+  async function forward(ask: () => Promise<UpstreamAnswer>, reservation: TokenUsage, res: ServerResponse): Promise<ProxyCall & { output?: string }> {
     const started = performance.now();
     const call: ProxyCall = { at: new Date().toISOString(), status: 0, latency_ms: 0, input_tokens: 0, output_tokens: 0 };
     calls.push(call);
     let answer: UpstreamAnswer | undefined;
     let failure = '';
     try {
-      answer = await askUpstream(body);
+      answer = await ask();
     } catch (error) {
-      failure = redactSecrets((error as Error).message);
+      failure = redact((error as Error).message);
     } finally {
       settle(call, reservation, answer ? { answered: true, status: answer.status, usage: answer.usage } : { answered: false });
       call.latency_ms = Math.round(performance.now() - started);
@@ -331,18 +356,19 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       return call;
     }
     call.status = answer.status;
-    if (answer.status >= 400) call.error = redactSecrets(answer.text.slice(0, 300));
+    if (answer.status >= 400) call.error = redact(answer.text.slice(0, 300));
     res.statusCode = answer.status;
     res.setHeader('content-type', answer.contentType);
+    if (answer.retryAfter) res.setHeader('retry-after', answer.retryAfter);
     // Never pass on anything that could carry the credential back (a provider echoing headers).
-    res.end(redactSecrets(answer.text));
+    res.end(redact(answer.text));
     return { ...call, ...(answer.output ? { output: answer.output } : {}) };
   }
 
   const server = createServer({ headersTimeout: limits.bodyTimeoutMs, requestTimeout: limits.bodyTimeoutMs * 2 }, (req, res) => {
     const handled = handle(req, res).catch((error: unknown) => {
       if (res.headersSent) res.destroy();
-      else send(res, 500, `model proxy: ${redactSecrets((error as Error).message)}`, 'server_error');
+      else send(res, 500, `model proxy: ${redact((error as Error).message)}`, 'server_error');
     }).finally(() => inFlight.delete(handled));
     inFlight.add(handled);
   });

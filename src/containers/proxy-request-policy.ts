@@ -18,7 +18,8 @@ export interface Refusal {
  * The optional request fields forwarded upstream, with the shape each must have. The AI SDK's openai-compatible
  * provider (what src/agent/run-agent.ts uses) sends model, messages, max_tokens and tools, and may send the sampling
  * settings below; anything else (`n`, `models`, `route`, `logit_bias`, provider extensions) could multiply spend or
- * route the call elsewhere, so it is refused rather than passed on.
+ * route the call elsewhere, so it is refused rather than passed on. For an Anthropic or Vertex connection the same
+ * allowlist applies first; proxy-translation.ts then maps each field (or refuses what has no faithful mapping).
  */
 const OPTIONAL_FIELDS: Record<string, { shape: string; check: (value: unknown) => boolean }> = {
   temperature: { shape: 'a number', check: isFiniteNumber },

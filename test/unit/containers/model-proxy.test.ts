@@ -9,8 +9,10 @@ import { startModelSimulator, type ModelSimulator } from '../../../src/sandbox/m
 import type { ModelConnection } from '../../../src/config/model-configuration';
 
 describe('proxyUpstreamOf', () => {
-  it('refuses backends the proxy cannot forward to, saying what to change', () => {
-    expect(() => proxyUpstreamOf({ name: 'a', backend: 'anthropic', max_output_tokens: 10 } as ModelConnection, 'm', {})).toThrow(ProxyUpstreamError);
+  it('refuses a connection whose credential or address is missing, saying what to set; forwards openai-compatible as is', () => {
+    expect(() => proxyUpstreamOf({ name: 'a', backend: 'anthropic', max_output_tokens: 10 } as ModelConnection, 'm', {})).toThrow(/ANTHROPIC_API_KEY is not set/);
+    expect(() => proxyUpstreamOf({ name: 'v', backend: 'cloud-ai', max_output_tokens: 10 } as ModelConnection, 'm', {})).toThrow(/needs "project" and "location"/);
+    expect(() => proxyUpstreamOf({ name: 'o', backend: 'openai-compatible', max_output_tokens: 10 } as ModelConnection, 'm', {})).toThrow(ProxyUpstreamError);
     expect(proxyUpstreamOf({ name: 'o', backend: 'openai-compatible', base_url: 'http://x/v1/', max_output_tokens: 10 } as ModelConnection, 'm', { OPENAI_API_KEY: 'k' }))
       .toEqual({ baseUrl: 'http://x/v1', apiKey: 'k', model: 'm', maxOutputTokens: 10 });
   });
