@@ -2,7 +2,8 @@ import { Args, Command, Flags } from '@oclif/core';
 import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
 import { describeModelConfiguration, formatTarget, parseModelConfiguration } from '../config/model-configuration';
 import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
-import { availableModelsReport, describeResolution, loadProjectModelPolicy, resolveModelTarget, type ProjectModelPolicy } from '../config/model-target-resolver';
+import { availableModelsReport, describeResolution, loadProjectModelPolicy, type ProjectModelPolicy } from '../config/model-target-resolver';
+import { describeStagePlace, resolveStages, stagePlace } from '../containers/container-readiness';
 import { isProviderError } from '../providers/provider-errors';
 import { createTrackerClient, trackerOptionsFromEnv } from '../providers/tracker/tracker-client';
 import { redactSecrets } from '../redaction/redact-secrets';
@@ -11,10 +12,12 @@ import { redactSecrets } from '../redaction/redact-secrets';
  * `service get-config <PROJECT> --models` (SPEC 4.8): checks a project's model policy against this deployment's
  * configuration (the same environment the worker reads) and prints the effective target of every policy key and where
  * it comes from. Exit 1 when the deployment configuration or any key is invalid; with --json, stdout then stays empty
- * and the explanation goes to stderr (SPEC 7), so a script never mistakes a failure for an answer.
+ * and the explanation goes to stderr (SPEC 7), so a script never mistakes a failure for an answer. Each stage also
+ * says where its agent runs and, in a container, whether the model proxy can serve its target with this environment;
+ * that is information, not an error: the JSON carries the reason, which an error would hide.
  */
 export default class GetConfig extends Command {
-  static override description = `Validate against the local runtime configuration and print the effective model target of every policy key. ${OPERATOR_ENVIRONMENT_HELP}`;
+  static override description = `Validate against the local runtime configuration and print the effective model target of every policy key, and whether each container stage can run in a container now. ${OPERATOR_ENVIRONMENT_HELP}`;
 
   static override examples = [
     '<%= config.bin %> get-config PROJ --models',
@@ -25,7 +28,7 @@ export default class GetConfig extends Command {
 
   static override flags = {
     'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
-    models: Flags.boolean({ description: 'show the effective model target per policy key (and where it comes from)', default: false }),
+    models: Flags.boolean({ description: 'show the effective model target per policy key (where it comes from; host, or whether it can run in a container)', default: false }),
     json: Flags.boolean({ description: 'print JSON; on error stdout stays empty', default: false }),
   };
 
@@ -60,10 +63,12 @@ export default class GetConfig extends Command {
       }
     }
 
-    const resolutions = MODEL_POLICY_KEYS.map((key) => resolveModelTarget(config, key, projectPolicy));
+    const resolutions = resolveStages(config, projectPolicy);
+    const places = resolutions.map((r) => stagePlace(r, process.env));
     const invalid = resolutions.filter((r) => !r.ok);
     const width = Math.max(...MODEL_POLICY_KEYS.map((k) => k.length));
-    const lines = resolutions.map((r) => `  ${r.key.padEnd(width)}  ${describeResolution(r)}`);
+    const targetWidth = Math.max(0, ...resolutions.filter((r) => r.ok).map((r) => describeResolution(r).length));
+    const lines = resolutions.map((r, i) => `  ${r.key.padEnd(width)}  ${describeResolution(r).padEnd(targetWidth)}  ${describeStagePlace(r, places[i]!)}`.trimEnd());
     if (flags.json) {
       if (invalid.length) {
         throw new Error([`${invalid.length} of ${resolutions.length} policy keys are invalid for project ${project}:`, ...invalid.map((r) => `  ${r.key}: ${describeResolution(r)}`), '', availableModelsReport(config)].join('\n'));
@@ -71,7 +76,7 @@ export default class GetConfig extends Command {
       this.log(JSON.stringify({
         project,
         mode: config.mode,
-        models: Object.fromEntries(resolutions.flatMap((r) => (r.ok ? [[r.key, { target: formatTarget(r.target), source: r.source }]] : []))),
+        models: Object.fromEntries(resolutions.flatMap((r, i) => (r.ok ? [[r.key, { target: formatTarget(r.target), source: r.source, ...places[i] }]] : []))),
       }));
       return;
     }

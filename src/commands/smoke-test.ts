@@ -1,16 +1,17 @@
 import { Command, Flags } from '@oclif/core';
 import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
 import { loadServiceConfig } from '../config/service-config';
-import { checkAgentWritesVerificationFile, checkRootlessContainer, type SmokeStep } from '../containers/smoke-checks';
+import { checkAgentWritesVerificationFile, checkContainerStageModels, checkRootlessContainer, type SmokeStep } from '../containers/smoke-checks';
 import { checkTwoNodeGraphResumes } from '../smoke/graph-resume-check';
 
 /**
  * `service smoke-test` (SPEC 4.8): an offline check of this machine in a disposable workspace. Each step prints one
  * line; exit 0 only when every step passed. Nothing here needs a tracker, a source host or a model: a mocked git
- * tree and the model simulator stand in for them.
+ * tree and the model simulator stand in for them. When a model is configured, a last step says whether every
+ * container stage's target can run in a container.
  */
 export default class SmokeTest extends Command {
-  static override description = `Offline check: a 2-node graph on Temporal, a rootless container with a mocked git tree, and the real agent writing a verification file. ${OPERATOR_ENVIRONMENT_HELP}`;
+  static override description = `Offline check: a 2-node graph on Temporal, a rootless container with a mocked git tree, the real agent writing a verification file, and (when a model is configured) whether every container stage's model target can run in a container. ${OPERATOR_ENVIRONMENT_HELP}`;
 
   static override flags = {
     'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
@@ -33,6 +34,8 @@ export default class SmokeTest extends Command {
     report(container);
     if (container.status === 'passed') report(await checkAgentWritesVerificationFile(process.env, flags['configured-model']));
     else report({ name: 'agent in a container writes the verification file', status: 'failed', detail: 'skipped: no working container runtime (see above)' });
+    const models = checkContainerStageModels(process.env);
+    if (models) report(models);
     const failed = steps.filter((step) => step.status !== 'passed').length;
     this.log(failed === 0 ? 'smoke test passed' : `smoke test failed: ${failed} of ${steps.length} steps did not pass`);
     if (failed > 0) this.exit(1);

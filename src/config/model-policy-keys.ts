@@ -33,6 +33,21 @@ export function defaultExecutionPlace(key: ModelPolicyKey): 'host' | 'container'
   return CONTAINER_KEYS.includes(key) ? 'container' : 'host';
 }
 
+/**
+ * Stages whose agent runs in a container station (activities/stations/container-station.ts) on every deployment: the
+ * model_key of the built-in definitions' container nodes, plus ci_analysis and implement_review_fix, which their
+ * stations set themselves. Wider than CONTAINER_KEYS, which only picks the legacy default and keeps that meaning.
+ */
+export const CONTAINER_STATION_KEYS: readonly ModelPolicyKey[] = [
+  'implement_work', 'local_code_review', 'bug_local_review', 'update_docs', 'analyze_bug', 'task_takeover_review',
+  'code_review', 'rebase', 'ci_analysis', 'ci_fix', 'implement_review_fix',
+];
+
+/** Where the worker runs a stage's agent; container stations resolve their target with `runsIn: 'container'`. */
+export function stationPlace(key: ModelPolicyKey): 'host' | 'container' {
+  return CONTAINER_STATION_KEYS.includes(key) ? 'container' : 'host';
+}
+
 /** The artifacts a question (`?`) or a revision (`!`) can be about, by workflow. */
 export type ArtifactKind =
   | 'prd' | 'spec' | 'plan' | 'tasks' // feature

@@ -1,5 +1,7 @@
-import { parseModelConfiguration } from '../config/model-configuration';
+import { formatTarget, parseModelConfiguration, type ModelConfiguration } from '../config/model-configuration';
+import { CONTAINER_STATION_KEYS } from '../config/model-policy-keys';
 import { resolveModelTarget } from '../config/model-target-resolver';
+import { resolveStages, unreadyContainerStages } from './container-readiness';
 import { loadServiceConfig } from '../config/service-config';
 import type { ResolvedTarget } from '../models/model-client';
 import { podman, PodmanSetupError, resolvePodmanAccount } from './podman-account';
@@ -57,4 +59,29 @@ export async function checkAgentWritesVerificationFile(env: NodeJS.ProcessEnv = 
   } catch (error) {
     return { name, status: 'failed', detail: (error as Error).message.slice(0, 500) };
   }
+}
+
+const CONTAINER_MODELS_STEP = 'model targets of the container stages';
+
+/**
+ * Step 4 (pure apart from `env`): whether every container stage's deployment target (no project policy: the smoke
+ * test reads no tracker) can be served by the model proxy with this environment, the check the station makes before
+ * its container starts. Failed lists the stages that cannot, with the reason.
+ */
+export function containerStageModels(config: ModelConfiguration, env: NodeJS.ProcessEnv): SmokeStep {
+  const resolutions = resolveStages(config).filter((r) => CONTAINER_STATION_KEYS.includes(r.key));
+  const unready = unreadyContainerStages(resolutions, env);
+  if (unready) return { name: CONTAINER_MODELS_STEP, status: 'failed', detail: `cannot run in a container: ${unready}` };
+  const targets = [...new Set(resolutions.flatMap((r) => (r.ok ? [`${formatTarget(r.target)} (${r.connection.backend})`] : [])))];
+  return { name: CONTAINER_MODELS_STEP, status: 'passed', detail: `all ${resolutions.length} can run in a container on ${targets.join(', ')} (deployment targets; a project's own: service get-config <PROJECT> --models)` };
+}
+
+/**
+ * The same from the environment. Undefined when no model is configured: the rest of the smoke test needs none (the
+ * model simulator stands in), so that is no failure of this machine.
+ */
+export function checkContainerStageModels(env: NodeJS.ProcessEnv = process.env): SmokeStep | undefined {
+  const parsed = parseModelConfiguration(env);
+  if (!parsed.config) return { name: CONTAINER_MODELS_STEP, status: 'failed', detail: `the model configuration is invalid, so no container stage can run: ${parsed.problems.join('; ')}` };
+  return parsed.config.mode === 'none' ? undefined : containerStageModels(parsed.config, env);
 }

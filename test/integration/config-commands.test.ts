@@ -122,8 +122,8 @@ describe('service project-setup and get-config against the tracker simulator', (
     expect(await command.exited).toBe(0);
     const json = JSON.parse(command.stdout()) as Json;
     expect(Object.keys(json.models)).toHaveLength(27);
-    expect(json.models.code_review).toEqual({ target: 'claude:claude-sonnet-4', source: 'project_policy' });
-    expect(json.models.generate_prd).toEqual({ target: 'vertex:gemini-2.5-pro', source: 'deployment_default' });
+    expect(json.models.code_review).toEqual({ target: 'claude:claude-sonnet-4', source: 'project_policy', runs_in: 'container', container_ready: true });
+    expect(json.models.generate_prd).toEqual({ target: 'vertex:gemini-2.5-pro', source: 'deployment_default', runs_in: 'host' });
 
     tracker.state.setProperty(tracker.state.project('PROJ').properties, 'service.model_policy', { code_review: 'claude:gpt-5' });
     const invalid = startService(['get-config', 'PROJ', '--models'], { ...env, ...models });

@@ -92,8 +92,35 @@ describe('configuration commands (real binary)', () => {
       const json = JSON.parse(result.stdout) as { project: string; mode: string; models: Record<string, { target: string; source: string }> };
       expect(json).toMatchObject({ project: 'PROJ', mode: 'legacy' });
       expect(Object.keys(json.models)).toHaveLength(27);
-      expect(json.models.generate_prd).toEqual({ target: 'legacy:claude-sonnet-4', source: 'legacy' });
-      expect(json.models.implement_work).toEqual({ target: 'legacy:claude-opus-4', source: 'legacy' });
+      expect(json.models.generate_prd).toEqual({ target: 'legacy:claude-sonnet-4', source: 'legacy', runs_in: 'host' });
+      expect(json.models.implement_work).toEqual({ target: 'legacy:claude-opus-4', source: 'legacy', runs_in: 'container', container_ready: true });
+      // Every container stage shows the model its container station gets, not only the legacy default list.
+      expect(json.models.code_review).toEqual({ target: 'legacy:claude-opus-4', source: 'legacy', runs_in: 'container', container_ready: true });
+    });
+
+    it('says per stage whether an anthropic target can run in a container (with ANTHROPIC_API_KEY) or host', async () => {
+      const anthropic = {
+        MODEL_CONNECTIONS: JSON.stringify({ claude: { backend: 'anthropic', allowed_models: ['claude-sonnet-4'], capabilities: ['structured_output', 'tools'] } }),
+        MODEL_DEFAULT: JSON.stringify({ connection: 'claude', model: 'claude-sonnet-4' }),
+        ANTHROPIC_API_KEY: 'anthropic-key-value',
+      };
+      const human = await run(['get-config', 'PROJ', '--models'], { ...env, ...anthropic });
+      expect(human.code).toBe(0);
+      expect(human.stdout).toMatch(/\n {2}code_review\s+claude:claude-sonnet-4 \(deployment_default\)\s+container: can run\n/);
+      expect(human.stdout).toMatch(/\n {2}generate_prd\s+claude:claude-sonnet-4 \(deployment_default\)\s+host\n/);
+      expect(human.stdout.match(/container: can run$/gm)).toHaveLength(11);
+      expect(human.stdout.match(/host$/gm)).toHaveLength(16);
+      expect(human.stdout).not.toContain('anthropic-key-value');
+      const json = await run(['get-config', 'PROJ', '--models', '--json'], { ...env, ...anthropic });
+      expect(json.code).toBe(0);
+      const models = (JSON.parse(json.stdout) as { models: Record<string, Record<string, unknown>> }).models;
+      expect(models.rebase).toEqual({ target: 'claude:claude-sonnet-4', source: 'deployment_default', runs_in: 'container', container_ready: true });
+      expect(models.generate_prd).toEqual({ target: 'claude:claude-sonnet-4', source: 'deployment_default', runs_in: 'host' });
+      // Without the key the worker would not start: the configuration check names it before any stage is looked at.
+      const missing = await run(['get-config', 'PROJ', '--models', '--json'], { ...env, ...anthropic, ANTHROPIC_API_KEY: '' });
+      expect(missing.code).toBe(1);
+      expect(missing.stdout).toBe('');
+      expect(missing.stderr).toContain('MODEL_CONNECTIONS.claude: backend anthropic needs ANTHROPIC_API_KEY in the environment');
     });
 
     it('prints every key with its source in human form', async () => {
