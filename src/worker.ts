@@ -42,6 +42,10 @@ import { temporalConnectionOptions } from './temporal/connection-options';
 import { workerDeploymentOptions, workerVersionFromEnv } from './temporal/worker-versioning';
 import type { ServiceMetricsSinks } from '../workflows/metrics-sink';
 import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/messages';
+import { workerShutdownTimes } from './process/shutdown-grace';
+import { containerRunsSettled } from './containers/run-container';
+import { healthRequestHandler } from './health/health-endpoints';
+import { workerReadiness } from './health/service-readiness';
 
 export interface RunningWorker {
   metricsUrl: string;
@@ -118,7 +122,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       repositories: projectConfig.checkProjectRepositories,
     })
     : {};
-  return {
+  const activities = {
     ...createDraftEditActivities(),
     ...createActorActivities({ properties: tracker, groupsOf: tracker ? trackerGroupMembership(tracker).groupsOf : undefined }),
     ...createPollActivities({
@@ -139,6 +143,8 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       budget: createBudgetGuard({ defaults: budgetDefaultsFromEnv(process.env), properties: tracker, onSpent: (stage, tokens) => metrics.tokensSpent.inc({ stage }, tokens) }),
     }),
   };
+  // Container stations are registered only with a model and a source host: only then does podman matter.
+  return { activities, runsContainers: Object.keys(delivery).length > 0 };
 }
 
 async function configurePoller(client: Client, config: ServiceConfig, logger: Logger): Promise<void> {
@@ -235,6 +241,16 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   let connection: NativeConnectionType | undefined;
   let worker: WorkerType | undefined;
   let metricsServer: ListeningServer | undefined;
+  const shutdown = workerShutdownTimes(config.shutdown.graceSeconds);
+  let stopRequested = false;
+  // Liveness and readiness on the metrics port (Kubernetes probes): readiness fails at once when a stop begins.
+  const { activities, runsContainers } = createActivities(config, client, metrics, logger, options, tracing);
+  const answerHealth = healthRequestHandler(workerReadiness({
+    connection: client, config,
+    state: () => worker?.getState() ?? 'INITIALIZED',
+    stopRequested: () => stopRequested,
+    ...(runsContainers ? { podmanAccount: () => resolvePodmanAccount({ ...process.env, SERVICE_PODMAN_USER: config.container.podmanUser }) } : {}),
+  }));
   try {
     connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
     worker = await Worker.create({
@@ -242,12 +258,13 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       workflowsPath: require.resolve(deploymentOptions ? '../workflows/versioned' : '../workflows'),
-      activities: createActivities(config, client, metrics, logger, options, tracing),
+      activities,
       sinks: workerSinks(metrics),
       // A station's heartbeat reaches the server at least every 2 s, and with its answer a cancellation (service:stop).
       maxHeartbeatThrottleInterval: '2 seconds',
-      shutdownGraceTime: '5s',
-      shutdownForceTime: '15s',
+      // SIGTERM: polling stops at once, running activities get the grace, then they are cancelled (containers removed).
+      shutdownGraceTime: shutdown.shutdownGraceTime,
+      shutdownForceTime: shutdown.shutdownForceTime,
       // Each cached workflow holds its state and sandbox in memory; the cache bounds RSS with many parked tickets, at
       // the price of a replay when an evicted one gets a task or a query (README "Many parked tickets").
       maxCachedWorkflows: config.worker.maxCachedWorkflows,
@@ -258,6 +275,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       ...(deploymentOptions ? { workerDeploymentOptions: deploymentOptions } : {}),
     });
     metricsServer = await listen(createServer(async (req, res) => {
+      if (await answerHealth(req, res)) return;
       if (req.url === '/metrics') {
         metrics.cachedWorkflows.set(worker?.getStatus().numCachedWorkflows ?? 0);
         res.setHeader('Content-Type', metrics.registry.contentType);
@@ -265,7 +283,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       } else {
         res.statusCode = 404;
         res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ error: { code: 'not_found', message: 'the worker serves only /metrics' } }));
+        res.end(JSON.stringify({ error: { code: 'not_found', message: 'the worker serves only /metrics, /health/live and /health/ready' } }));
       }
     }), config.worker.metricsHost, config.worker.metricsPort, 'worker metrics');
   } catch (error) {
@@ -277,6 +295,10 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   }
   const running = worker;
   const done = running.run().finally(async () => {
+    // Cancelled stations have answered; their containers may still be on their way out.
+    if (!(await containerRunsSettled(shutdown.containerRemovalMs))) {
+      logger.warn('task containers still being removed when the worker stopped; the next worker on this host sweeps them', { waited_ms: shutdown.containerRemovalMs });
+    }
     await tracing.shutdown().catch(() => undefined);
     await metricsServer?.close();
     await connection?.close().catch(() => undefined);
@@ -291,7 +313,11 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
     metricsUrl: `${metricsServer.url}/metrics`,
     done,
     stop: async () => {
-      if (running.getState() === 'RUNNING') running.shutdown();
+      stopRequested = true;
+      if (running.getState() === 'RUNNING') {
+        logger.info('worker stopping: polling stopped; running activities get the shutdown grace, then are cancelled', { grace_seconds: config.shutdown.graceSeconds });
+        running.shutdown();
+      }
       await done;
     },
   };

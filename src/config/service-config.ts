@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from '../logging/logger';
 import { checkTemporalAddress, DEFAULT_STORE_URL, parseStoreUrl } from './store-url';
+import { DEFAULT_SHUTDOWN_GRACE_SECONDS, MAX_SHUTDOWN_GRACE_SECONDS, SHUTDOWN_GRACE_VARIABLE } from '../process/shutdown-grace';
 
 /**
  * Every environment variable of SPEC 2.11 (plus the few this implementation adds for Temporal and ports), parsed and
@@ -74,6 +75,8 @@ export interface ServiceConfig {
    * V8 lets a heap grow past what its last full collection kept (SERVICE_WORKER_HEAP_GROWING_PERCENT); 0 leaves V8's own.
    */
   worker: { metricsHost: string; metricsPort: number; maxCachedWorkflows: number; heapGrowingPercent: number };
+  /** What a stopping gateway and worker give the work in flight (SERVICE_SHUTDOWN_GRACE_SECONDS, src/process/shutdown-grace.ts). */
+  shutdown: { graceSeconds: number };
 }
 
 export interface ConfigResult {
@@ -313,6 +316,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       maxCachedWorkflows: r.int('SERVICE_WORKER_MAX_CACHED_WORKFLOWS', DEFAULT_MAX_CACHED_WORKFLOWS, 2, 1_000_000),
       heapGrowingPercent: r.int('SERVICE_WORKER_HEAP_GROWING_PERCENT', DEFAULT_HEAP_GROWING_PERCENT, 0, 1_000),
     },
+    shutdown: { graceSeconds: r.int(SHUTDOWN_GRACE_VARIABLE, DEFAULT_SHUTDOWN_GRACE_SECONDS, 0, MAX_SHUTDOWN_GRACE_SECONDS) },
   };
 
   if (config.tracker.userEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(config.tracker.userEmail)) {

@@ -33,12 +33,37 @@ export async function removeContainer(account: PodmanAccount, name: string): Pro
   await podman(account, ['rm', '--force', '--time', '0', '--ignore', name], 60_000);
 }
 
+/** The container runs of this process that have not yet ended with their container removed. */
+const unfinishedRuns = new Set<Promise<unknown>>();
+
+/**
+ * Resolves once every container run this process started has ended and its container is removed, or after
+ * `timeoutMs`; says which. A cancelled station reports its cancellation before its container is gone (the kill
+ * switch does not wait on podman), so a stopping worker waits here before it exits: no container outlives it.
+ */
+export async function containerRunsSettled(timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+  try {
+    return await Promise.race([Promise.allSettled([...unfinishedRuns]).then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Runs one task container to its end and always removes it: when it exits, fails, times out (CONTAINER_TIMEOUT) or
  * is cancelled. The time limit is enforced here rather than by the kernel because rootless podman on cgroup v1
  * ignores memory, CPU and pids limits (recorded as a warning).
  */
-export async function runContainer(options: RunContainerOptions): Promise<ContainerRun> {
+export function runContainer(options: RunContainerOptions): Promise<ContainerRun> {
+  const run = runAndRemove(options);
+  unfinishedRuns.add(run);
+  void run.finally(() => unfinishedRuns.delete(run)).catch(() => undefined);
+  return run;
+}
+
+async function runAndRemove(options: RunContainerOptions): Promise<ContainerRun> {
   const { account, spec } = options;
   const started = Date.now();
   let timedOut = false;

@@ -15,6 +15,8 @@ import { trackerWebhookRouter } from './routes/tracker-webhook';
 import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
 import type { IssueKeyResolver } from '../ingress/tracker/comment-issue';
 import { requireWebhookSecrets } from '../config/webhook-secrets';
+import { healthApiRouter } from './routes/health-api';
+import type { ReadinessAnswer } from '../health/readiness';
 
 export interface GatewayDeps {
   config: ServiceConfig;
@@ -29,6 +31,8 @@ export interface GatewayDeps {
   definitions?: DefinitionsPort;
   /** The service's own identities; from the configuration unless given (the server adds the tracker account id). */
   guard?: LoopGuardOptions;
+  /** The readiness probe behind /api/v1/health/ready; without it that route answers 503. */
+  ready?: () => Promise<ReadinessAnswer>;
 }
 
 /**
@@ -44,9 +48,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  app.get('/api/v1/health', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  app.use(healthApiRouter({ ready: deps.ready }));
   app.get('/metrics', async (_req, res) => {
     res.set('Content-Type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });

@@ -1,11 +1,15 @@
 import { createServer } from 'node:http';
+import { Connection } from '@temporalio/client';
 import { loadRepositoryRegistry } from '../config/repository-registry';
 import type { ServiceConfig } from '../config/service-config';
 import { listen, type ListeningServer } from '../http/listen';
 import type { Logger } from '../logging/logger';
 import { createServiceMetrics } from '../metrics/service-metrics';
 import { createGatewayApp } from './app';
-import { TemporalTicketWorkflows } from '../temporal/ticket-workflows';
+import { TemporalTicketWorkflows, ticketSettings } from '../temporal/ticket-workflows';
+import { temporalConnectionOptions } from '../temporal/connection-options';
+import { drainServer } from '../http/drain';
+import { gatewayReadiness } from '../health/service-readiness';
 import { cachedIssueKeys } from '../ingress/tracker/comment-issue';
 import { createTrackerClient } from '../providers/tracker/tracker-client';
 import { learnTrackerAccountId, loopGuardOf, trackerAccountReport } from '../ingress/loop-guard';
@@ -20,7 +24,12 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   // Before anything else: no secret and no opt-in is a configuration error; with the opt-in, say it loudly.
   const unsigned = requireWebhookSecrets(config, registry, process.env);
   if (unsigned) logger.warn(unsigned);
-  const workflows = TemporalTicketWorkflows.lazy(config);
+  // Lazy: the gateway starts (and answers its probes) while Temporal is still down. One connection serves the
+  // webhooks and the readiness checks, so readiness judges the channel the webhooks use.
+  const connection = Connection.lazy({ ...temporalConnectionOptions(config.temporal), connectTimeout: 3_000 });
+  const workflows = new TemporalTicketWorkflows(connection, config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config));
+  let stopRequested = false;
+  const ready = gatewayReadiness({ connection, config, stopRequested: () => stopRequested });
   const metrics = createServiceMetrics({ defaultMetrics: true });
   workflows.onRead = (route, source) => metrics.readModelAnswers.inc({ route, source });
   const { baseUrl, userEmail, apiToken } = config.tracker;
@@ -32,15 +41,20 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const issueKeys = tracker && cachedIssueKeys(async (id) => (await tracker.getIssue(id)).key);
   const guard = loopGuardOf(config);
   const account = tracker && learnTrackerAccountId(guard, () => tracker.getMyself(), trackerAccountReport(logger));
-  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, definitions: workflows.definitions(), guard });
+  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, definitions: workflows.definitions(), guard, ready });
   // A webhook of the largest accepted size arrives in seconds; a sender trickling a body holds a connection no longer.
   const listening = await listen(createServer({ requestTimeout: 60_000 }, app), config.gateway.host, config.gateway.port, 'gateway');
   logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace });
   return {
     ...listening,
     stop: async () => {
+      // Readiness answers 503 from here on; the listener closes and the requests in flight are answered.
+      stopRequested = true;
       account?.stop();
-      await listening.close();
+      logger.info('gateway stopping: no new connections; answering the requests in flight', { grace_seconds: config.shutdown.graceSeconds });
+      if (!(await drainServer(listening.server, config.shutdown.graceSeconds * 1000))) {
+        logger.warn('requests still open at the end of the shutdown grace were cut', { grace_seconds: config.shutdown.graceSeconds });
+      }
       await workflows.close().catch(() => undefined);
     },
   };

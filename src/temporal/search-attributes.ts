@@ -4,7 +4,8 @@ import type { SearchAttributeTypeName } from './dev-stack-config';
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 
-const TYPE_BY_NAME: Record<SearchAttributeTypeName, temporal.api.enums.v1.IndexedValueType> = {
+/** The server's value type of each type name of the configuration (temporal-dev.yaml, SEARCH_ATTRIBUTE_TYPES). */
+export const TYPE_BY_NAME: Record<SearchAttributeTypeName, temporal.api.enums.v1.IndexedValueType> = {
   Text: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
   Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
