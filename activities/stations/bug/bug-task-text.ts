@@ -287,19 +287,26 @@ function otherRepositoriesLine(input: StationInput, repository: string): string[
 }
 
 /** implement_bug_fix: the approved RCA, the chosen option, this repository's steps, and the local review's findings. */
+/** What the fix and its review go by: the chosen option, this repository's steps of the approved plan, the RCA. */
+function approvedFixLines(input: StationInput, repository: string): string[] {
+  const rca = approvedRca(input);
+  return [
+    ...optionSection(input),
+    '',
+    ...planSection(fixPlanText(input), repository, 'The approved fix plan'),
+    ...(rca ? ['', '## The root-cause analysis', rca] : []),
+  ];
+}
+
 export function implementBugFixText(input: StationInput, repository: string): string {
   const findings = localReviewFindings(input, repository);
-  const rca = approvedRca(input);
   const ticket = ticketBriefOf(input);
   return [
     `Ticket ${input.ticket_key}${ticket ? ` (${ticket.summary})` : ''} is a bug. Fix it in the repository ${repository} as the approved plan below says.`,
     ...otherRepositoriesLine(input, repository),
     ...(findings ? ['', '## The local review asked for these changes (do them first)', findings] : []),
     '',
-    ...optionSection(input),
-    '',
-    ...planSection(fixPlanText(input), repository, 'The approved fix plan'),
-    ...(rca ? ['', '## The root-cause analysis', rca] : []),
+    ...approvedFixLines(input, repository),
     '',
     'Add or update a test that fails without the fix when the repository has tests.',
     'Write `.service/implementation.md`: what you changed, file by file, and how you checked it.',
@@ -308,15 +315,11 @@ export function implementBugFixText(input: StationInput, repository: string): st
 
 /** local_review in the bug graph: the fix against the RCA, the chosen option and this repository's steps. */
 export function bugLocalReviewText(input: StationInput, repository: string): string {
-  const rca = approvedRca(input);
   return [
     `Ticket ${input.ticket_key}: review the bug fix on this branch of ${repository} before a pull request is opened.`,
     'Look at `git diff` against the base and at the files it touches. Do not change any file except the output file.',
     '',
-    ...optionSection(input),
-    '',
-    ...planSection(fixPlanText(input), repository, 'The approved fix plan'),
-    ...(rca ? ['', '## The root-cause analysis', rca] : []),
+    ...approvedFixLines(input, repository),
     '',
     'Check that the change removes the root cause (not only the symptom), follows the chosen option, and that a test covers it.',
     'Write `.service/local_review.json` as JSON: {"verdict": "passed" | "changes_needed", "findings": [{"file": "...", "problem": "...", "suggestion": "..."}]}.',
