@@ -9,7 +9,7 @@ import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
 import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
 import { gitPushFailure, performGitPush, type GitPushDeps } from './git-effect-activities';
-import { mergeRequestUrl, noteOnMergeRequestOnce, openMergeRequestOnce, reviewAsNote, updateMergeRequestOnce, type GitLabRepository } from './merge-request-effect-activities';
+import { mergeRequestUrl, noteOnMergeRequestOnce, openMergeRequestOnce, replyInDiscussionOnce, reviewAsNote, updateMergeRequestOnce, type GitLabRepository } from './merge-request-effect-activities';
 import { openPullRequestOnce, pullRequestUrl, replyInReviewThreadOnce, submitReviewOnce, updatePullRequestOnce, type PullRequestEffectClient } from './pull-request-effect-activities';
 
 export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'> & IssueEffectTracker;
@@ -36,7 +36,7 @@ export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tracker.pull_request_link'), issue_key: z.string().min(1), repository: z.string().min(3), head: z.string().min(1), text: z.string().min(1).refine((t) => t.includes('{url}'), 'must contain {url}'), mode: z.enum(['direct', 'fork']).optional() }),
   z.object({ kind: z.literal('scmhost.update_pr'), repository: z.string().min(3), number: z.number().int().positive(), title: z.string().min(1).max(256).optional(), body: z.string().optional() }),
   z.object({ kind: z.literal('scmhost.pr_review'), repository: z.string().min(3), number: z.number().int().positive(), event: z.enum(['COMMENT', 'REQUEST_CHANGES', 'APPROVE']), body: z.string().min(1), comments: z.array(z.object({ path: z.string().min(1), line: z.number().int().positive(), body: z.string().min(1) })).optional() }),
-  z.object({ kind: z.literal('scmhost.review_reply'), repository: z.string().min(3), number: z.number().int().positive(), comment_id: z.union([z.number().int().positive(), z.string().min(1)]), body: z.string().min(1) }),
+  z.object({ kind: z.literal('scmhost.review_reply'), repository: z.string().min(3), number: z.number().int().positive(), comment_id: z.union([z.number().int().positive(), z.string().min(1)]), body: z.string().min(1), resolve: z.boolean().optional() }),
   z.object({ kind: z.literal('git.push'), repository: z.string().min(1), branch: z.string().min(1), commit_sha: z.string().regex(/^[0-9a-f]{40}$/), base_sha: z.string().regex(/^[0-9a-f]{40}$/).nullable(), workspace: z.string().min(1), mode: z.enum(['direct', 'fork']).optional() }),
 ]);
 const inputSchema = z.object({ idempotency_key: z.string().min(1), attempt: z.number().int().positive(), operation: operationSchema });
@@ -163,6 +163,8 @@ export function createEffectActivities(deps: EffectActivityDeps) {
         return succeeded(await noteOnMergeRequestOnce(gitlab, operation.number, operation.body, key));
       case 'scmhost.pr_review':
         return succeeded(await noteOnMergeRequestOnce(gitlab, operation.number, reviewAsNote(operation), key));
+      case 'scmhost.review_reply':
+        return succeeded(await replyInDiscussionOnce(gitlab, operation, key));
       default:
         throw new NotConfigured(`${operation.kind} is not available for GitLab project ${gitlab.entry.namespace}`);
     }

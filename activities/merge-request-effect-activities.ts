@@ -1,6 +1,6 @@
 import type { RegistryRepository } from '../src/config/repository-registry';
-import type { GitLabClient } from '../src/providers/gitlab/gitlab-client';
-import { RetryableProviderError, TerminalProviderError } from '../src/providers/provider-errors';
+import type { Discussion, GitLabClient } from '../src/providers/gitlab/gitlab-client';
+import { isProviderError, RetryableProviderError, TerminalProviderError } from '../src/providers/provider-errors';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import type { EffectOperation, ProviderEvidence } from '../workflows/effect-types';
 
@@ -10,7 +10,7 @@ import type { EffectOperation, ProviderEvidence } from '../workflows/effect-type
  * request as `<namespace>!<iid>`, which is how GitLab's webhooks name it too.
  */
 export type MergeRequestClient = Pick<GitLabClient, 'findMergeRequestBySourceBranch' | 'createMergeRequest' | 'getProject' | 'getMergeRequest' | 'updateMergeRequest'
-  | 'findNoteByIdempotencyKey' | 'createMergeRequestNote'>;
+  | 'findNoteByIdempotencyKey' | 'createMergeRequestNote' | 'getMergeRequestDiscussion' | 'createMergeRequestDiscussionNote' | 'resolveMergeRequestDiscussion'>;
 
 /** A registry repository and the client of its connection. */
 export interface GitLabRepository {
@@ -85,4 +85,40 @@ export async function noteOnMergeRequestOnce(gitlab: GitLabRepository, number: n
 export function reviewAsNote(operation: Op<'scmhost.pr_review'>): string {
   const findings = (operation.comments ?? []).map((c) => `- \`${c.path}:${c.line}\`: ${c.body}`);
   return findings.length ? `${operation.body}\n\n${findings.join('\n')}` : operation.body;
+}
+
+/** What resolving a thread after its reply takes: nothing (not asked, or resolved already), nothing possible, or a request. */
+export type Resolution = 'not_asked' | 'already_resolved' | 'not_resolvable' | 'resolve';
+
+export function resolutionStep(discussion: Pick<Discussion, 'resolvable' | 'resolved'>, wanted: boolean): Resolution {
+  if (!wanted) return 'not_asked';
+  if (!discussion.resolvable) return 'not_resolvable';
+  return discussion.resolved ? 'already_resolved' : 'resolve';
+}
+
+/**
+ * `scmhost.review_reply` on GitLab: one reply in the discussion `comment_id`, carrying the effect's key in the hidden
+ * marker, so a repeat after an unknown outcome finds it among the discussion's notes and adopts it. With `resolve`,
+ * the thread is then resolved if it can be. GitLab refusing that (403: the user may not, 400) leaves the thread open
+ * for a person to resolve and is kept in the evidence: the reply, which is what the reviewer reads, stands.
+ */
+export async function replyInDiscussionOnce(gitlab: GitLabRepository, operation: Op<'scmhost.review_reply'>, key: string): Promise<ProviderEvidence> {
+  const { entry, client } = gitlab;
+  const id = String(operation.comment_id);
+  const discussion = await client.getMergeRequestDiscussion(entry.namespace, operation.number, id);
+  const earlier = discussion.notes.find((note) => note.idempotencyKey === key);
+  const reply = earlier ?? await client.createMergeRequestDiscussionNote(entry.namespace, operation.number, id, redactSecrets(operation.body), { idempotencyKey: key });
+  const replied = (resolution?: string, note?: string): ProviderEvidence => ({
+    provider: 'gitlab', ids: { note_id: String(reply.id), discussion_id: id, ...(resolution ? { resolution } : {}) }, ...(earlier ? { adopted: true } : {}), ...(note ? { note } : {}),
+  });
+  const step = resolutionStep(discussion, operation.resolve === true);
+  if (step === 'not_asked') return replied();
+  if (step !== 'resolve') return replied(step, step === 'not_resolvable' ? 'the discussion cannot be resolved; left as it is' : undefined);
+  try {
+    await client.resolveMergeRequestDiscussion(entry.namespace, operation.number, id);
+    return replied('resolved');
+  } catch (error) {
+    if (!isProviderError(error) || (error.status !== 403 && error.status !== 400)) throw error;
+    return replied('refused', `GitLab refused to resolve the thread (${error.status}); it stays open for a person to resolve`);
+  }
 }

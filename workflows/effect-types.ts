@@ -49,8 +49,12 @@ export type EffectOperation =
   | { kind: 'scmhost.update_pr'; repository: string; number: number; title?: string; body?: string }
   /** Posts a pull-request review once (found again by the idempotency key in its body). */
   | { kind: 'scmhost.pr_review'; repository: string; number: number; event: 'COMMENT' | 'REQUEST_CHANGES' | 'APPROVE'; body: string; comments?: Array<{ path: string; line: number; body: string }> }
-  /** Replies once in the review thread of `comment_id` (GitLab: the discussion id as a string). */
-  | { kind: 'scmhost.review_reply'; repository: string; number: number; comment_id: number | string; body: string }
+  /**
+   * Replies once in the review thread of `comment_id` (GitLab: the discussion id as a string). `resolve` (GitLab
+   * discussions only): then resolve the thread when it is resolvable; a refusal is recorded in the evidence, not a
+   * failure of the reply.
+   */
+  | { kind: 'scmhost.review_reply'; repository: string; number: number; comment_id: number | string; body: string; resolve?: boolean }
   // --- end delivery ---
   ;
 

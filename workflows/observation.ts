@@ -33,6 +33,19 @@ export interface CommentFact {
   author?: string;
   created?: string;
   updated?: string;
+  /** GitLab: the discussion the note belongs to (an answer to it goes there). */
+  discussion?: DiscussionFact;
+}
+
+/**
+ * A GitLab note's discussion. `thread`: the note is in a thread (started one or replied in one; the webhook does not
+ * tell which) rather than a plain comment on the merge request. `path`/`line`: a diff note's place.
+ */
+export interface DiscussionFact {
+  id: string;
+  thread: boolean;
+  path?: string;
+  line?: number;
 }
 
 export interface PullRequestRef {

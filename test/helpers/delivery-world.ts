@@ -60,6 +60,10 @@ export interface DeliveryWorld {
     pipeline(project: string, key: string, status: 'success' | 'failed' | 'running'): void;
     /** A reviewer's note on the ticket's merge request in a GitLab project. */
     mergeRequestNote(project: string, key: string, body: string): void;
+    /** A reviewer starts a thread on the ticket's merge request (on a line of the diff with `at`); its discussion id. */
+    mergeRequestThread(project: string, key: string, body: string, at?: { path: string; line: number }): string;
+    /** A reviewer's reply in a thread of the ticket's merge request. */
+    mergeRequestReply(project: string, key: string, discussionId: string, body: string): void;
     /** Someone merges the ticket's merge request in a GitLab project. */
     mergeRequestMerge(project: string, key: string): void;
   };
@@ -200,6 +204,13 @@ export async function startDeliveryWorld(temporalAddress: string, options: { rep
       },
       mergeRequestNote: (project, key, body) => {
         gitlab.state.addNote(openMergeRequest(project, key), body, 'octo-reviewer', gitlab.state.project(project));
+      },
+      mergeRequestThread: (project, key, body, at) => {
+        const sim = gitlab.state.project(project);
+        return gitlab.state.startDiscussion(openMergeRequest(project, key), body, 'octo-reviewer', { project: sim, ...(at ? { position: at } : {}) }).discussionId;
+      },
+      mergeRequestReply: (project, key, discussionId, body) => {
+        gitlab.state.replyInDiscussion(openMergeRequest(project, key), discussionId, body, 'octo-reviewer', gitlab.state.project(project));
       },
       mergeRequestMerge: (project, key) => {
         const sim = gitlab.state.project(project);

@@ -8,7 +8,7 @@ import type { Review, ReviewThread } from '../../../src/providers/scmhost/scmhos
  * same thread is seen. Pure; the station reads the pull requests and runs the model.
  */
 export interface FeedbackItem {
-  /** Stable within one visit and shown to the model: `t<root comment id>` or `r<review id>`. */
+  /** Stable within one visit and shown to the model: `t<root comment id>` or `r<review id>` (GitLab: `n<note id>`). */
   id: string;
   /** `t<root>@<last comment id>` or `r<review id>`: remembered once answered. */
   key: string;
@@ -16,15 +16,18 @@ export interface FeedbackItem {
   repository: string;
   number: number;
   kind: 'thread' | 'review';
-  /** For a thread: the comment to reply to. */
-  comment_id?: number;
+  /** For a thread: the comment to reply to (GitLab: the discussion id). */
+  comment_id?: number | string;
+  /** GitLab: the thread can be resolved (once its change is made). */
+  resolvable?: boolean;
   path?: string;
   line?: number;
   /** The conversation, oldest first, as `author: text`. */
   conversation: string[];
 }
 
-const TEXT_LIMIT = 2000;
+/** How much of one comment the model reads. */
+export const TEXT_LIMIT = 2000;
 
 export function openFeedback(pull: { pull_request: string; repository: string; number: number }, reviews: readonly Review[], threads: readonly ReviewThread[], options: { bot: string; answered: ReadonlySet<string> }): FeedbackItem[] {
   const bot = options.bot.toLowerCase();
@@ -52,7 +55,7 @@ export function openFeedback(pull: { pull_request: string; repository: string; n
 /** The items as the analysis model and the fix agent read them. */
 export function feedbackText(items: readonly FeedbackItem[]): string {
   return items.map((item) => [
-    `### ${item.id} (${item.pull_request}${item.path ? `, ${item.path}${item.line ? `:${item.line}` : ''}` : ', review'})`,
+    `### ${item.id} (${item.pull_request}${item.path ? `, ${item.path}${item.line ? `:${item.line}` : ''}` : item.kind === 'thread' ? ', thread' : ', review'})`,
     ...item.conversation.map((line) => `> ${line.replace(/\n/g, '\n> ')}`),
   ].join('\n')).join('\n\n');
 }
@@ -74,20 +77,3 @@ export function decisionsFor(items: readonly FeedbackItem[], answers: ReadonlyAr
   });
 }
 
-/**
- * The open feedback of a GitLab merge request: notes by people (not system notes, not the service's own notes, which
- * carry its idempotency marker, not `/service` commands), each once. A merge request note is read like the text of
- * a GitHub review: it gets its answer in one note on the merge request.
- */
-export function openMergeRequestFeedback(
-  pull: { pull_request: string; repository: string; number: number },
-  notes: ReadonlyArray<{ id: number; body: string; author?: string; system: boolean; idempotencyKey?: string }>,
-  options: { bot?: string; answered: ReadonlySet<string> },
-): FeedbackItem[] {
-  const bot = options.bot?.toLowerCase();
-  return notes
-    .filter((note) => !note.system && !note.idempotencyKey && (note.author ?? '').toLowerCase() !== bot)
-    .filter((note) => note.body.trim() && !/^\s*\/service\b/i.test(note.body))
-    .filter((note) => !options.answered.has(`n${note.id}`))
-    .map((note) => ({ ...pull, id: `n${note.id}`, key: `n${note.id}`, kind: 'review' as const, conversation: [`${note.author ?? 'someone'}: ${note.body.slice(0, TEXT_LIMIT)}`] }));
-}

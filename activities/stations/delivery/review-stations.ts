@@ -6,7 +6,8 @@ import { runModelStep, type ModelStepDeps } from '../planning/model-step';
 import { stationFailure } from '../station-failure';
 import { parsePullRequestRef } from './delivery-context';
 import { issueEffectName } from './pull-request-stations';
-import { decisionsFor, feedbackText, openFeedback, openMergeRequestFeedback, type FeedbackItem } from './review-feedback';
+import { decisionsFor, feedbackText, openFeedback, type FeedbackItem } from './review-feedback';
+import { openMergeRequestFeedback } from './merge-request-feedback';
 import type { GitLabClient } from '../../../src/providers/gitlab/gitlab-client';
 import type { SyncDescription } from './pull-request-description-sync';
 
@@ -15,7 +16,8 @@ import type { SyncDescription } from './pull-request-description-sync';
  * ticket's pull requests is classified by a model (policy key implement_review_analysis); accepted items are changed
  * by an agent in a container (implement_review_fix) and pushed as `[KEY] review: address PR feedback`; every thread
  * gets a reply (what was done, or why not, or a question). Contested or unclear items send the ticket to
- * review_response_gate, where a person answers.
+ * review_response_gate, where a person answers. On GitLab a thread is answered in its discussion, and resolved once
+ * its change is pushed; plain comments on the merge request are answered together in one note.
  */
 
 export interface ReviewScmhost {
@@ -28,8 +30,8 @@ export interface ReviewScmhost {
 export interface ReviewStationDeps extends ModelStepDeps {
   /** GitHub; unset when only GitLab projects are configured. */
   scmhost?: () => Promise<ReviewScmhost>;
-  /** GitLab projects of the repository registry: the notes of their merge requests. */
-  gitlab?: (repository: string) => { entry: { namespace: string }; client: Pick<GitLabClient, 'getMergeRequest' | 'listMergeRequestNotes'> } | undefined;
+  /** GitLab projects of the repository registry: the discussions of their merge requests. */
+  gitlab?: (repository: string) => { entry: { namespace: string }; client: Pick<GitLabClient, 'getMergeRequest' | 'listMergeRequestDiscussions'> } | undefined;
   /** SCMHOST_BOT_LOGIN; the token's own login when unset. */
   botLogin?: string;
   container: ContainerStationDeps;
@@ -80,7 +82,8 @@ export function replyFor(item: Decided, sha: string | undefined): string | undef
 /**
  * The answers to the decided items: a reply in each review thread, and one pull request comment per pull request
  * for review bodies. A review body whose answer is the same text as a thread reply (a body that only points at its
- * line comments) is answered in the thread alone, once.
+ * line comments) is answered in the thread alone, once. A resolvable thread (GitLab) whose change was accepted and
+ * pushed is resolved after its reply: what the reviewer asked for is done. Contested and unclear threads stay open.
  */
 export function reviewAnswers(decided: readonly Decided[], commits: ReadonlyMap<string, string>): EffectIntent[] {
   const effects: EffectIntent[] = [];
@@ -88,7 +91,8 @@ export function reviewAnswers(decided: readonly Decided[], commits: ReadonlyMap<
   for (const item of decided.filter((d) => d.kind === 'thread')) {
     const body = replyFor(item, commits.get(item.repository));
     if (!body) continue;
-    effects.push({ name: `reply_${item.comment_id}`, operation: { kind: 'scmhost.review_reply', repository: item.repository, number: item.number, comment_id: item.comment_id!, body } });
+    const resolve = item.resolvable === true && item.decision === 'accept' && commits.has(item.repository);
+    effects.push({ name: `reply_${item.comment_id}`, operation: { kind: 'scmhost.review_reply', repository: item.repository, number: item.number, comment_id: item.comment_id!, body, ...(resolve ? { resolve } : {}) } });
     threadReplies.add(`${item.pull_request}\n${body}`);
   }
   const reviewItems = decided.filter((d) => d.kind === 'review' && d.decision !== 'ignore' && !threadReplies.has(`${d.pull_request}\n${replyFor(d, commits.get(d.repository))}`));
@@ -125,7 +129,7 @@ export function createReviewStations(deps: ReviewStationDeps): Record<string, St
           const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, parsed.number);
           if (mr.state !== 'opened') continue;
           heads.set(parsed.repository, mr.sha);
-          items.push(...openMergeRequestFeedback(pull, await gitlab.client.listMergeRequestNotes(gitlab.entry.namespace, parsed.number), { bot: deps.botLogin, answered }));
+          items.push(...openMergeRequestFeedback(pull, await gitlab.client.listMergeRequestDiscussions(gitlab.entry.namespace, parsed.number), { bot: deps.botLogin, answered }));
           continue;
         }
         if (parsed.host !== 'github' || !deps.scmhost) continue;

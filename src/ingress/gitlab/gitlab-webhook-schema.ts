@@ -39,6 +39,16 @@ export const noteHookSchema = z.object({
     action: z.string().optional(),
     created_at: z.string().optional(),
     updated_at: z.string().optional(),
+    /** Every note has one; a plain comment's is its own. */
+    discussion_id: z.string().min(1).optional(),
+    /** null for a plain comment, `DiscussionNote` in a thread, `DiffNote` in a thread on a line of the diff. */
+    type: z.string().nullable().optional(),
+    position: z.object({
+      new_path: z.string().nullable().optional(),
+      old_path: z.string().nullable().optional(),
+      new_line: z.number().int().nullable().optional(),
+      old_line: z.number().int().nullable().optional(),
+    }).loose().nullable().optional(),
   }).loose(),
   merge_request: mergeRequestRef.nullable().optional(),
 }).loose();

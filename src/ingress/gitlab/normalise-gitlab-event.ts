@@ -1,6 +1,7 @@
 import { factFingerprint } from '../fact-fingerprint';
 import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../normalised-delivery';
 import { pullRequestRef } from '../ticket-routing';
+import type { DiscussionFact } from '../../../workflows/observation';
 import type { GitLabHook } from './gitlab-webhook-schema';
 
 const FINAL_PIPELINE_STATES = new Set(['success', 'failed', 'canceled', 'skipped']);
@@ -9,6 +10,20 @@ const FINAL_PIPELINE_STATES = new Set(['success', 'failed', 'canceled', 'skipped
 export function gitlabTime(value: string | null | undefined): string | null {
   if (!value) return null;
   return isoOrNull(value.replace(/^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) UTC$/, '$1T$2Z'));
+}
+
+type NoteAttributes = Extract<GitLabHook, { object_kind: 'note' }>['object_attributes'];
+
+/**
+ * Where a note was written, so that an answer can go to the same thread: its discussion, whether that is a thread
+ * (a note whose type is set; a plain comment's type is null) and a diff note's place. GitLab's hook does not say
+ * whether the note started its thread or replied in it; the discussion, read from the API, does.
+ */
+export function noteDiscussion(note: NoteAttributes): { discussion?: DiscussionFact } {
+  if (!note.discussion_id) return {};
+  const path = note.position?.new_path ?? note.position?.old_path ?? undefined;
+  const line = note.position?.new_line ?? note.position?.old_line ?? undefined;
+  return { discussion: { id: note.discussion_id, thread: note.type === 'DiscussionNote' || note.type === 'DiffNote', ...(path ? { path } : {}), ...(line ? { line } : {}) } };
 }
 
 /**
@@ -75,7 +90,7 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
             action: edited ? 'edited' : 'created',
             repository,
             pull_request: { number: mr.iid, title: mr.title, head_ref: mr.source_branch },
-            comment: { id: note.id, body: note.note, author: hook.user?.username, created: created ?? undefined, updated: updated ?? undefined },
+            comment: { id: note.id, body: note.note, author: hook.user?.username, created: created ?? undefined, updated: updated ?? undefined, ...noteDiscussion(note) },
             sender: hook.user?.username,
           },
         },

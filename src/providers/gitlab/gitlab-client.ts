@@ -1,6 +1,6 @@
 /**
- * GitLab REST v4 client for repositories listed in the repository registry file: merge requests, notes (with the
- * same hidden idempotency marker as GitHub comments), pipelines and branches. Same retry rules as the tracker
+ * GitLab REST v4 client for repositories listed in the repository registry file: merge requests, notes and
+ * discussion threads (with the same hidden idempotency marker as GitHub comments), pipelines and branches. Same retry rules as the tracker
  * client: reads retried briefly, writes surfaced as typed errors for the effect journal to reconcile.
  */
 import { connectionCredential, RegistryRepository } from '../../config/repository-registry';
@@ -49,6 +49,27 @@ export interface Note {
   createdAt: string;
   updatedAt: string;
   idempotencyKey?: string;
+}
+
+/** A note as the Discussions API shows it: its type says whether it is in a thread, a diff note has a place. */
+export interface DiscussionNote extends Note {
+  /** null: a plain comment; DiscussionNote: in a thread; DiffNote: in a thread on a line of the diff. */
+  type: 'DiscussionNote' | 'DiffNote' | null;
+  resolvable: boolean;
+  resolved: boolean;
+  /** A diff note's file and line (the new line, or the old one for a removed line). */
+  position?: { path: string; line?: number };
+}
+
+/** A merge request discussion: a plain comment is one of its own (`individualNote`), a thread has its replies. */
+export interface Discussion {
+  id: string;
+  individualNote: boolean;
+  notes: DiscussionNote[];
+  /** Some note of it can be resolved (threads on a merge request). */
+  resolvable: boolean;
+  /** Every resolvable note is resolved. */
+  resolved: boolean;
 }
 
 export interface Pipeline {
@@ -174,6 +195,39 @@ export class GitLabClient {
     return (await this.listMergeRequestNotes(namespace, iid)).find((note) => note.idempotencyKey === idempotencyKey);
   }
 
+  /** The discussions of a merge request, oldest first (plain comments among them, as individual notes). */
+  async listMergeRequestDiscussions(namespace: string, iid: number): Promise<Discussion[]> {
+    return (await this.paginate<GitLabDiscussion>('listMergeRequestDiscussions', `${this.project(namespace)}/merge_requests/${iid}/discussions`, {})).map(toDiscussion);
+  }
+
+  async getMergeRequestDiscussion(namespace: string, iid: number, discussionId: string): Promise<Discussion> {
+    const { body } = await this.http.request<GitLabDiscussion>({
+      operation: 'getMergeRequestDiscussion', method: 'GET', path: this.discussionPath(namespace, iid, discussionId),
+    });
+    return toDiscussion(body);
+  }
+
+  /** A reply in a discussion (a plain comment replied to becomes a thread, as in GitLab's web interface). */
+  async createMergeRequestDiscussionNote(namespace: string, iid: number, discussionId: string, body: string, options: { idempotencyKey?: string } = {}): Promise<DiscussionNote> {
+    const text = options.idempotencyKey ? withIdempotencyMarker(body, options.idempotencyKey) : body;
+    const { body: note } = await this.http.request<GitLabNote>({
+      operation: 'createMergeRequestDiscussionNote', method: 'POST', path: `${this.discussionPath(namespace, iid, discussionId)}/notes`, body: { body: text },
+    });
+    return toDiscussionNote(note);
+  }
+
+  /** Resolves (or reopens) a thread. GitLab answers 403 when the user may not, or the discussion is not resolvable. */
+  async resolveMergeRequestDiscussion(namespace: string, iid: number, discussionId: string, resolved = true): Promise<Discussion> {
+    const { body } = await this.http.request<GitLabDiscussion>({
+      operation: 'resolveMergeRequestDiscussion', method: 'PUT', path: this.discussionPath(namespace, iid, discussionId), query: { resolved },
+    });
+    return toDiscussion(body);
+  }
+
+  private discussionPath(namespace: string, iid: number, discussionId: string): string {
+    return `${this.project(namespace)}/merge_requests/${iid}/discussions/${encodeURIComponent(discussionId)}`;
+  }
+
   /** Pipelines of a merge request, newest first. */
   async listMergeRequestPipelines(namespace: string, iid: number): Promise<Pipeline[]> {
     const all = await this.paginate<GitLabPipeline>('listMergeRequestPipelines', `${this.project(namespace)}/merge_requests/${iid}/pipelines`, {});
@@ -202,7 +256,12 @@ interface GitLabMergeRequest {
   source_branch: string; target_branch: string; sha: string; web_url: string; merge_status?: string; detailed_merge_status?: string;
   author?: { username: string }; created_at: string; updated_at: string;
 }
-interface GitLabNote { id: number; body: string; author?: { username: string }; system: boolean; created_at: string; updated_at: string }
+interface GitLabNote {
+  id: number; body: string; author?: { username: string }; system: boolean; created_at: string; updated_at: string;
+  type?: 'DiscussionNote' | 'DiffNote' | null; resolvable?: boolean; resolved?: boolean;
+  position?: { new_path?: string | null; old_path?: string | null; new_line?: number | null; old_line?: number | null } | null;
+}
+interface GitLabDiscussion { id: string; individual_note: boolean; notes: GitLabNote[] }
 interface GitLabPipeline { id: number; iid?: number; sha: string; ref: string; status: string; web_url: string; created_at: string; updated_at: string }
 
 function toMergeRequest(mr: GitLabMergeRequest): MergeRequest {
@@ -234,6 +293,25 @@ function toNote(note: GitLabNote): Note {
     updatedAt: note.updated_at,
     idempotencyKey: idempotencyKeyOf(note.body),
   };
+}
+
+function toDiscussionNote(note: GitLabNote): DiscussionNote {
+  const path = note.position?.new_path ?? note.position?.old_path ?? undefined;
+  const line = note.position?.new_line ?? note.position?.old_line ?? undefined;
+  const resolvable = note.resolvable ?? false;
+  return {
+    ...toNote(note),
+    type: note.type ?? null,
+    resolvable,
+    resolved: resolvable && note.resolved === true,
+    ...(path ? { position: { path, ...(line ? { line } : {}) } } : {}),
+  };
+}
+
+function toDiscussion(discussion: GitLabDiscussion): Discussion {
+  const notes = discussion.notes.map(toDiscussionNote);
+  const resolvable = notes.filter((note) => note.resolvable);
+  return { id: discussion.id, individualNote: discussion.individual_note, notes, resolvable: resolvable.length > 0, resolved: resolvable.length > 0 && resolvable.every((note) => note.resolved) };
 }
 
 function toPipeline(pipeline: GitLabPipeline): Pipeline {

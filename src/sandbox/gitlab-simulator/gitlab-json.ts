@@ -6,8 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SimMergeRequest, SimPipeline, SimProject } from './gitlab-simulator';
-
-type SimNote = SimMergeRequest['notes'][number];
+import { isResolvable, type SimDiscussion, type SimNote } from './gitlab-discussions';
 
 export class GitLabJson {
   constructor(private readonly webUrl: () => string) {}
@@ -108,10 +107,14 @@ export class GitLabJson {
     };
   }
 
+  /** A note (GitLab's Note entity, the same in the notes list and in discussions): a diff note has its position. */
   note(project: SimProject, mr: SimMergeRequest, note: SimNote) {
+    const resolvable = isResolvable(note);
     return {
       id: note.id,
+      type: note.type,
       body: note.body,
+      attachment: null,
       author: this.user(note.author),
       created_at: note.createdAt,
       updated_at: note.updatedAt,
@@ -119,11 +122,18 @@ export class GitLabJson {
       noteable_id: mr.id,
       noteable_type: 'MergeRequest',
       project_id: project.id,
+      ...(note.position ? { commit_id: note.position.head_sha, position: { ...note.position } } : {}),
       noteable_iid: mr.iid,
-      resolvable: false,
+      resolvable,
+      // GitLab shows the resolution only on notes that can be resolved.
+      ...(resolvable ? { resolved: note.resolvedAt !== undefined, resolved_by: note.resolvedBy ? this.user(note.resolvedBy) : null, resolved_at: note.resolvedAt ?? null } : {}),
       confidential: false,
       internal: false,
     };
+  }
+
+  discussion(project: SimProject, mr: SimMergeRequest, discussion: SimDiscussion) {
+    return { id: discussion.id, individual_note: discussion.individualNote, notes: discussion.notes.map((note) => this.note(project, mr, note)) };
   }
 
   /** A pipeline as lists show it (GitLab's PipelineBasic). */

@@ -1,8 +1,9 @@
 /**
  * A GitLab look-alike (REST v4) for the GitLab client's tests and the sandbox: projects with branches, merge
- * requests, notes and pipelines, in memory, under an optional self-managed path prefix, with GitLab's error
- * bodies, PRIVATE-TOKEN checks and the shared fault injector, and GitLab's webhooks (merge request, note, pipeline)
- * with the `X-Gitlab-Token` secret on every change. Response shapes are in gitlab-json.ts.
+ * requests, notes, discussions (threads, diff notes, replies, resolving; gitlab-discussions.ts) and pipelines, in
+ * memory, under an optional self-managed path prefix, with GitLab's error bodies, PRIVATE-TOKEN checks and the shared
+ * fault injector, and GitLab's webhooks (merge request, note, pipeline) with the `X-Gitlab-Token` secret on every
+ * change. Response shapes are in gitlab-json.ts.
  */
 import express, { NextFunction, Request, Response } from 'express';
 import { createHash, randomUUID } from 'node:crypto';
@@ -11,6 +12,9 @@ import { closeServer, listen } from '../listen';
 import { createWebhookSender, type WebhookSender, type WebhookTarget } from '../webhook-sender';
 import { createGitSmartHttp, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
 import { GitLabJson } from './gitlab-json';
+import { discussionId, discussionsOf, replyShape, resolveRefusal, isResolvable, type SimDiscussion, type SimNote, type SimPosition } from './gitlab-discussions';
+
+export type { SimDiscussion, SimNote, SimPosition } from './gitlab-discussions';
 
 export interface GitLabSimulatorOptions {
   port?: number;
@@ -27,16 +31,18 @@ export interface GitLabSimulatorOptions {
 /** A change the simulator announces with a webhook, as GitLab does. */
 export type GitLabSimEvent =
   | { kind: 'merge_request'; project: SimProject; mr: SimMergeRequest; action: 'open' | 'update' | 'merge' | 'close'; user: string }
-  | { kind: 'note'; project: SimProject; mr: SimMergeRequest; note: SimMergeRequest['notes'][number]; user: string }
+  | { kind: 'note'; project: SimProject; mr: SimMergeRequest; note: SimNote; user: string }
   | { kind: 'pipeline'; project: SimProject; pipeline: SimPipeline; user: string };
 
 export interface SimProject {
   id: number; path: string; defaultBranch: string; branches: Map<string, string>; nextIid: number;
   mergeRequests: SimMergeRequest[]; pipelines: SimPipeline[];
+  /** The service's user may not resolve threads here (not the author, below Developer): GitLab answers 403. */
+  resolveForbidden?: boolean;
 }
 export interface SimMergeRequest {
   id: number; iid: number; title: string; description: string; state: 'opened' | 'closed' | 'merged'; sourceBranch: string; targetBranch: string; mergeCommitSha?: string;
-  author: string; createdAt: string; updatedAt: string; notes: Array<{ id: number; body: string; author: string; system: boolean; createdAt: string; updatedAt: string }>;
+  author: string; createdAt: string; updatedAt: string; notes: SimNote[];
 }
 export interface SimPipeline { id: number; iid: number; sha: string; ref: string; status: string; createdAt: string; updatedAt: string }
 
@@ -98,14 +104,69 @@ export class GitLabState {
     return pipeline;
   }
 
-  addNote(mr: SimMergeRequest, body: string, author: string, project?: SimProject): SimMergeRequest['notes'][number] {
+  /** A plain comment on the merge request: a discussion of its own. */
+  addNote(mr: SimMergeRequest, body: string, author: string, project?: SimProject): SimNote {
+    return this.writeNote(mr, body, author, project, (id) => ({ discussionId: discussionId(`${mr.id}:${id}`), type: null }));
+  }
+
+  /** "Start a thread": a DiscussionNote, or a DiffNote on `position` (a line of the merge request's diff). */
+  startDiscussion(mr: SimMergeRequest, body: string, author: string, options: { position?: SimPosition | { path: string; line: number }; project?: SimProject } = {}): SimNote {
+    const project = options.project ?? this.projectOfMergeRequest(mr);
+    const position = options.position && 'path' in options.position ? this.positionIn(project, mr, options.position) : options.position;
+    return this.writeNote(mr, body, author, project, (id) => ({ discussionId: discussionId(`${mr.id}:${id}`), type: position ? 'DiffNote' : 'DiscussionNote', ...(position ? { position } : {}) }));
+  }
+
+  /** A reply in a discussion (404 when there is none; 400 for a system note's). */
+  replyInDiscussion(mr: SimMergeRequest, id: string, body: string, author: string, project?: SimProject): SimNote {
+    const discussion = this.discussion(mr, id);
+    const time = new Date().toISOString();
+    const shape = replyShape(discussion, author, time);
+    if ('refused' in shape) throw new GitLabSimError(400, { message: `400 Bad request - ${shape.refused}` });
+    return this.writeNote(mr, body, author, project, () => {
+      for (const note of shape.convert) note.type = 'DiscussionNote';
+      const { convert: _converted, ...fields } = shape;
+      return { discussionId: id, ...fields };
+    });
+  }
+
+  /** Resolves (or reopens) every resolvable note of a thread; GitLab sends no webhook for it. */
+  resolveDiscussion(project: SimProject, mr: SimMergeRequest, id: string, resolved: boolean, user: string): SimDiscussion {
+    const discussion = this.discussion(mr, id);
+    const refusal = resolveRefusal(discussion, project.resolveForbidden === true);
+    if (refusal) throw new GitLabSimError(403, { message: '403 Forbidden' });
+    const time = new Date().toISOString();
+    for (const note of discussion.notes.filter(isResolvable)) {
+      if (resolved && !note.resolvedAt) Object.assign(note, { resolvedBy: user, resolvedAt: time });
+      if (!resolved) { delete note.resolvedBy; delete note.resolvedAt; }
+    }
+    return discussion;
+  }
+
+  discussion(mr: SimMergeRequest, id: string): SimDiscussion {
+    const discussion = discussionsOf(mr.notes).find((d) => d.id === id);
+    if (!discussion) throw new GitLabSimError(404, { message: '404 Discussion Not Found' });
+    return discussion;
+  }
+
+  private writeNote(mr: SimMergeRequest, body: string, author: string, project: SimProject | undefined, place: (id: number) => Pick<SimNote, 'discussionId' | 'type' | 'position' | 'resolvedBy' | 'resolvedAt'>): SimNote {
     if (!body.trim()) throw new GitLabSimError(400, { message: { note: ["can't be blank"] } });
     const time = new Date().toISOString();
-    const note = { id: this.id(), body, author, system: false, createdAt: time, updatedAt: time };
+    const id = this.id();
+    const note: SimNote = { ...place(id), id, body, author, system: false, createdAt: time, updatedAt: time };
     mr.notes.push(note);
-    const owner = project ?? [...this.projects.values()].find((p) => p.mergeRequests.includes(mr));
+    const owner = project ?? this.projectOfMergeRequest(mr);
     if (owner) this.emit({ kind: 'note', project: owner, mr, note, user: author });
     return note;
+  }
+
+  private projectOfMergeRequest(mr: SimMergeRequest): SimProject | undefined {
+    return [...this.projects.values()].find((p) => p.mergeRequests.includes(mr));
+  }
+
+  /** A line of the merge request's new file, at the current heads of its branches. */
+  private positionIn(project: SimProject | undefined, mr: SimMergeRequest, at: { path: string; line: number }): SimPosition {
+    const base = project?.branches.get(mr.targetBranch) ?? '';
+    return { base_sha: base, start_sha: base, head_sha: project?.branches.get(mr.sourceBranch) ?? '', old_path: at.path, new_path: at.path, position_type: 'text', old_line: null, new_line: at.line, line_range: null };
   }
 }
 
@@ -240,6 +301,41 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     const note = state.addNote(mr, String((req.body as { body?: string } | undefined)?.body ?? ''), String(res.locals.username), projectOf(req));
     res.status(201).json(json.note(projectOf(req), mr, note));
   });
+  // Discussions: every note is in one (a plain comment is an individual note); threads take replies and resolve.
+  api.get('/projects/:id/merge_requests/:iid/discussions', (req, res) => {
+    const project = projectOf(req);
+    const mr = mrOf(req);
+    res.json(paged(req, res, discussionsOf(mr.notes)).map((d) => json.discussion(project, mr, d)));
+  });
+  api.get('/projects/:id/merge_requests/:iid/discussions/:discussion_id', (req, res) => {
+    const mr = mrOf(req);
+    res.json(json.discussion(projectOf(req), mr, state.discussion(mr, String(req.params.discussion_id))));
+  });
+  api.post('/projects/:id/merge_requests/:iid/discussions', (req, res) => {
+    const project = projectOf(req);
+    const mr = mrOf(req);
+    const body = (req.body ?? {}) as { body?: unknown; position?: Record<string, unknown> };
+    if (typeof body.body !== 'string') throw new GitLabSimError(400, { error: 'body is missing' });
+    const position = body.position === undefined ? undefined : positionParam(body.position);
+    const note = state.startDiscussion(mr, body.body, String(res.locals.username), { project, ...(position ? { position } : {}) });
+    res.status(201).json(json.discussion(project, mr, state.discussion(mr, note.discussionId)));
+  });
+  api.post('/projects/:id/merge_requests/:iid/discussions/:discussion_id/notes', (req, res) => {
+    const project = projectOf(req);
+    const mr = mrOf(req);
+    const body = (req.body ?? {}) as { body?: unknown };
+    if (typeof body.body !== 'string') throw new GitLabSimError(400, { error: 'body is missing' });
+    const note = state.replyInDiscussion(mr, String(req.params.discussion_id), body.body, String(res.locals.username), project);
+    res.status(201).json(json.note(project, mr, note));
+  });
+  api.put('/projects/:id/merge_requests/:iid/discussions/:discussion_id', (req, res) => {
+    const raw = req.query.resolved ?? (req.body as { resolved?: unknown } | undefined)?.resolved;
+    const resolved = raw === true || raw === 'true' ? true : raw === false || raw === 'false' ? false : undefined;
+    if (resolved === undefined) throw new GitLabSimError(400, { error: raw === undefined ? 'resolved is missing' : 'resolved is invalid' });
+    const project = projectOf(req);
+    const mr = mrOf(req);
+    res.json(json.discussion(project, mr, state.resolveDiscussion(project, mr, String(req.params.discussion_id), resolved, String(res.locals.username))));
+  });
   api.get('/projects/:id/merge_requests/:iid/pipelines', (req, res) => {
     const project = projectOf(req);
     const mr = mrOf(req);
@@ -282,6 +378,27 @@ function paged<T>(req: Request, res: Response, items: T[]): T[] {
   return items.slice((page - 1) * perPage, page * perPage);
 }
 
+/** GitLab's line code of a diff position: the SHA-1 of the path, then the old and the new line. */
+function lineCode(position: SimPosition): string {
+  return `${sha(position.new_path)}_${position.old_line ?? 0}_${position.new_line ?? 0}`;
+}
+
+/** The `position` parameter of a new diff thread: GitLab requires the three SHAs and a text (or image) type. */
+function positionParam(raw: Record<string, unknown>): SimPosition {
+  for (const key of ['base_sha', 'start_sha', 'head_sha', 'position_type']) {
+    if (typeof raw[key] !== 'string' || !raw[key]) throw new GitLabSimError(400, { error: `position[${key}] is missing` });
+  }
+  if (raw.position_type !== 'text') throw new GitLabSimError(400, { error: 'position[position_type] does not have a valid value' });
+  const path = (raw.new_path ?? raw.old_path) as string | undefined;
+  const line = (value: unknown) => (value === undefined || value === null || value === '' ? null : Number(value));
+  if (!path || (line(raw.new_line) === null && line(raw.old_line) === null)) throw new GitLabSimError(400, { message: '400 Bad request - Note {:line_code=>["can\'t be blank", "must be a valid line code"]}' });
+  return {
+    base_sha: String(raw.base_sha), start_sha: String(raw.start_sha), head_sha: String(raw.head_sha),
+    old_path: String(raw.old_path ?? path), new_path: String(raw.new_path ?? path), position_type: 'text',
+    old_line: line(raw.old_line), new_line: line(raw.new_line), line_range: null,
+  };
+}
+
 /** GitLab's webhook bodies (the fields GitLab documents for merge request, note and pipeline events). */
 export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Record<string, unknown> {
   const project = { id: event.project.id, name: event.project.path.split('/').pop(), path_with_namespace: event.project.path, default_branch: event.project.defaultBranch, web_url: json.projectUrl(event.project) };
@@ -298,12 +415,23 @@ export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Reco
         },
       };
     }
-    case 'note':
+    case 'note': {
+      // The note's own attributes as GitLab's hook sends them: its discussion, its type (null for a plain comment)
+      // and, for a diff note, its position. Nothing in them says whether the note started its thread or replied.
+      const note = event.note;
       return {
-        object_kind: 'note', event_type: 'note', user, project,
-        object_attributes: { id: event.note.id, note: event.note.body, noteable_type: 'MergeRequest', action: 'create', created_at: event.note.createdAt, updated_at: event.note.updatedAt },
+        object_kind: 'note', event_type: 'note', user, project_id: event.project.id, project,
+        object_attributes: {
+          attachment: null, author_id: json.user(note.author).id, change_position: null, commit_id: note.position?.head_sha ?? null, created_at: note.createdAt,
+          discussion_id: note.discussionId, id: note.id, line_code: note.position ? lineCode(note.position) : null, note: note.body, noteable_id: event.mr.id, noteable_type: 'MergeRequest',
+          original_position: note.position ?? null, position: note.position ?? null, project_id: event.project.id,
+          resolved_at: note.resolvedAt ?? null, resolved_by_id: note.resolvedBy ? json.user(note.resolvedBy).id : null, resolved_by_push: null,
+          st_diff: null, system: note.system, type: note.type, updated_at: note.updatedAt, updated_by_id: null,
+          description: note.body, url: `${json.mergeRequestUrl(event.project, event.mr)}#note_${note.id}`, action: 'create',
+        },
         merge_request: mrRef(event.mr),
       };
+    }
     case 'pipeline': {
       const mr = event.project.mergeRequests.find((m) => m.state === 'opened' && m.sourceBranch === event.pipeline.ref);
       const finished = ['success', 'failed', 'canceled', 'skipped'].includes(event.pipeline.status);

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEffectActivities } from '../../../activities/effect-activities';
+import { resolutionStep } from '../../../activities/merge-request-effect-activities';
 import { parseRepositoryRegistry } from '../../../src/config/repository-registry';
 import { gitlabHookSchema } from '../../../src/ingress/gitlab/gitlab-webhook-schema';
 import { normaliseGitLabEvent } from '../../../src/ingress/gitlab/normalise-gitlab-event';
@@ -71,12 +72,10 @@ describe('merge request effects', () => {
     expect(notes).toEqual(['Rebased on main.', 'Automated review by the service\n\n- `src/a.ts:3`: an off-by-one']);
   });
 
-  it('fails closed, without a write, for fork mode, a review reply and a connection without its credential', async () => {
+  it('fails closed, without a write, for fork mode and a connection without its credential', async () => {
     gitlab.state.push(gitlab.state.project('platform/forked'), 'service/fd-2');
     const fork = await perform('k-fork', { kind: 'scmhost.open_pr', repository: 'platform/forked', head: 'service/fd-2', base: null, title: 't', body: 'b', mode: 'fork' });
     expect(fork).toMatchObject({ status: 'terminal_failure', error: expect.stringContaining('fork mode is not supported for GitLab project platform/forked') });
-    const reply = await perform('k-reply', { kind: 'scmhost.review_reply', repository: 'platform/billing', number: 1, comment_id: 5, body: 'Done' });
-    expect(reply).toMatchObject({ status: 'terminal_failure', error: 'scmhost.review_reply is not available for GitLab project platform/billing' });
     const nocred = await perform('k-nocred', { kind: 'scmhost.pr_comment', repository: 'platform/nocred', number: 1, body: 'x' });
     expect(nocred).toMatchObject({ status: 'terminal_failure', error: expect.stringContaining('set GL_UNSET') });
     expect(gitlab.state.project('platform/forked').mergeRequests).toHaveLength(0);
@@ -95,5 +94,71 @@ describe('merge request effects', () => {
     const pipeline = observed[4]!;
     expect(pipeline.kind === 'observation' && pipeline.observation.facts.pipeline).toMatchObject({ status: 'failed', sha: project.branches.get('service/fd-1') });
     expect(pipeline.kind === 'observation' && pipeline.routing.pull_request_ref).toBe('platform/billing!1');
+  });
+
+  describe('a reply in a discussion thread', () => {
+    const reply = (comment_id: string, extra: Record<string, unknown> = {}) => ({ kind: 'scmhost.review_reply', repository: 'platform/billing', number: 2, comment_id, body: 'Done in abc1234: listed them', ...extra });
+    let mr: ReturnType<GitLabSimulator['state']['project']>['mergeRequests'][number];
+
+    beforeAll(() => {
+      const project = gitlab.state.project('platform/billing');
+      gitlab.state.push(project, 'service/fd-3');
+      mr = { id: gitlab.state.id(), iid: 2, title: '[FD-3] Rows', description: '', state: 'opened', sourceBranch: 'service/fd-3', targetBranch: 'main', author: 'service-bot', createdAt: 't', updatedAt: 't', notes: [] };
+      project.mergeRequests.push(mr);
+    });
+    const discussion = (id: string) => gitlab.state.discussion(mr, id);
+
+    it('replies once in the thread (a repeat finds its reply there by its key) and resolves it when asked', async () => {
+      const thread = gitlab.state.startDiscussion(mr, 'Say which invoices are exported.', 'octo-reviewer', { position: { path: 'src/export.ts', line: 3 } });
+      const first = await perform('k-thread', reply(thread.discussionId, { resolve: true }));
+      expect(first).toMatchObject({ status: 'succeeded', evidence: { provider: 'gitlab', ids: { discussion_id: thread.discussionId, resolution: 'resolved' } } });
+      expect(first.evidence).not.toHaveProperty('adopted');
+      const again = await perform('k-thread', reply(thread.discussionId, { resolve: true }), 2);
+      expect(again).toMatchObject({ status: 'succeeded', evidence: { adopted: true, ids: { note_id: first.evidence!.ids!.note_id, resolution: 'already_resolved' } } });
+      expect(discussion(thread.discussionId).notes.map((n) => [n.author, n.type, n.body.split('\n')[0], n.resolvedBy])).toEqual([
+        ['octo-reviewer', 'DiffNote', 'Say which invoices are exported.', 'service-bot'],
+        ['service-bot', 'DiffNote', 'Done in abc1234: listed them', 'service-bot'],
+      ]);
+    });
+
+    it('leaves a thread open when not asked, and records GitLab refusing to resolve without failing the reply', async () => {
+      const asked = gitlab.state.startDiscussion(mr, 'Why CSV?', 'octo-reviewer');
+      expect(await perform('k-asked', reply(asked.discussionId, { body: 'CSV opens anywhere.' }))).toMatchObject({ status: 'succeeded', evidence: { ids: { discussion_id: asked.discussionId } } });
+      expect(discussion(asked.discussionId).notes.map((n) => n.resolvedAt)).toEqual([undefined, undefined]);
+
+      const project = gitlab.state.project('platform/billing');
+      const forbidden = gitlab.state.startDiscussion(mr, 'Rename it.', 'octo-reviewer');
+      project.resolveForbidden = true;
+      const refused = await perform('k-forbidden', reply(forbidden.discussionId, { resolve: true }));
+      project.resolveForbidden = false;
+      expect(refused).toMatchObject({ status: 'succeeded', evidence: { ids: { resolution: 'refused' }, note: expect.stringContaining('(403)') } });
+      expect(discussion(forbidden.discussionId).notes.map((n) => [n.author, n.resolvedAt])).toEqual([['octo-reviewer', undefined], ['service-bot', undefined]]);
+    });
+
+    it('retries a resolve that failed for a while: the repeat adopts the reply and resolves', async () => {
+      const thread = gitlab.state.startDiscussion(mr, 'Add a test.', 'octo-reviewer');
+      gitlab.faults.enqueue({ match: { method: 'PUT', path: /\/discussions\/[0-9a-f]{40}$/ }, kind: 'status', status: 503, times: 10 });
+      const first = await perform('k-retry', reply(thread.discussionId, { resolve: true }));
+      gitlab.faults.clear();
+      expect(first.status).toBe('retryable_failure');
+      const second = await perform('k-retry', reply(thread.discussionId, { resolve: true }), 2);
+      expect(second).toMatchObject({ status: 'succeeded', evidence: { adopted: true, ids: { resolution: 'resolved' } } });
+      expect(discussion(thread.discussionId).notes.filter((n) => n.author === 'service-bot')).toHaveLength(1);
+    });
+
+    it('does not try to resolve a plain comment (it cannot be), and a missing discussion is not found', async () => {
+      const comment = gitlab.state.addNote(mr, 'Nice.', 'octo-reviewer');
+      expect(await perform('k-plain', reply(comment.discussionId, { resolve: true }))).toMatchObject({ status: 'succeeded', evidence: { ids: { resolution: 'not_resolvable' } } });
+      expect(await perform('k-missing', reply('f'.repeat(40)))).toMatchObject({ status: 'terminal_failure', evidence: { status_code: 404 } });
+    });
+  });
+});
+
+describe('resolutionStep', () => {
+  it('resolves an open resolvable thread when asked, and nothing else', () => {
+    expect(resolutionStep({ resolvable: true, resolved: false }, true)).toBe('resolve');
+    expect(resolutionStep({ resolvable: true, resolved: true }, true)).toBe('already_resolved');
+    expect(resolutionStep({ resolvable: false, resolved: false }, true)).toBe('not_resolvable');
+    expect(resolutionStep({ resolvable: true, resolved: false }, false)).toBe('not_asked');
   });
 });

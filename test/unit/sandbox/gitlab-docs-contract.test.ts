@@ -73,8 +73,19 @@ const NOTE: DocumentedShape = {
   fixture: 'note.json',
   // The note example's author is an older user shape (email, created_at); authors are UserBasic, as in the MR examples.
   optional: ['author.email', 'author.created_at'],
-  alsoDocumentedBy: ['merge-request-list-item.json'],
+  // The notes list shows thread notes too, with what a thread note has.
+  alsoDocumentedBy: ['merge-request-list-item.json', 'discussion-note.json'],
 };
+/** The fields of `fixture` at or under `prefixes`. */
+function under(fixtureName: string, prefixes: string[]): string[] {
+  return [...shape(fixture<Json>(`gitlab/api/${fixtureName}`)).keys()].filter((path) => prefixes.some((p) => path === p || path.startsWith(`${p}.`)));
+}
+// A plain comment and a thread that is not on the diff have no place; only resolvable notes show their resolution.
+const DISCUSSION: DocumentedShape = {
+  fixture: 'discussion.json',
+  optional: under('discussion.json', ['notes[].commit_id', 'notes[].position', 'notes[].resolved', 'notes[].resolved_by', 'notes[].resolved_at']),
+};
+const DISCUSSION_NOTE: DocumentedShape = { fixture: 'discussion-note.json', optional: under('discussion-note.json', ['commit_id', 'position', 'resolved', 'resolved_by', 'resolved_at']) };
 /** Where the documentation shows each answer the client reads (method, path pattern, documented shape of the body or its items). */
 const DOCUMENTED: Array<{ route: string; method: string; pattern: RegExp; list: boolean; shape: DocumentedShape }> = [
   { route: 'GET branch', method: 'GET', pattern: /\/repository\/branches\/[^/]+$/, list: false, shape: { fixture: 'branch.json' } },
@@ -88,6 +99,10 @@ const DOCUMENTED: Array<{ route: string; method: string; pattern: RegExp; list: 
   { route: 'POST note', method: 'POST', pattern: /\/merge_requests\/\d+\/notes$/, list: false, shape: NOTE },
   { route: 'GET notes', method: 'GET', pattern: /\/merge_requests\/\d+\/notes$/, list: true, shape: NOTE },
   { route: 'pipelines', method: 'GET', pattern: /\/pipelines$/, list: true, shape: { fixture: 'pipeline-list-item.json' } },
+  { route: 'GET discussions', method: 'GET', pattern: /\/merge_requests\/\d+\/discussions$/, list: true, shape: DISCUSSION },
+  { route: 'POST discussion', method: 'POST', pattern: /\/merge_requests\/\d+\/discussions$/, list: false, shape: DISCUSSION },
+  { route: 'discussion (get, resolve)', method: '*', pattern: /\/discussions\/[0-9a-f]{40}$/, list: false, shape: DISCUSSION },
+  { route: 'POST discussion note', method: 'POST', pattern: /\/discussions\/[0-9a-f]{40}\/notes$/, list: false, shape: DISCUSSION_NOTE },
 ];
 
 describe('GitLab simulator against the example responses of GitLab\'s API documentation', () => {
@@ -112,6 +127,19 @@ describe('GitLab simulator against the example responses of GitLab\'s API docume
     await client.getMergeRequest(NS, mr.iid);
     await client.listMergeRequestPipelines(NS, mr.iid);
     await client.listPipelinesForSha(NS, head ?? '');
+    // Threads: one on a line of the diff (started as a reviewer would; the service's client does not start threads),
+    // one without a place, and the plain comment above; the service replies and resolves.
+    const started = await recordingFetch(exchanges)(`${sim.apiUrl}/projects/${encodeURIComponent(NS)}/merge_requests/${mr.iid}/discussions`, {
+      method: 'POST', headers: { 'private-token': TOKEN, 'content-type': 'application/json' },
+      body: JSON.stringify({ body: 'Say which rows.', position: { base_sha: head, start_sha: head, head_sha: head, position_type: 'text', new_path: 'src/pay.ts', old_path: 'src/pay.ts', new_line: 4 } }),
+    });
+    const thread = (await started.json()) as { id: string };
+    sim.state.startDiscussion(project.mergeRequests[0]!, 'Why?', 'reviewer');
+    await client.createMergeRequestDiscussionNote(NS, mr.iid, thread.id, 'Done.', { idempotencyKey: 'proj-1:reply' });
+    await client.getMergeRequestDiscussion(NS, mr.iid, thread.id);
+    await client.resolveMergeRequestDiscussion(NS, mr.iid, thread.id);
+    await client.listMergeRequestDiscussions(NS, mr.iid);
+    await client.listMergeRequestNotes(NS, mr.iid);
     await client.updateMergeRequest(NS, mr.iid, { title: '[PROJ-1] Pay v2', stateEvent: 'close' });
   });
   afterAll(async () => {
@@ -147,9 +175,9 @@ describe('GitLab simulator against the example responses of GitLab\'s API docume
     const source = readFileSync(join(__dirname, '../../../src/providers/gitlab/gitlab-client.ts'), 'utf8');
     const operations = [...source.matchAll(/operation: '(\w+)'|paginate<\w+>\('(\w+)'/g)].map((m) => m[1] ?? m[2]).sort();
     expect(operations).toEqual([
-      'createBranch', 'createMergeRequest', 'createMergeRequestNote', 'findMergeRequestBySourceBranch', 'getBranch', 'getMergeRequest',
-      'getProject', 'listMergeRequestNotes', 'listMergeRequestPipelines', 'listOpenMergeRequestsByBranchPrefix', 'listPipelinesForSha',
-      'updateMergeRequest',
+      'createBranch', 'createMergeRequest', 'createMergeRequestDiscussionNote', 'createMergeRequestNote', 'findMergeRequestBySourceBranch', 'getBranch',
+      'getMergeRequest', 'getMergeRequestDiscussion', 'getProject', 'listMergeRequestDiscussions', 'listMergeRequestNotes', 'listMergeRequestPipelines',
+      'listOpenMergeRequestsByBranchPrefix', 'listPipelinesForSha', 'resolveMergeRequestDiscussion', 'updateMergeRequest',
     ]);
   });
 

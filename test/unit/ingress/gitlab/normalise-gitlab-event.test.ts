@@ -30,6 +30,21 @@ describe('normaliseGitLabEvent', () => {
     expect(observation.facts.comment).toMatchObject({ body: '/service skip-gate lint', author: 'reviewer' });
   });
 
+  it('keeps the discussion of a note: a diff note is in a thread, with its place; a plain comment is not', () => {
+    const { observation } = observed('diff-note-on-merge-request.json');
+    expect(observation.delivery_identity).toBe('gitlab:note:1250@2026-11-23T07:40:00.000Z');
+    expect(observation.facts.comment).toMatchObject({
+      body: 'Say which invoices are exported.', author: 'reviewer',
+      discussion: { id: '6a9c1750b37d513a43987b574953fceb50b03ce7', thread: true, path: 'src/export.ts', line: 12 },
+    });
+    const started = observed('diff-note-on-merge-request.json', (p) => { p.object_attributes.type = 'DiscussionNote'; p.object_attributes.position = null; });
+    expect(started.observation.facts.comment!.discussion).toEqual({ id: '6a9c1750b37d513a43987b574953fceb50b03ce7', thread: true });
+    const plain = observed('diff-note-on-merge-request.json', (p) => { p.object_attributes.type = null; p.object_attributes.position = null; });
+    expect(plain.observation.facts.comment!.discussion).toEqual({ id: '6a9c1750b37d513a43987b574953fceb50b03ce7', thread: false });
+    // A payload without a discussion (older GitLab, the recorded plain note) has none.
+    expect(observed('note-on-merge-request.json').observation.facts.comment).not.toHaveProperty('discussion');
+  });
+
   it('tells an edited note from its creation, by GitLab\'s action or by its update time', () => {
     expect(observed('note-on-merge-request.json').observation.facts.action).toBe('created');
     const later = observed('note-on-merge-request.json', (p) => { p.object_attributes.updated_at = '2026-11-23 07:35:00 UTC'; });

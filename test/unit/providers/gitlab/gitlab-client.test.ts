@@ -62,6 +62,26 @@ repositories:
     expect((await client.findNoteByIdempotencyKey(NS, 1, 'gl-1'))?.id).toBe(note.id);
   });
 
+  it('reads discussions, replies in a thread with the marker, and resolves it (403 where it may not)', async () => {
+    sim.state.push(sim.state.project(NS), 'service/proj-1');
+    await client.createMergeRequest(NS, { title: 't', description: '', sourceBranch: 'service/proj-1', targetBranch: 'main' });
+    const mr = sim.state.project(NS).mergeRequests[0]!;
+    sim.state.addNote(mr, 'Plain.', 'reviewer');
+    const diff = sim.state.startDiscussion(mr, 'Say which invoices.', 'reviewer', { position: { path: 'src/export.ts', line: 12 } });
+    const reply = await client.createMergeRequestDiscussionNote(NS, 1, diff.discussionId, 'Done.', { idempotencyKey: 'gl-reply' });
+    expect(reply).toMatchObject({ type: 'DiffNote', idempotencyKey: 'gl-reply', resolvable: true, resolved: false, position: { path: 'src/export.ts', line: 12 } });
+    const [plain, thread] = await client.listMergeRequestDiscussions(NS, 1);
+    expect(plain).toMatchObject({ individualNote: true, resolvable: false, resolved: false, notes: [{ type: null, body: 'Plain.' }] });
+    expect(thread).toMatchObject({ id: diff.discussionId, individualNote: false, resolvable: true, resolved: false });
+    expect(thread!.notes.map((n) => [n.author, n.idempotencyKey])).toEqual([['reviewer', undefined], ['service-bot', 'gl-reply']]);
+    expect(await client.resolveMergeRequestDiscussion(NS, 1, diff.discussionId)).toMatchObject({ resolved: true });
+    expect((await client.getMergeRequestDiscussion(NS, 1, diff.discussionId)).resolved).toBe(true);
+    await expect(client.getMergeRequestDiscussion(NS, 1, 'f'.repeat(40))).rejects.toBeInstanceOf(NotFoundProviderError);
+    const refused = await client.resolveMergeRequestDiscussion(NS, 1, plain!.id).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TerminalProviderError);
+    expect((refused as TerminalProviderError).status).toBe(403);
+  });
+
   it('lists pipelines of a merge request and of a commit', async () => {
     const project = sim.state.project(NS);
     const sha = sim.state.push(project, 'service/proj-1');

@@ -22,3 +22,29 @@ describe('answers to review feedback', () => {
     expect(effects[1]!.operation).toMatchObject({ number: 7, body: 'On the review:\n- lead: Which rows do you mean?' });
   });
 });
+
+describe('answers in GitLab discussions', () => {
+  const mr = { pull_request: 'platform/billing!1', repository: 'platform/billing', number: 1 };
+  const accepted: FeedbackItem = { ...mr, id: 't10', key: 't10@10', kind: 'thread', comment_id: 'a'.repeat(40), resolvable: true, path: 'src/export.ts', line: 12, conversation: ['lead: Say which invoices.'] };
+  const asked: FeedbackItem = { ...mr, id: 't20', key: 't20@20', kind: 'thread', comment_id: 'b'.repeat(40), resolvable: true, conversation: ['lead: Why CSV?'] };
+  const comment: FeedbackItem = { ...mr, id: 'n30', key: 'n30', kind: 'review', conversation: ['lead: Name the file invoices.csv.'] };
+  const pushed = new Map([['platform/billing', 'abcdef0123456789']]);
+
+  it('replies in each thread, resolves the one whose change was pushed, and answers plain comments in one note', () => {
+    const decided = decisionsFor([accepted, asked, comment], [
+      { id: 't10', decision: 'accept', change: 'listed the invoices' }, { id: 't20', decision: 'contest', reply: 'CSV opens anywhere.' }, { id: 'n30', decision: 'accept', change: 'renamed the file' },
+    ]);
+    const effects = reviewAnswers(decided, pushed);
+    expect(effects.map((e) => [e.name, e.operation])).toEqual([
+      [`reply_${'a'.repeat(40)}`, { kind: 'scmhost.review_reply', repository: 'platform/billing', number: 1, comment_id: 'a'.repeat(40), body: 'Done in abcdef0: listed the invoices', resolve: true }],
+      [`reply_${'b'.repeat(40)}`, { kind: 'scmhost.review_reply', repository: 'platform/billing', number: 1, comment_id: 'b'.repeat(40), body: 'CSV opens anywhere.' }],
+      ['answer_reviews_platform_billing_1', { kind: 'scmhost.pr_comment', repository: 'platform/billing', number: 1, body: 'On the review:\n- lead: Done in abcdef0: renamed the file' }],
+    ]);
+  });
+
+  it('does not resolve a thread that cannot be resolved, or whose change was not pushed', () => {
+    const decided = decisionsFor([{ ...accepted, resolvable: false }], [{ id: 't10', decision: 'accept', change: 'listed the invoices' }]);
+    expect(reviewAnswers(decided, pushed)[0]!.operation).not.toHaveProperty('resolve');
+    expect(reviewAnswers(decisionsFor([accepted], []), new Map())[0]!.operation).not.toHaveProperty('resolve');
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decisionsFor, feedbackText, openFeedback, openMergeRequestFeedback } from '../../../../activities/stations/delivery/review-feedback';
+import { decisionsFor, feedbackText, openFeedback } from '../../../../activities/stations/delivery/review-feedback';
 import { replyFor } from '../../../../activities/stations/delivery/review-stations';
 import type { Review, ReviewComment, ReviewThread } from '../../../../src/providers/scmhost/scmhost-types';
 
@@ -51,23 +51,5 @@ describe('decisionsFor and replyFor', () => {
     expect(replyFor(r1!, 'abcdef123')).toBeUndefined();
     expect(replyFor(t10!, 'abcdef123')).toBe('Done in abcdef1: Made it a const.');
     expect(replyFor(t11!, 'abcdef123')).toBe('Drop the whole function?');
-  });
-});
-
-describe('GitLab merge request notes as review feedback', () => {
-  const pull = { pull_request: 'platform/billing!1', repository: 'platform/billing', number: 1 };
-  const note = (id: number, body: string, extra: Partial<{ author: string; system: boolean; idempotencyKey: string }> = {}) => ({ id, body, author: 'alice', system: false, ...extra });
-
-  it('takes each person\'s note once, leaving out system notes, the service\'s own notes, commands and answered notes', () => {
-    const items = openMergeRequestFeedback(pull, [
-      note(1, 'Rename the column.'),
-      note(2, 'added 1 commit', { system: true }),
-      note(3, 'Automated review by the service', { author: 'service-bot', idempotencyKey: 'K:1' }),
-      note(4, 'from another account of the service', { idempotencyKey: 'K:2' }),
-      note(5, '/service rebase'),
-      note(6, 'Already answered.'),
-      note(7, 'by the bot login', { author: 'Service-Bot' }),
-    ], { bot: 'service-bot', answered: new Set(['n6']) });
-    expect(items).toEqual([{ ...pull, id: 'n1', key: 'n1', kind: 'review', conversation: ['alice: Rename the column.'] }]);
   });
 });
