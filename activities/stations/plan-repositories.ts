@@ -3,7 +3,7 @@
  * the order they first appear, each once (case-insensitive). The bug's fix plan and a takeover's plan both tag their
  * steps this way; decompose_plan and the task router go by these tags. Pure.
  */
-const REPO_TAG = /(?:^|[\s(\[*_-])repo:\s*`?([A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)+)`?/gim;
+const REPO_TAG = /(?:^|[\s([*_-])repo:\s*`?([A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)+)`?/gim;
 
 export function repositoriesOfPlan(markdown: string): string[] {
   const seen = new Map<string, string>();
