@@ -34,6 +34,9 @@ export async function startServiceStack(temporalAddress: string, env: NodeJS.Pro
     SERVICE_GATEWAY_PORT: String(gatewayPort),
     SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
     SERVICE_WORKER_METRICS_PORT: String(metricsPort),
+    // A test stops its stack with stations possibly still running: a short grace keeps teardown quick (the
+    // shutdown test sets its own).
+    SERVICE_SHUTDOWN_GRACE_SECONDS: '5',
     ...unusedWebhookSecrets(env),
     ...env,
   };
