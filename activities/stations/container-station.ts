@@ -15,6 +15,7 @@ import { proxyUpstreamOf, ProxyUpstreamError, startModelProxy } from '../../src/
 import { workerLabelValue, WORKER_LABEL } from '../../src/containers/orphan-sweep';
 import type { PodmanAccount } from '../../src/containers/podman-account';
 import { runContainer } from '../../src/containers/run-container';
+import { chargedUsage, ledgerAfterAttempt, readSpendLedger, removeSpendLedger, spendLedgerWriter, type LedgerSpend } from '../../src/containers/spend-ledger';
 import { commitWorkspace, prepareWorkspace, serviceBranch, type WorkspaceCommit } from '../../src/containers/workspace';
 import type { Logger } from '../../src/logging/logger';
 import type { ResolvedTarget } from '../../src/models/model-client';
@@ -111,6 +112,15 @@ function stationBase(workDir: string, input: Pick<StationInput, 'ticket_key' | '
 function runFolder(workDir: string, base: string): string {
   return join(workDir, `run-${digest(base).slice(0, 10)}`);
 }
+
+/**
+ * The spend ledger of a station (every attempt of the same ticket, node, visit and run): beside the station folders,
+ * in the work folder the container's account can traverse but not write, and outside every mount.
+ */
+function spendLedgerPath(workDir: string, base: string): string {
+  return join(workDir, `spend-${digest(base).slice(0, 16)}.jsonl`);
+}
+const NO_LEFTOVER: LedgerSpend = { input_tokens: 0, output_tokens: 0, records: 0 };
 const MAX_OUTPUT_CHARS = 32_000;
 /** What the host reads of a file the container wrote: outputs, the result, the transcript, a review cycle. */
 const MAX_OUTPUT_BYTES = 256 * 1024;
@@ -137,7 +147,7 @@ export function containerOutcome(run: { agentStatus: string; outputsMissing: boo
 export function createContainerStations(deps: ContainerStationDeps) {
   const { config } = deps;
   return function containerStation(spec: ContainerStationSpec): StationActivity {
-    const runOnce = async (input: StationInput, context: Context | undefined): Promise<StationResult> => {
+    const runOnce = async (input: StationInput, context: Context | undefined, leftover: LedgerSpend): Promise<StationResult> => {
       const logger = deps.logger.child({ ticket: input.ticket_key, node: input.node, station: input.station });
       const step = spec.step ?? input.station;
       const repository = (typeof input.params?.repository === 'string' ? input.params.repository : undefined) ?? (await deps.defaultRepository?.(input));
@@ -193,7 +203,10 @@ export function createContainerStations(deps: ContainerStationDeps) {
       // refuses any call once the remaining tokens are spent.
       const meter = currentBudgetMeter();
       const taskText = spec.task(input);
-      const tokenBudget = meter ? await meter.allowance(estimateTokens(skill.body, taskText)) : input.token_budget;
+      // The meter already holds the leftover of a crashed attempt; without one the plain budget is cut by it here.
+      const tokenBudget = meter
+        ? await meter.allowance(estimateTokens(skill.body, taskText))
+        : input.token_budget == null ? input.token_budget : Math.max(0, input.token_budget - leftover.input_tokens - leftover.output_tokens);
       const task: AgentTask = {
         step, ticket_key: input.ticket_key,
         skill: { name: skill.name, body: skill.body },
@@ -208,6 +221,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
       const proxy = await startModelProxy({
         socketPath, upstream, tokenBudget, tracing: deps.tracing, socketOwner: owner,
         trace: { ...stationTraceContext(input), workflow_step: step, repo: repository },
+        spendLedger: spendLedgerWriter(spendLedgerPath(config.container.workDir, base), leftover.records),
       });
       // A copy in the work folder: the checkout's own folder may be private to the worker (issue 30, point 7).
       const agentPath = stageAgentBundle(await (deps.agentBundle ?? agentBundlePath)(), config.container.workDir);
@@ -317,7 +331,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
           operation: { kind: 'git.push', repository, branch: workspace.branch, commit_sha: commit.sha, base_sha: workspace.resumed ? workspace.baseSha : null, workspace: hostDir, mode },
         }] : [],
         summary: `${input.station}: agent ${agent.status} in ${agent.steps} steps, ${commit.files.length} files changed${verdict !== 'not_reviewed' ? `, review ${verdict}` : ''}`,
-        usage: { input_tokens: proxy.usage().input_tokens, output_tokens: proxy.usage().output_tokens, model: `${resolved.target.connection}:${resolved.target.model}` },
+        usage: { ...chargedUsage(leftover, proxy.usage()), model: `${resolved.target.connection}:${resolved.target.model}` },
       };
       logger.info('container station finished', { outcome, container: run.name, duration_ms: run.durationMs, commit: commit.sha, read_only: Boolean(spec.readOnly) });
       return result;
@@ -326,9 +340,25 @@ export function createContainerStations(deps: ContainerStationDeps) {
       const context = activityContext();
       // Heartbeats from the first moment (a clone can take a while), so a cancellation reaches the station quickly.
       const beat = setInterval(() => context?.heartbeat({ station: input.station }), 1000);
+      const ledgerPath = spendLedgerPath(config.container.workDir, stationBase(config.container.workDir, input));
+      const meter = currentBudgetMeter();
+      let end: Parameters<typeof ledgerAfterAttempt>[0] = 'other_error';
       try {
-        return await runOnce(input, context);
+        // What an attempt killed mid-run spent is charged to this one, before its first budget check.
+        const leftover = await readSpendLedger(ledgerPath).catch((error: unknown) => {
+          deps.logger.warn('spend ledger unreadable; not charged', { ledger: ledgerPath, error: (error as Error).message });
+          return NO_LEFTOVER;
+        });
+        if (leftover.records > 0) deps.logger.info('charging the spend of an earlier attempt', { ticket: input.ticket_key, node: input.node, ...leftover });
+        meter?.record(leftover.input_tokens + leftover.output_tokens);
+        const result = await runOnce(input, context, leftover);
+        end = 'returned';
+        return result;
+      } catch (error) {
+        if (error instanceof ApplicationFailure && error.type === STATION_FAILURE_TYPE) end = 'station_failure';
+        throw error;
       } finally {
+        if (ledgerAfterAttempt(end, Boolean(meter)) === 'remove') await removeSpendLedger(ledgerPath);
         clearInterval(beat);
         // The run folder (task, socket, result) lives only as long as the attempt, whatever ended it; a read-only
         // run keeps nothing at all, also when it failed, so the next run of the same input starts clean.

@@ -9,6 +9,7 @@ import {
   budgetDecision, checkChatRequest, estimateInputTokens, reportedUsage, settledCharge,
   type BudgetLedger, type Refusal, type TokenUsage, type UpstreamOutcome,
 } from './proxy-request-policy';
+import type { SpendLedgerWriter } from './spend-ledger';
 import { createTranslator, type TranslatedUpstream, type Translator } from './translated-upstream';
 import { readAnswer, type UpstreamAnswer } from './upstream-answer';
 
@@ -128,6 +129,8 @@ export interface ModelProxyOptions {
   /** LLM tracing (TRACING_ENABLED): each forwarded call becomes a generation span with these trace attributes. */
   tracing?: Tracing;
   trace?: TraceContext;
+  /** Each call's charge is appended here as it settles, so it outlives a worker that dies mid-run (spend-ledger.ts). */
+  spendLedger?: SpendLedgerWriter;
 }
 
 export interface ModelProxy {
@@ -332,6 +335,9 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     call.input_tokens = charge.input_tokens;
     call.output_tokens = charge.output_tokens;
     if (charge.estimated) call.usage_estimated = true;
+    if (charge.input_tokens + charge.output_tokens > 0) {
+      options.spendLedger?.append({ at: call.at, input_tokens: charge.input_tokens, output_tokens: charge.output_tokens, ...(charge.estimated ? { estimated: true } : {}) });
+    }
   }
 
   /** Makes one call upstream and answers the container; returns the call's record (and the answer, for a trace). */

@@ -6,7 +6,9 @@ import { join } from 'node:path';
  * succeeded; what remains belongs to a station that failed, was blocked or changed nothing, or to a worker that died
  * mid-run. At worker start, folders of the work folder untouched for `maxAgeMs` are removed: by then no push can
  * still want them (an effect whose tree is gone fails with a message asking for `service:retry`, which makes the
- * change again). `.agent` (the staged agent bundle) and anything that is not a folder stay.
+ * change again). `.agent` (the staged agent bundle) and anything that is not a folder stay, except spend ledgers
+ * (`spend-*.jsonl`, src/containers/spend-ledger.ts) of attempts that were never retried: after a day their station is
+ * long settled, and nothing will charge them.
  */
 export const WORKSPACE_RETENTION_MS = 24 * 60 * 60 * 1000;
 
@@ -19,7 +21,8 @@ export async function sweepStaleWorkspaces(workDir: string, options: { maxAgeMs?
       if (name === '.agent' || (folder === workDir && (name === 'proposals' || name === 'review-records'))) continue;
       const path = join(folder, name);
       const stat = await lstat(path).catch(() => undefined);
-      if (!stat?.isDirectory() || now - stat.mtimeMs < maxAge) continue;
+      const ledger = folder === workDir && /^spend-[0-9a-f]+\.jsonl$/.test(name) && stat?.isFile();
+      if (!(stat?.isDirectory() || ledger) || now - stat!.mtimeMs < maxAge) continue;
       await rm(path, { recursive: true, force: true });
       removed.push(`${prefix}${name}`);
     }

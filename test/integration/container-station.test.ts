@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, existsSync, mkdirSync, writeFileSync, readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, existsSync, mkdirSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -29,6 +29,7 @@ const TRACKER_TOKEN = 'tracker-token-never-in-containers-42';
 const REPO = 'acme/app';
 
 const logger = createLogger({ level: 'error' });
+const statSyncMode = (path: string) => statSync(path).mode & 0o777;
 const connection: ModelConnection = { name: 'sim', backend: 'openai-compatible', allowed_models: ['agent-model'], capabilities: ['tools'], max_output_tokens: 4096 } as unknown as ModelConnection;
 
 function input(key: string, overrides: Partial<StationInput> = {}): StationInput {
@@ -254,6 +255,35 @@ describe('container stations with real podman, real git and the simulators', () 
     expect(Date.now() - started).toBeLessThan(60_000);
     const left = await podman(resolvePodmanAccount(), ['ps', '--all', '--filter', 'label=service.ticket=ACME-3', '--format', '{{.Names}}']);
     expect(left.stdout.trim()).toBe('');
+  });
+
+  it('charges the next attempt what an interrupted attempt spent through the proxy, then removes the ledger', async () => {
+    const ledgers = () => readdirSync(workDir).filter((name) => /^spend-[0-9a-f]+\.jsonl$/.test(name));
+    expect(ledgers()).toEqual([]);
+    // The first attempt calls the model twice, then is cut off while its command runs (no usage reported).
+    model.reset();
+    model.script(
+      { tool_call: { name: 'edit_file', arguments: JSON.stringify({ path: 'hello.txt', old_text: 'hello, world', new_text: 'hello, again' }) }, usage: { prompt_tokens: 1000, completion_tokens: 100 } },
+      { tool_call: { name: 'run_command', arguments: JSON.stringify({ command: 'sleep 120' }) }, usage: { prompt_tokens: 1000, completion_tokens: 100 } },
+    );
+    const first = await station({ timeoutSeconds: 30 })(input('ACME-9')).then(() => undefined, (e: unknown) => e as { details?: Array<{ code: string; usage?: unknown }> });
+    expect(first?.details?.[0]?.code).toBe('container_timeout');
+    expect(first?.details?.[0]?.usage).toBeUndefined();
+    expect(ledgers()).toHaveLength(1);
+    const ledger = join(workDir, ledgers()[0]!);
+    expect(statSyncMode(ledger)).toBe(0o600);
+
+    const reply = { usage: { prompt_tokens: 10, completion_tokens: 1 } };
+    model.reset();
+    model.script(
+      { tool_call: { name: 'edit_file', arguments: JSON.stringify({ path: 'hello.txt', old_text: 'hello, world', new_text: 'hello, again' }) }, ...reply },
+      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/notes.md', content: '# Notes\n' }) }, ...reply },
+      { content: 'Done.', ...reply },
+    );
+    const second = await station()(input('ACME-9'));
+    expect(second.outcome).toBe('changed');
+    expect(second.usage).toMatchObject({ input_tokens: 2030, output_tokens: 203 });
+    expect(ledgers()).toEqual([]);
   });
 
   it('runs the reviewer pass, reruns the skill with its feedback and records every review cycle', async () => {

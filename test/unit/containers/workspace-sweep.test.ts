@@ -31,6 +31,17 @@ describe('sweeping stale station folders at worker start', () => {
     expect(existsSync(join(workDir, 'note.txt'))).toBe(true);
   });
 
+  it('removes spend ledgers of attempts never retried after a day, keeps a fresh one', async () => {
+    const old = join(workDir, 'spend-0123456789abcdef.jsonl');
+    const fresh = join(workDir, 'spend-fedcba9876543210.jsonl');
+    writeFileSync(old, '{"at":"then","input_tokens":1,"output_tokens":1}\n');
+    writeFileSync(fresh, '{"at":"now","input_tokens":1,"output_tokens":1}\n');
+    const time = new Date(Date.now() - 30 * 3600_000);
+    utimesSync(old, time, time);
+    expect(await sweepStaleWorkspaces(workDir)).toEqual(['spend-0123456789abcdef.jsonl']);
+    expect(existsSync(fresh)).toBe(true);
+  });
+
   it('is quiet about a work folder that does not exist yet', async () => {
     expect(await sweepStaleWorkspaces(join(workDir, 'missing'))).toEqual([]);
   });
