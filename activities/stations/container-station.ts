@@ -12,6 +12,8 @@ import type { ServiceConfig } from '../../src/config/service-config';
 import { containerName, type ContainerSpec } from '../../src/containers/container-args';
 import type { GitRemotes } from '../../src/containers/git-remote';
 import { proxyUpstreamOf, ProxyUpstreamError, startModelProxy } from '../../src/containers/model-proxy';
+import { loadMcpServers, McpServersError, type McpServers } from '../../src/config/mcp-servers';
+import { runToolServers } from '../../src/containers/run-tool-servers';
 import { workerLabelValue, WORKER_LABEL } from '../../src/containers/orphan-sweep';
 import type { PodmanAccount } from '../../src/containers/podman-account';
 import { runContainer } from '../../src/containers/run-container';
@@ -81,6 +83,8 @@ export interface ContainerStationDeps {
   env?: NodeJS.ProcessEnv;
   /** The agent bundle to mount (built from the checkout's sources by default). */
   agentBundle?: () => Promise<string>;
+  /** The tool servers (mcp-servers.json); the process's file, loaded and checked at startup, by default. */
+  mcpServers?: McpServers;
 }
 
 function stationFailure(code: string, message: string, recovery?: string): ApplicationFailure {
@@ -169,6 +173,15 @@ export function createContainerStations(deps: ContainerStationDeps) {
         throw error;
       }
 
+      // The stage's tool servers, settled before anything is cloned: a credential missing now fails the station.
+      let toolServers;
+      try {
+        toolServers = runToolServers(deps.mcpServers ?? loadMcpServers(deps.env ?? process.env), resolved.key, deps.env ?? process.env);
+      } catch (error) {
+        if (error instanceof McpServersError) throw stationFailure('mcp_servers_invalid', error.message, 'fix the tool-server file or the worker\'s environment, restart the worker, then add service:retry');
+        throw error;
+      }
+
       const account = deps.account();
       const owner = account.switchUser ? { uid: account.uid, gid: account.gid } : undefined;
       const base = stationBase(config.container.workDir, input);
@@ -216,12 +229,14 @@ export function createContainerStations(deps: ContainerStationDeps) {
         max_tokens: tokenBudget ?? 2_000_000,
         max_output_tokens: upstream.maxOutputTokens,
         command_timeout_seconds: config.container.agentCommandTimeoutSeconds,
+        ...(toolServers.task.length ? { mcp_servers: toolServers.task } : {}),
       };
       await writeFile(join(runDir, 'task.json'), JSON.stringify(task, null, 2), { mode: 0o644 });
       const proxy = await startModelProxy({
         socketPath, upstream, tokenBudget, tracing: deps.tracing, socketOwner: owner,
         trace: { ...stationTraceContext(input), workflow_step: step, repo: repository },
         spendLedger: spendLedgerWriter(spendLedgerPath(config.container.workDir, base), leftover.records),
+        mcpServers: toolServers.proxy,
       });
       // A copy in the work folder: the checkout's own folder may be private to the worker (issue 30, point 7).
       const agentPath = stageAgentBundle(await (deps.agentBundle ?? agentBundlePath)(), config.container.workDir);
@@ -322,6 +337,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
           review: { verdict, cycles: [...cycles.values()].sort((a, b) => a.cycle - b.cycle) },
           transcript: transcript.slice(-50).map((entry) => ({ tool: entry.tool, input: entry.input.slice(0, 200), ms: entry.ms })),
           model_calls: proxy.calls.slice(-50),
+          ...(proxy.mcpCalls.length ? { tool_server_calls: proxy.mcpCalls.slice(-50) } : {}),
           container: { name: run.name, exit_code: run.exitCode, duration_ms: run.durationMs, warnings: run.warnings, egress },
           timings,
         },

@@ -21,7 +21,17 @@ export interface AgentTask {
   max_tokens: number;
   max_output_tokens: number;
   command_timeout_seconds: number;
+  /** The tool servers this stage may use (mcp-servers.json); absent = none. */
+  mcp_servers?: AgentMcpServer[];
 }
+
+/**
+ * A tool server as the agent sees it. A stdio server is started by the agent inside the container; an http server is
+ * only a name: the agent calls `http://proxy/mcp/<name>` on the proxy socket, which adds the URL and credentials.
+ */
+export type AgentMcpServer =
+  | { name: string; transport: 'stdio'; command: string; args: string[]; env: Record<string, string> }
+  | { name: string; transport: 'http' };
 
 export interface AgentTranscriptEntry {
   at: string;

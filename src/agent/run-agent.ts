@@ -40,10 +40,12 @@ async function exists(path: string): Promise<boolean> {
  * call goes to a redacted transcript the host keeps for the timeline; every review cycle to
  * `.service/<step>/review_cycle_<N>.json`, which the host polls while the container runs.
  */
-export async function runAgent(task: AgentTask, paths: AgentPaths, model: LanguageModel): Promise<AgentResult> {
+export async function runAgent(task: AgentTask, paths: AgentPaths, model: LanguageModel, extra: { tools?: ToolSet } = {}): Promise<AgentResult> {
   const started = Date.now();
   const transcriptPath = join(paths.runDir, 'transcript.jsonl');
   const tools = createAgentTools(paths.workspace, task.command_timeout_seconds);
+  // Tool-server tools (mcp-tools.ts) come after the agent's own, whose names they never take.
+  const offered: ToolSet = { ...extra.tools, ...tools };
   const usage = { input_tokens: 0, output_tokens: 0 };
   let steps = 0;
   let toolCalls = 0;
@@ -54,7 +56,7 @@ export async function runAgent(task: AgentTask, paths: AgentPaths, model: Langua
 
   const record = async (entry: AgentTranscriptEntry) => appendFile(transcriptPath, `${JSON.stringify(entry)}\n`);
   // Wrap each tool so the transcript sees the call with its timing, whatever the model does next.
-  const recorded = (pass: string): ToolSet => Object.fromEntries(Object.entries(tools).map(([name, t]) => [name, {
+  const recorded = (pass: string): ToolSet => Object.fromEntries(Object.entries(offered).map(([name, t]) => [name, {
     ...t,
     execute: async (input: unknown, options: unknown) => {
       const callStarted = Date.now();

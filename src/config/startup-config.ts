@@ -2,6 +2,7 @@ import { createLogger, type Logger } from '../logging/logger';
 import { loadRepositoryRegistry, RepositoryRegistryError } from './repository-registry';
 import { parseModelConfiguration, type ModelConfiguration } from './model-configuration';
 import { loadServiceConfig, type ServiceConfig } from './service-config';
+import { loadMcpServers, McpServersError } from './mcp-servers';
 
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
@@ -24,6 +25,13 @@ export function startupConfig(env: NodeJS.ProcessEnv = process.env): { config: S
     loadRepositoryRegistry(env);
   } catch (error) {
     if (error instanceof RepositoryRegistryError) throw new ConfigurationError(error.message.split('\n').map((line) => `configuration error: ${line.trim().replace(/^- /, '')}`));
+    throw error;
+  }
+  try {
+    // The tool-server file too: a bad file stops the worker here, one line per problem.
+    loadMcpServers(env);
+  } catch (error) {
+    if (error instanceof McpServersError) throw new ConfigurationError(error.problems.map((p) => `configuration error: ${error.source}: ${p}`));
     throw error;
   }
   const logger = createLogger({ level: result.config.logLevel });

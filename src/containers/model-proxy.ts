@@ -9,9 +9,12 @@ import {
   budgetDecision, checkChatRequest, estimateInputTokens, reportedUsage, settledCharge,
   type BudgetLedger, type Refusal, type TokenUsage, type UpstreamOutcome,
 } from './proxy-request-policy';
+import { isMcpPath, mcpAnswerHeaders, mcpRequestHeaders, mcpRoute, type McpUpstream } from './mcp-route';
 import type { SpendLedgerWriter } from './spend-ledger';
 import { createTranslator, type TranslatedUpstream, type Translator } from './translated-upstream';
 import { readAnswer, type UpstreamAnswer } from './upstream-answer';
+
+export type { McpUpstream } from './mcp-route';
 
 export { budgetDecision, type BudgetDecision } from './proxy-request-policy';
 
@@ -131,11 +134,25 @@ export interface ModelProxyOptions {
   trace?: TraceContext;
   /** Each call's charge is appended here as it settles, so it outlives a worker that dies mid-run (spend-ledger.ts). */
   spendLedger?: SpendLedgerWriter;
+  /** The http tool servers this run may use, by name (mcp-route.ts); any other `/mcp/<name>` is refused with 403. */
+  mcpServers?: ReadonlyMap<string, McpUpstream>;
+}
+
+/** One request to a tool server through the proxy (refusals too). */
+export interface McpProxyCall {
+  at: string;
+  server: string;
+  method: string;
+  status: number;
+  latency_ms: number;
+  error?: string;
 }
 
 export interface ModelProxy {
   socketPath: string;
   readonly calls: ProxyCall[];
+  /** Tool-server requests, kept apart from model calls: they cost no tokens. */
+  readonly mcpCalls: McpProxyCall[];
   usage(): { input_tokens: number; output_tokens: number };
   close(): Promise<void>;
 }
@@ -216,8 +233,12 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   // The worker's own secret values, plus the ones of the environment the upstream was built from (a test's or a
   // deployment's env may not be process.env): nothing that reaches the container may carry them.
   const hostSecrets = isTranslated(upstream) ? upstream.hostSecrets() : upstream.apiKey ? [upstream.apiKey] : [];
+  // Tool-server credentials are host secrets too: a server echoing its request headers must not hand them over.
+  const mcpServers = options.mcpServers ?? new Map<string, McpUpstream>();
+  for (const server of mcpServers.values()) hostSecrets.push(...server.secrets);
   const redact = (text: string) => redactSecrets(text, [...secretValuesFromEnv(), ...hostSecrets]);
   const calls: ProxyCall[] = [];
+  const mcpCalls: McpProxyCall[] = [];
   const usage = { input_tokens: 0, output_tokens: 0 };
   const ledger: BudgetLedger = { budget: options.tokenBudget, spent: 0, reserved: 0 };
   const refusalKinds = new Set<string>();
@@ -239,6 +260,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0] ?? '';
+    if (isMcpPath(path)) return handleMcp(req, res, path);
     if (req.method !== 'POST' || !/\/chat\/completions$/.test(path)) {
       return refuse(req, res, { status: 404, type: 'invalid_request_error', message: `the model proxy serves POST /v1/chat/completions only, not ${req.method} ${path}` }, true);
     }
@@ -296,6 +318,57 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       span?.setAttributes({ 'gen_ai.usage.input_tokens': call.input_tokens, 'gen_ai.usage.output_tokens': call.output_tokens, 'http.response.status_code': call.status, ...(call.output ? { 'langfuse.observation.output': call.output.slice(0, 100_000) } : {}) });
       if (call.error) span?.setStatus({ code: 2, message: call.error });
     });
+  }
+
+  /**
+   * A tool-server request: checked against this run's servers, forwarded with the configured headers added on the
+   * host, the answer bounded and redacted. Takes a call slot like a model call, so both together stay bounded.
+   */
+  async function handleMcp(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const started = performance.now();
+    const route = mcpRoute(req.method, path, mcpServers);
+    const record = (server: string, status: number, error?: string) => {
+      if (mcpCalls.length < MAX_REFUSAL_RECORDS * 5) mcpCalls.push({ at: new Date().toISOString(), server, method: req.method ?? '', status, latency_ms: Math.round(performance.now() - started), ...(error ? { error } : {}) });
+    };
+    if (route.kind === 'refuse') {
+      record(path.slice('/mcp/'.length, 100), route.status, route.message);
+      closeAfterAnswer(req, res);
+      return send(res, route.status, route.message, route.type);
+    }
+    if (active >= limits.maxConcurrentCalls) {
+      record(route.server, 429, 'concurrency_limit');
+      closeAfterAnswer(req, res);
+      return send(res, 429, `the proxy takes at most ${limits.maxConcurrentCalls} calls at a time and ${active} are in flight`, 'concurrency_limit');
+    }
+    active += 1;
+    try {
+      const read = await readBody(req, limits);
+      if (!read.ok) {
+        record(route.server, read.refusal.status, read.refusal.message);
+        closeAfterAnswer(req, res);
+        return send(res, read.refusal.status, read.refusal.message, read.refusal.type);
+      }
+      let answer: Response;
+      let text: string;
+      try {
+        // No redirects: the configured headers (credentials) go to the configured address only.
+        answer = await fetch(route.upstream.url, {
+          method: req.method, headers: mcpRequestHeaders(req.headers, route.upstream), redirect: 'manual', signal: upstreamSignal(),
+          ...(req.method === 'POST' ? { body: read.text } : {}),
+        });
+        text = await readAnswer(answer, limits.maxResponseBytes);
+      } catch (error) {
+        const message = redact((error as Error).message);
+        record(route.server, 502, message);
+        return send(res, 502, `the proxy could not reach tool server ${route.server}: ${message}`, 'server_error');
+      }
+      record(route.server, answer.status, answer.status >= 400 ? redact(text.slice(0, 300)) : undefined);
+      res.statusCode = answer.status;
+      for (const [name, value] of Object.entries(mcpAnswerHeaders(answer.headers))) res.setHeader(name, value);
+      res.end(redact(text));
+    } finally {
+      active -= 1;
+    }
   }
 
   /** Ends a call when the run ends or the call takes too long. */
@@ -395,6 +468,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   return {
     socketPath: options.socketPath,
     calls,
+    mcpCalls,
     usage: () => ({ ...usage }),
     close: async () => {
       // Calls in flight are abandoned and settled (charged their reservation) before usage() is read.
