@@ -8,25 +8,19 @@ import { runGit } from '../../src/containers/git-remote';
 import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
-import type { WorkflowDefinition } from '../../workflows/definitions/definition-types';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
 import type { TicketWorkflowInput } from '../../workflows/observation';
 import { ensureContainerImage } from '../helpers/container-image';
 import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
 import { eventually, getJson } from '../helpers/webhooks';
+import { containerEditDefinition } from '../helpers/container-edit-definition';
 
 const SCM_TOKEN = 'ghp_workflowContainerToken0123456789abcd';
 const TOKEN = 'container-workflow-operator';
 const REPO = 'acme/app';
 type Json = Record<string, any>;
 
-const definition: WorkflowDefinition = {
-  apiVersion: 'service/v1', name: 'container_edit', revision: 1, entry: 'implement',
-  nodes: {
-    implement: { kind: 'station', station: 'container_edit', params: { repository: REPO }, on: { changed: 'done' } },
-    done: { kind: 'end', result: 'completed' },
-  },
-};
+const definition = containerEditDefinition(REPO);
 
 /**
  * A container station inside the ticket workflow: the agent edits a file in a rootless container, the host commits,

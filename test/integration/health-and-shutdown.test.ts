@@ -12,7 +12,6 @@ import { SHUTDOWN_MARGIN_SECONDS } from '../../src/process/shutdown-grace';
 import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
-import type { WorkflowDefinition } from '../../workflows/definitions/definition-types';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
 import type { TicketWorkflowInput } from '../../workflows/observation';
 import { ensureContainerImage } from '../helpers/container-image';
@@ -20,6 +19,7 @@ import { freePort } from '../helpers/free-port';
 import { startService, type ServiceProcess } from '../helpers/service-process';
 import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
 import { eventually, getJson } from '../helpers/webhooks';
+import { containerEditDefinition } from '../helpers/container-edit-definition';
 
 const SCM_TOKEN = 'ghp_healthShutdownToken0123456789abcdefgh';
 const SECRET = 'health-shutdown-tracker-secret';
@@ -28,13 +28,7 @@ const REPO = 'acme/app';
 const GRACE_SECONDS = 3;
 type Json = Record<string, any>;
 
-const definition: WorkflowDefinition = {
-  apiVersion: 'service/v1', name: 'container_edit', revision: 1, entry: 'implement',
-  nodes: {
-    implement: { kind: 'station', station: 'container_edit', params: { repository: REPO }, on: { changed: 'done' } },
-    done: { kind: 'end', result: 'completed' },
-  },
-};
+const definition = containerEditDefinition(REPO);
 
 /**
  * Issue 32, point 2: liveness and readiness of the gateway and the worker, readiness failing with its reason, and

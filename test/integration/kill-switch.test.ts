@@ -10,12 +10,12 @@ import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
 import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
-import type { WorkflowDefinition } from '../../workflows/definitions/definition-types';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
 import type { TicketWorkflowInput } from '../../workflows/observation';
 import { ensureContainerImage } from '../helpers/container-image';
 import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
 import { eventually, getJson } from '../helpers/webhooks';
+import { containerEditDefinition } from '../helpers/container-edit-definition';
 
 const SCM_TOKEN = 'ghp_killSwitchToken0123456789abcdefghij';
 const SECRET = 'kill-switch-tracker-secret';
@@ -23,13 +23,7 @@ const TOKEN = 'kill-switch-operator';
 const REPO = 'acme/app';
 type Json = Record<string, any>;
 
-const definition: WorkflowDefinition = {
-  apiVersion: 'service/v1', name: 'container_edit', revision: 1, entry: 'implement',
-  nodes: {
-    implement: { kind: 'station', station: 'container_edit', params: { repository: REPO }, on: { changed: 'done' } },
-    done: { kind: 'end', result: 'completed' },
-  },
-};
+const definition = containerEditDefinition(REPO);
 
 /**
  * The kill switch (issue 17) on a real container station: the agent runs a long command in a rootless container;
