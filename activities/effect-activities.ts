@@ -109,7 +109,7 @@ export function createEffectActivities(deps: EffectActivityDeps) {
       }
       case 'git.push': {
         if (!deps.git) throw new NotConfigured('git pushes are not configured on this worker (SCMHOST_TOKEN or the repository registry)');
-        return performGitPush(deps.git, operation);
+        return performGitPush({ gitlab: deps.gitlab, ...deps.git }, operation);
       }
       // --- planning: tracker issue effects ---
       case 'tracker.create_issue':

@@ -4,6 +4,8 @@ import { basename, dirname, join } from 'node:path';
 import { GitCommandError, remoteBranchHead, runGit, type GitRemote, type GitRemotes } from '../src/containers/git-remote';
 import { parseRepoRef } from '../src/poller/scmhost-poll';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
+import type { RegistryRepository } from '../src/config/repository-registry';
+import { forkRemote, serviceForkOf, type ForkClient } from '../src/providers/gitlab/gitlab-fork';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import { HOST_TREE_DIRNAME } from '../src/containers/workspace-sync';
 import type { EffectAttemptResult, EffectOperation } from '../workflows/effect-types';
@@ -14,6 +16,8 @@ export interface GitPushDeps {
   remotes: GitRemotes;
   /** For `fork` mode on GitHub: creating the fork is idempotent there (an existing fork is returned). */
   scmhost?: () => Promise<Pick<ScmhostClient, 'createFork'>>;
+  /** For `fork` mode on GitLab: the registry's project and its client (the fork is found or made through it). */
+  gitlab?: (repository: string) => { entry: RegistryRepository; client: ForkClient } | undefined;
 }
 
 function result(status: EffectAttemptResult['status'], evidence: EffectAttemptResult['evidence'], error: string | null = null): EffectAttemptResult {
@@ -24,8 +28,13 @@ async function pushTarget(deps: GitPushDeps, operation: GitPushOperation): Promi
   const remote = deps.remotes.remoteFor(operation.repository);
   const mode = operation.mode ?? remote.changeRequestMode;
   if (mode === 'direct') return { remote, repository: operation.repository };
+  const gitlab = deps.gitlab?.(operation.repository);
+  if (gitlab) {
+    const fork = await serviceForkOf(gitlab.client, gitlab.entry.namespace);
+    return { remote: forkRemote(remote, gitlab.entry.namespace, fork.pathWithNamespace), repository: fork.pathWithNamespace };
+  }
   if (!deps.scmhost || !/^[^/\s]+\/[^/\s]+$/.test(operation.repository)) {
-    throw new Error(`fork mode needs a GitHub repository and SCMHOST_TOKEN; ${operation.repository} cannot be forked by the service: use change_request_mode direct`);
+    throw new Error(`fork mode needs a GitHub repository and SCMHOST_TOKEN, or a GitLab project of the repository registry; ${operation.repository} cannot be forked by the service: use change_request_mode direct`);
   }
   const fork = await (await deps.scmhost()).createFork(parseRepoRef(operation.repository));
   return { remote: deps.remotes.remoteFor(fork.fullName), repository: fork.fullName };

@@ -1,7 +1,8 @@
 import type { RegistryRepository } from '../src/config/repository-registry';
 import type { Discussion, GitLabClient } from '../src/providers/gitlab/gitlab-client';
-import { isProviderError, RetryableProviderError, TerminalProviderError } from '../src/providers/provider-errors';
+import { isProviderError, RetryableProviderError } from '../src/providers/provider-errors';
 import { redactSecrets } from '../src/redaction/redact-secrets';
+import { serviceForkOf } from '../src/providers/gitlab/gitlab-fork';
 import type { EffectOperation, ProviderEvidence } from '../workflows/effect-types';
 
 /**
@@ -10,7 +11,8 @@ import type { EffectOperation, ProviderEvidence } from '../workflows/effect-type
  * request as `<namespace>!<iid>`, which is how GitLab's webhooks name it too.
  */
 export type MergeRequestClient = Pick<GitLabClient, 'findMergeRequestBySourceBranch' | 'createMergeRequest' | 'getProject' | 'getMergeRequest' | 'updateMergeRequest'
-  | 'findNoteByIdempotencyKey' | 'createMergeRequestNote' | 'getMergeRequestDiscussion' | 'createMergeRequestDiscussionNote' | 'resolveMergeRequestDiscussion'>;
+  | 'findNoteByIdempotencyKey' | 'createMergeRequestNote' | 'getMergeRequestDiscussion' | 'createMergeRequestDiscussionNote' | 'resolveMergeRequestDiscussion'
+  | 'findOwnFork' | 'createFork'>;
 
 /** A registry repository and the client of its connection. */
 export interface GitLabRepository {
@@ -26,19 +28,20 @@ function opened(namespace: string, iid: number, url: string, adopted: boolean, n
 
 /**
  * `scmhost.open_pr` on GitLab: the open merge request of the source branch is adopted, so a repeat never opens a
- * second one. Fork mode is not offered: GitLab forks need a project of the service account, which the registry
- * does not name.
+ * second one. In `fork` mode the branch lives on the service account's fork (found, or made, as the push does): the
+ * merge request is created on the fork with the project as its target, and lives in the project, where it is
+ * found again. Only a merge request from that fork is adopted then: a same-named branch elsewhere is not the ticket's.
  */
 export async function openMergeRequestOnce(gitlab: GitLabRepository, operation: Op<'scmhost.open_pr'>): Promise<ProviderEvidence> {
   const { entry, client } = gitlab;
-  if (operation.mode === 'fork') {
-    throw new TerminalProviderError(`fork mode is not supported for GitLab project ${entry.namespace}; set change_request_mode: direct in the repository registry`, { provider: 'gitlab', operation: 'createMergeRequest', method: 'POST', path: `/projects/${entry.namespace}/merge_requests` });
-  }
+  const fork = operation.mode === 'fork' ? await serviceForkOf(client, entry.namespace) : undefined;
   const existing = await client.findMergeRequestBySourceBranch(entry.namespace, operation.head);
-  if (existing?.state === 'opened') return opened(entry.namespace, existing.iid, existing.webUrl, true, 'an open merge request of this branch exists; adopted');
+  const ours = existing && (!fork || existing.sourceProjectId === fork.id);
+  if (ours && existing.state === 'opened') return opened(entry.namespace, existing.iid, existing.webUrl, true, 'an open merge request of this branch exists; adopted');
   const target = operation.base ?? entry.defaultBranch ?? (await client.getProject(entry.namespace)).defaultBranch;
-  const created = await client.createMergeRequest(entry.namespace, {
+  const created = await client.createMergeRequest(fork ? fork.pathWithNamespace : entry.namespace, {
     title: operation.title, description: redactSecrets(operation.body), sourceBranch: operation.head, targetBranch: target, draft: operation.draft ?? false,
+    ...(fork ? { targetProjectId: fork.forkedFromId ?? (await client.getProject(entry.namespace)).id } : {}),
   });
   return opened(entry.namespace, created.iid, created.webUrl, false);
 }

@@ -11,6 +11,7 @@ import type { RepositoriesReader } from './planning/repositories';
 import { containerModelResolver } from './delivery/container-model-resolver';
 import { createCiStations, type CiScmhost } from './delivery/ci-stations';
 import type { GitLabRepositoryClient } from '../../src/providers/gitlab/gitlab-repositories';
+import { withGitLabForks } from '../../src/providers/gitlab/gitlab-fork';
 import { createReviewStations, type ReviewScmhost } from './delivery/review-stations';
 import { createDescriptionSync } from './delivery/pull-request-description-sync';
 import { createCodeReviewStation } from './delivery/code-review-station';
@@ -48,10 +49,13 @@ export interface DeliveryStationDeps {
  * machine without podman still starts, and a ticket that reaches one of these blocks with the station's error.
  */
 export function createDeliveryStations(deps: DeliveryStationDeps): Record<string, StationActivity> {
+  // Fork mode on GitLab: a later visit continues the ticket branch on the service account's fork.
+  const forks = withGitLabForks(deps.remotes, deps.gitlab);
   const containerDeps = {
     config: deps.config,
     account: () => resolvePodmanAccount(),
-    remotes: deps.remotes,
+    remotes: forks.remotes,
+    forkOf: forks.forkOf,
     resolveModel: containerModelResolver({ modelConfig: deps.modelConfig, properties: deps.properties }),
     logger: deps.logger.child({ component: 'delivery' }),
     skillsRoot: deps.skillsRoot,

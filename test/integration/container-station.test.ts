@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createEffectActivities } from '../../activities/effect-activities';
-import { createContainerStations, type ContainerStationSpec } from '../../activities/stations/container-station';
+import { createContainerStations, type ContainerStationDeps, type ContainerStationSpec } from '../../activities/stations/container-station';
+import { createRebaseStation } from '../../activities/stations/delivery/rebase-station';
 import type { ModelConnection } from '../../src/config/model-configuration';
 import type { ServiceConfig } from '../../src/config/service-config';
 import { createGitRemotes, runGit, type GitRemotes } from '../../src/containers/git-remote';
@@ -18,6 +19,8 @@ import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/mode
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startGitLabSimulator } from '../../src/sandbox/gitlab-simulator/gitlab-simulator';
 import { parseRepositoryRegistry } from '../../src/config/repository-registry';
+import { createGitLabRepositories } from '../../src/providers/gitlab/gitlab-repositories';
+import { withGitLabForks } from '../../src/providers/gitlab/gitlab-fork';
 import { gitIn } from '../../src/sandbox/scmhost-simulator/git-smart-http';
 import type { EffectOperation } from '../../workflows/effect-types';
 import type { StationInput } from '../../workflows/station-types';
@@ -55,7 +58,12 @@ describe('container stations with real podman, real git and the simulators', () 
   let hostPort: number;
   const saved = { ...process.env };
 
-  function station(overrides: Partial<ServiceConfig['container']> = {}, extra: { skillsRoot?: string; remotes?: GitRemotes; forkOf?: (r: string) => Promise<string | undefined>; agentBundle?: () => Promise<string>; spec?: ContainerStationSpec } = {}) {
+  type StationExtra = { skillsRoot?: string; remotes?: GitRemotes; forkOf?: (r: string) => Promise<string | undefined>; agentBundle?: () => Promise<string>; spec?: ContainerStationSpec };
+  function station(overrides: Partial<ServiceConfig['container']> = {}, extra: StationExtra = {}) {
+    return createContainerStations(containerDeps(overrides, extra))(extra.spec ?? spec);
+  }
+
+  function containerDeps(overrides: Partial<ServiceConfig['container']> = {}, extra: StationExtra = {}): ContainerStationDeps {
     const config = {
       container: {
         image: 'service-dev:latest', memoryLimit: '1g', cpuLimit: 1, timeoutSeconds: 120, pidsLimit: 512, egressRepos: [], workDir,
@@ -63,11 +71,11 @@ describe('container stations with real podman, real git and the simulators', () 
       },
       autoReview: { maxRetries: 3, pollIntervalSeconds: 0.5, recordPolledFiles: 'copy' as const },
     };
-    return createContainerStations({
+    return {
       config, logger, account: () => resolvePodmanAccount(), skillsRoot: extra.skillsRoot, forkOf: extra.forkOf, agentBundle: extra.agentBundle,
       remotes: extra.remotes ?? createGitRemotes({ scmhostApiUrl: scm.url, scmhostToken: SCM_TOKEN }),
       resolveModel: async () => ({ key: 'execute_task_changes', target: { connection: 'sim', model: 'agent-model' }, connection: { ...connection, base_url: model.url }, source: 'deployment_default' }) as never,
-    })(extra.spec ?? spec);
+    };
   }
 
   beforeAll(async () => {
@@ -346,6 +354,67 @@ describe('container stations with real podman, real git and the simulators', () 
     expect((await gitIn(scm.git.repositoryPath(REPO), ['rev-parse', 'service/acme-5'])).trim()).toBe(theirs);
   });
 
+  it('merges main into a fork-mode pull request: cleanly on the host, with conflicts in a container, always pushing to the fork and never over a branch that moved there', async () => {
+    const remotes = createGitRemotes({ scmhostApiUrl: scm.url, scmhostToken: SCM_TOKEN });
+    const client = await createScmhostClient({ token: SCM_TOKEN, baseUrl: scm.url });
+    const effects = createEffectActivities({ logger, git: { remotes, scmhost: async () => client } });
+    const fork = scm.git.repositoryPath('service-bot/app');
+    const forkHead = async () => (await gitIn(fork, ['rev-parse', 'service/acme-6'])).trim();
+    // The ticket branch as fork mode leaves it: a commit on the service account's fork and a pull request from there.
+    scriptGreetingChange('hello, fork', 'fork\n');
+    const implemented = await station()(input('ACME-6'));
+    const implementPush = implemented.effects!.find((e) => e.name === 'push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
+    expect(await effects.performEffect({ idempotency_key: 'ACME-6:fork', attempt: 1, operation: { ...implementPush, mode: 'fork' } })).toMatchObject({ status: 'succeeded' });
+    const pull = await client.createPullRequest({ owner: 'acme', repo: 'app' }, { title: '[ACME-6] greeting', body: '', head: 'service-bot:service/acme-6', base: 'main', draft: false });
+    const rebase = createRebaseStation({ scmhost: async () => client, remotes, workDir, container: containerDeps() }).rebase!;
+    const rebaseInput = (visit: number) => input('ACME-6', { node: 'rebase', station: 'rebase', visit, params: {}, pull_requests: [`${REPO}#${pull.number}`] });
+
+    // Main moved on elsewhere: a clean merge, committed on the host and pushed to the fork's branch.
+    await pushFile('main-moves', 'main', 'elsewhere.txt', 'main moved\n');
+    const before = await forkHead();
+    const clean = await rebase(rebaseInput(1));
+    expect(clean.summary).toContain('merged main cleanly');
+    const cleanPush = clean.effects![0]!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
+    expect(cleanPush).toMatchObject({ kind: 'git.push', repository: 'service-bot/app', branch: 'service/acme-6', base_sha: before, mode: 'direct' });
+    expect(await effects.performEffect({ idempotency_key: 'ACME-6:rebase:1', attempt: 1, operation: cleanPush })).toMatchObject({ status: 'succeeded', evidence: { ids: { repository: 'service-bot/app' } } });
+    expect(await gitIn(fork, ['show', 'service/acme-6:elsewhere.txt'])).toBe('main moved\n');
+    expect((await gitIn(fork, ['log', '-1', '--format=%P', 'service/acme-6'])).trim().split(' ')).toHaveLength(2);
+    expect(await gitIn(scm.git.repositoryPath(REPO), ['branch', '--list', 'service/acme-6'])).toBe('');
+
+    // Main changed the line the branch changed: the agent resolves the conflict in a container that continued the
+    // fork's branch, and the merge goes to the fork too.
+    await pushFile('main-greets', 'main', 'hello.txt', 'hello, upstream\n');
+    model.reset();
+    model.script(
+      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: 'hello.txt', content: 'hello, fork and upstream\n' }) } },
+      { tool_call: { name: 'write_file', arguments: JSON.stringify({ path: '.service/rebase.md', content: 'hello.txt: kept both greetings\n' }) } },
+      { content: 'Resolved.' },
+    );
+    const afterClean = await forkHead();
+    const conflicted = await rebase(rebaseInput(2));
+    expect(conflicted.summary).toContain('conflicts in hello.txt resolved');
+    const conflictPush = conflicted.effects!.find((e) => e.operation.kind === 'git.push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
+    expect(conflictPush).toMatchObject({ repository: 'service-bot/app', base_sha: afterClean, mode: 'direct' });
+    expect(await effects.performEffect({ idempotency_key: 'ACME-6:rebase:2', attempt: 1, operation: conflictPush })).toMatchObject({ status: 'succeeded' });
+    expect(await gitIn(fork, ['show', 'service/acme-6:hello.txt'])).toBe('hello, fork and upstream\n');
+    expect(await gitIn(fork, ['show', 'service/acme-6:elsewhere.txt'])).toBe('main moved\n');
+
+    // Someone pushes to the fork's branch after the rebase fetched it: the merge is refused, not forced over it.
+    await pushFile('main-again', 'main', 'later.txt', 'later\n');
+    const late = await rebase(rebaseInput(3));
+    const latePush = late.effects![0]!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
+    const theirs = join(workDir, 'fork-person');
+    await runGit(['clone', '--quiet', '--branch', 'service/acme-6', `${scm.url}/service-bot/app.git`, theirs], { auth: { username: 'x-access-token', token: SCM_TOKEN } });
+    writeFileSync(join(theirs, 'theirs.txt'), 'theirs\n');
+    await runGit(['add', '.'], { cwd: theirs });
+    await runGit(['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', 'theirs'], { cwd: theirs });
+    await runGit(['push', '--quiet', `${scm.url}/service-bot/app.git`, 'HEAD:service/acme-6'], { cwd: theirs, auth: { username: 'x-access-token', token: SCM_TOKEN } });
+    const moved = await forkHead();
+    const refused = await effects.performEffect({ idempotency_key: 'ACME-6:rebase:3', attempt: 1, operation: latePush });
+    expect(refused).toMatchObject({ status: 'precondition_failure', error: expect.stringContaining('moved to') });
+    expect(await forkHead()).toBe(moved);
+  });
+
   it('stops and removes a running container within seconds of cancellation (the kill switch)', async () => {
     const account = resolvePodmanAccount();
     const controller = new AbortController();
@@ -385,6 +454,49 @@ describe('container stations with real podman, real git and the simulators', () 
       expect(await gitIn(gitlab.git.repositoryPath('group/web'), ['show', 'service/web-1:CHANGELOG.md'])).toBe('- a change\n');
       expect(gitlab.state.projects.get('group/web')!.branches.get('service/web-1')).toBe(push.commit_sha);
       expect(await effects.performEffect({ idempotency_key: 'WEB-1:push', attempt: 2, operation: push })).toMatchObject({ status: 'succeeded', evidence: { adopted: true } });
+    } finally {
+      await gitlab.close();
+    }
+  });
+
+  it('pushes to the service account\'s GitLab fork in fork mode and opens the merge request from there into the project', async () => {
+    const token = 'glpat-fork-mode-token-0123456789';
+    const gitlab = await startGitLabSimulator({ tokens: { [token]: 'service-bot' }, projects: ['group/web'] });
+    try {
+      const registry = parseRepositoryRegistry(JSON.stringify({
+        connections: { gl: { provider: 'gitlab', base_url: gitlab.url, credential_env: 'GL_IT_TOKEN' } },
+        repositories: { web: { provider: 'gitlab', connection: 'gl', namespace: 'group/web', default_branch: 'main', change_request_mode: 'fork' } },
+      }));
+      const env = { GL_IT_TOKEN: token };
+      const remotes = createGitRemotes({ scmhostApiUrl: scm.url, registry, env });
+      scriptChange({ name: 'write_file', arguments: { path: 'CHANGELOG.md', content: '- from the fork\n' } }, 'gitlab fork\n');
+      const result = await station({}, { remotes })(input('WEB-2', { params: { repository: 'web' } }));
+      const push = result.effects!.find((e) => e.name === 'push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
+      expect(push).toMatchObject({ repository: 'web', mode: 'fork' });
+      const effects = createEffectActivities({ logger, git: { remotes }, gitlab: createGitLabRepositories(registry, { env }) });
+      // The service account has no fork yet: the push makes it, and the branch goes there, not to the project.
+      expect(await effects.performEffect({ idempotency_key: 'WEB-2:push', attempt: 1, operation: push })).toMatchObject({ status: 'succeeded', evidence: { ids: { repository: 'service-bot/web' } } });
+      expect(await gitIn(gitlab.git.repositoryPath('service-bot/web'), ['show', 'service/web-2:CHANGELOG.md'])).toBe('- from the fork\n');
+      expect(gitlab.state.projects.get('group/web')!.branches.has('service/web-2')).toBe(false);
+      expect(await effects.performEffect({ idempotency_key: 'WEB-2:push', attempt: 2, operation: push })).toMatchObject({ status: 'succeeded', evidence: { adopted: true } });
+
+      const open = { kind: 'scmhost.open_pr' as const, repository: 'web', head: 'service/web-2', base: null, title: '[WEB-2] A change', body: 'Why.', mode: 'fork' as const };
+      expect(await effects.performEffect({ idempotency_key: 'WEB-2:open', attempt: 1, operation: open })).toMatchObject({ status: 'succeeded', evidence: { ids: { pull_request: 'group/web!1' } } });
+      expect(await effects.performEffect({ idempotency_key: 'WEB-2:open', attempt: 2, operation: open })).toMatchObject({ status: 'succeeded', evidence: { adopted: true } });
+      const [mr, ...others] = gitlab.state.projects.get('group/web')!.mergeRequests;
+      expect(others).toEqual([]);
+      expect([mr!.sourceProject?.path, mr!.sourceBranch, mr!.targetBranch]).toEqual(['service-bot/web', 'service/web-2', 'main']);
+      expect([...gitlab.state.projects.keys()].sort()).toEqual(['group/web', 'service-bot/web']);
+
+      // A later visit (review or CI fixes) continues the branch on the fork, found through the API, and fast-forwards it.
+      const forks = withGitLabForks(remotes, createGitLabRepositories(registry, { env }));
+      scriptChange({ name: 'write_file', arguments: { path: 'SECOND.md', content: 'second visit\n' } }, 'again\n');
+      const again = await station({}, forks)(input('WEB-2', { visit: 2, params: { repository: 'web' } }));
+      const secondPush = again.effects!.find((e) => e.name === 'push')!.operation as Extract<EffectOperation, { kind: 'git.push' }>;
+      expect(secondPush).toMatchObject({ mode: 'fork', base_sha: push.commit_sha });
+      expect(await effects.performEffect({ idempotency_key: 'WEB-2:push:2', attempt: 1, operation: secondPush })).toMatchObject({ status: 'succeeded', evidence: { ids: { repository: 'service-bot/web' } } });
+      expect(await gitIn(gitlab.git.repositoryPath('service-bot/web'), ['log', '--format=%s', 'service/web-2'])).toMatch(/^\[WEB-2\] Change the greeting\n\[WEB-2\] Change the greeting\n/);
+      expect(gitlab.state.projects.get('group/web')!.mergeRequests).toHaveLength(1);
     } finally {
       await gitlab.close();
     }

@@ -4,16 +4,19 @@ import { commitWorkspace, filesWithConflictMarkers, prepareWorkspace, serviceBra
 import { hostTreeDir } from '../../../src/containers/workspace-sync';
 import type { PullRequest, RepoRef } from '../../../src/providers/scmhost/scmhost-types';
 import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
-import { createContainerStations, type ContainerStationDeps } from '../container-station';
+import { createContainerStations, type ContainerStationDeps, type ContainerStationSpec } from '../container-station';
 import { stationFailure } from '../station-failure';
 import { parsePullRequestRef } from './delivery-context';
+import { rebaseBranchSource } from './rebase-branch-source';
 import { issueEffectName } from './pull-request-stations';
 
 /**
  * rebase (`/service rebase`, REFERENCE "Commands"): the base branch is merged into the ticket branch of each target
  * pull request. A clean merge is committed and pushed from the host; conflicts go to an agent in a container (policy
  * key rebase), and the merge is only committed when no conflict marker is left. The branch moves forward (a merge
- * commit), so the push needs no force and a reviewer's comments stay on their commits.
+ * commit), so the push needs no force and a reviewer's comments stay on their commits. A GitHub pull request from a
+ * fork (fork mode) is merged the same way in a clone of the upstream, with the branch fetched from the fork and the
+ * merge pushed back to the fork (`rebase-branch-source.ts`).
  */
 
 export interface RebaseStationDeps {
@@ -39,10 +42,15 @@ export function rebaseText(input: StationInput, repository: string, base: string
   ].join('\n');
 }
 
+/** The container's push goes where the clean merge's would: to the fork the branch was fetched from. */
+function pushToFork(operation: EffectIntent['operation'], fork: string): EffectIntent['operation'] {
+  return operation.kind === 'git.push' ? { ...operation, repository: fork, mode: 'direct' } : operation;
+}
+
 const mergeMessage = (input: StationInput, base: string) => `[${input.ticket_key}] merge ${base} into ${serviceBranch(input.ticket_key)}`;
 
 export function createRebaseStation(deps: RebaseStationDeps): Record<string, StationActivity> {
-  const resolveInContainer = createContainerStations(deps.container)({
+  const conflictStation: ContainerStationSpec = {
     skill: 'rebase',
     task: (input) => rebaseText(input, String(input.params?.repository), String(input.params?.base), (input.params?.conflicts ?? []) as string[]),
     outputs: () => [REBASE_NOTES],
@@ -63,10 +71,13 @@ export function createRebaseStation(deps: RebaseStationDeps): Record<string, Sta
         });
       }
     },
-  });
+  };
+  const resolveInContainer = createContainerStations(deps.container)(conflictStation);
+  // In fork mode the container station continues the branch found on the fork (its `forkOf`), not the upstream's.
+  const resolveOnFork = (fork: string) => createContainerStations({ ...deps.container, forkOf: async () => fork })(conflictStation);
 
   /** Open, merged or closed, and the base branch, of a pull request (GitHub) or merge request (GitLab). */
-  async function pullState(parsed: { repository: string; number: number }): Promise<{ state: 'open' | 'merged' | 'closed'; baseRef: string }> {
+  async function pullState(parsed: { repository: string; number: number }): Promise<{ state: 'open' | 'merged' | 'closed'; baseRef: string; headRepository?: string | null; headRef?: string }> {
     const gitlab = deps.gitlab?.(parsed.repository);
     if (gitlab) {
       const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, parsed.number);
@@ -77,7 +88,8 @@ export function createRebaseStation(deps: RebaseStationDeps): Record<string, Sta
     }
     const [owner, repo] = parsed.repository.split('/');
     const pull = await (await deps.scmhost()).getPullRequest({ owner: owner!, repo: repo! }, parsed.number);
-    return { state: pull.state === 'open' ? 'open' : pull.merged ? 'merged' : 'closed', baseRef: pull.baseRef };
+    // The client leaves headRepoFullName unset when GitHub sends `head.repo: null`: the head's fork was deleted.
+    return { state: pull.state === 'open' ? 'open' : pull.merged ? 'merged' : 'closed', baseRef: pull.baseRef, headRepository: pull.headRepoFullName ?? null, headRef: pull.headRef };
   }
 
   return {
@@ -92,22 +104,32 @@ export function createRebaseStation(deps: RebaseStationDeps): Record<string, Sta
         const pull = await pullState(parsed);
         if (pull.state !== 'open') { done.push(`${ref}: ${pull.state}`); continue; }
         const remote = deps.remotes.remoteFor(parsed.repository);
-        if (remote.changeRequestMode === 'fork') {
-          throw stationFailure({ code: 'rebase_unsupported', message: `${ref} lives on a fork; /service rebase of fork pull requests is not built`, recovery: `merge ${pull.baseRef} into the branch by hand, then add service:retry` });
-        }
+        const branch = serviceBranch(input.ticket_key);
+        const source = rebaseBranchSource({ repository: parsed.repository, ref, host: parsed.host, baseRef: pull.baseRef, configuredMode: remote.changeRequestMode, headRepository: pull.headRepository, headRef: pull.headRef }, branch);
+        if (source.kind === 'refuse') throw stationFailure(source);
+        const fork = source.kind === 'fork' ? source.repository : undefined;
         const dir = hostTreeDir(join(deps.workDir, `${input.ticket_key.toLowerCase()}-${input.node}-${input.visit}-${input.run_id.slice(0, 12)}-${issueEffectName('host', parsed.repository)}`));
-        const workspace = await prepareWorkspace({ dir, remote, branch: serviceBranch(input.ticket_key) });
+        // The clone is always the upstream's: its base branch is what is merged, a fork's copy of it may be stale.
+        const workspace = await prepareWorkspace({ dir, remote, branchRemote: fork ? deps.remotes.remoteFor(fork) : undefined, branch });
+        if (fork && !workspace.resumed) {
+          throw stationFailure({ code: 'rebase_branch_missing', message: `${ref} comes from ${branch} on ${fork}, but that branch is gone from the fork`, recovery: `push the branch to ${fork} again (or close the pull request), then add service:retry` });
+        }
         const merge = await startBaseMerge(dir, pull.baseRef);
         if (merge.state === 'up_to_date') { done.push(`${ref}: already up to date with ${pull.baseRef}`); continue; }
         if (merge.state === 'clean') {
           const commit = await commitWorkspace(dir, mergeMessage(input, pull.baseRef));
           if (commit.sha) {
-            effects.push({ name: issueEffectName('push', parsed.repository), required: true, operation: { kind: 'git.push', repository: parsed.repository, branch: workspace.branch, commit_sha: commit.sha, base_sha: workspace.baseSha, workspace: dir, mode: 'direct' } });
+            // To a fork, the push names the fork itself (`direct` to it): the pull request's head is there, and
+            // base_sha makes the push refuse a branch that moved on the fork since it was fetched.
+            effects.push({ name: issueEffectName('push', parsed.repository), required: true, operation: { kind: 'git.push', repository: fork ?? parsed.repository, branch: workspace.branch, commit_sha: commit.sha, base_sha: workspace.baseSha, workspace: dir, mode: 'direct' } });
           }
           done.push(`${ref}: merged ${pull.baseRef} cleanly`);
           continue;
         }
-        const result = await resolveInContainer({ ...input, params: { ...input.params, repository: parsed.repository, base: pull.baseRef, conflicts: merge.conflicts } });
+        const conflictInput = { ...input, params: { ...input.params, repository: parsed.repository, base: pull.baseRef, conflicts: merge.conflicts } };
+        const result = fork
+          ? await resolveOnFork(fork)({ ...conflictInput, params: { ...conflictInput.params, change_request_mode: 'fork' } })
+          : await resolveInContainer(conflictInput);
         const data = result.data as { commit_sha: string | null; agent: { message?: string } };
         if (result.outcome === 'agent_failed' || !data.commit_sha) {
           throw stationFailure({
@@ -116,7 +138,7 @@ export function createRebaseStation(deps: RebaseStationDeps): Record<string, Sta
             recovery: `merge ${pull.baseRef} into the branch by hand and push, then add service:retry`,
           });
         }
-        effects.push(...(result.effects ?? []).map((e) => ({ ...e, name: issueEffectName(e.name, parsed.repository) })));
+        effects.push(...(result.effects ?? []).map((e) => ({ ...e, name: issueEffectName(e.name, parsed.repository), operation: fork ? pushToFork(e.operation, fork) : e.operation })));
         done.push(`${ref}: merged ${pull.baseRef}, conflicts in ${merge.conflicts.join(', ')} resolved`);
       }
       return { outcome: 'rebased', effects, data: { results: done }, summary: done.join('; ').slice(0, 500) || 'no pull request to rebase' };

@@ -35,6 +35,8 @@ export interface MergeRequest {
   targetBranch: string;
   sha: string;
   webUrl: string;
+  /** The project holding the source branch: a fork's id for a merge request from a fork. */
+  sourceProjectId?: number;
   mergeStatus?: string;
   author?: string;
   createdAt: string;
@@ -115,6 +117,18 @@ export class GitLabClient {
     return { id: body.id, pathWithNamespace: body.path_with_namespace, defaultBranch: body.default_branch, webUrl: body.web_url };
   }
 
+  /** The caller's own fork of a project, if it has one (`owned`: a fork someone else made is not the service's). */
+  async findOwnFork(namespace: string): Promise<GitLabProject | undefined> {
+    const { body } = await this.http.request<GitLabProjectJson[]>({ operation: 'findOwnFork', method: 'GET', path: `${this.project(namespace)}/forks`, query: { owned: 'true', per_page: 100 } });
+    return body.map(toProject)[0];
+  }
+
+  /** Forks a project into the caller's namespace; GitLab answers 409 when that namespace has the project already. */
+  async createFork(namespace: string): Promise<GitLabProject> {
+    const { body } = await this.http.request<GitLabProjectJson>({ operation: 'createFork', method: 'POST', path: `${this.project(namespace)}/fork`, body: {} });
+    return toProject(body);
+  }
+
   async getBranch(namespace: string, branch: string): Promise<{ name: string; sha: string } | undefined> {
     try {
       const { body } = await this.http.request<{ name: string; commit: { id: string } }>({
@@ -135,7 +149,8 @@ export class GitLabClient {
     return { name: body.name, sha: body.commit.id };
   }
 
-  async createMergeRequest(namespace: string, input: { title: string; description: string; sourceBranch: string; targetBranch: string; draft?: boolean }): Promise<MergeRequest> {
+  /** `namespace` holds the source branch; from a fork, `targetProjectId` is the upstream the merge request is for. */
+  async createMergeRequest(namespace: string, input: { title: string; description: string; sourceBranch: string; targetBranch: string; draft?: boolean; targetProjectId?: number }): Promise<MergeRequest> {
     const { body } = await this.http.request<GitLabMergeRequest>({
       operation: 'createMergeRequest',
       method: 'POST',
@@ -146,6 +161,7 @@ export class GitLabClient {
         source_branch: input.sourceBranch,
         target_branch: input.targetBranch,
         remove_source_branch: true,
+        ...(input.targetProjectId !== undefined ? { target_project_id: input.targetProjectId } : {}),
       },
     });
     return toMergeRequest(body);
@@ -253,8 +269,13 @@ export class GitLabClient {
 
 interface GitLabMergeRequest {
   id: number; iid: number; title: string; description: string | null; state: MergeRequest['state']; draft?: boolean; work_in_progress?: boolean;
-  source_branch: string; target_branch: string; sha: string; web_url: string; merge_status?: string; detailed_merge_status?: string;
+  source_branch: string; target_branch: string; sha: string; web_url: string; merge_status?: string; detailed_merge_status?: string; source_project_id?: number;
   author?: { username: string }; created_at: string; updated_at: string;
+}
+export interface GitLabProject { id: number; pathWithNamespace: string; defaultBranch: string; webUrl: string; forkedFromId?: number }
+interface GitLabProjectJson { id: number; path_with_namespace: string; default_branch: string; web_url: string; forked_from_project?: { id: number } | null }
+function toProject(body: GitLabProjectJson): GitLabProject {
+  return { id: body.id, pathWithNamespace: body.path_with_namespace, defaultBranch: body.default_branch, webUrl: body.web_url, ...(body.forked_from_project ? { forkedFromId: body.forked_from_project.id } : {}) };
 }
 interface GitLabNote {
   id: number; body: string; author?: { username: string }; system: boolean; created_at: string; updated_at: string;
@@ -276,6 +297,7 @@ function toMergeRequest(mr: GitLabMergeRequest): MergeRequest {
     targetBranch: mr.target_branch,
     sha: mr.sha,
     webUrl: mr.web_url,
+    ...(mr.source_project_id !== undefined ? { sourceProjectId: mr.source_project_id } : {}),
     mergeStatus: mr.detailed_merge_status ?? mr.merge_status,
     author: mr.author?.username,
     createdAt: mr.created_at,

@@ -27,6 +27,14 @@ export class GitLabJson {
     };
   }
 
+  /** A project as `GET /projects/:id`, a fork and the forks list show it (the fields the service reads). */
+  project(project: SimProject) {
+    return {
+      id: project.id, path_with_namespace: project.path, default_branch: project.defaultBranch, web_url: `${this.webUrl()}/${project.path}`,
+      ...(project.forkedFrom ? { forked_from_project: { id: project.forkedFrom.id, path_with_namespace: project.forkedFrom.path } } : {}),
+    };
+  }
+
   /** A merge request as lists show it (GitLab's MergeRequestBasic). */
   mergeRequestBasic(project: SimProject, mr: SimMergeRequest) {
     const draft = /^(draft:|\[draft\]|\(draft\))/i.test(mr.title);
@@ -57,7 +65,7 @@ export class GitLabJson {
       assignee: null,
       assignees: [] as unknown[],
       reviewers: [] as unknown[],
-      source_project_id: project.id,
+      source_project_id: (mr.sourceProject ?? project).id,
       target_project_id: project.id,
       labels: [] as string[],
       draft,
@@ -66,7 +74,7 @@ export class GitLabJson {
       merge_when_pipeline_succeeds: false,
       merge_status: open ? 'can_be_merged' : 'unchecked',
       detailed_merge_status: !open ? 'not_open' : draft ? 'draft_status' : 'mergeable',
-      sha: project.branches.get(mr.sourceBranch) ?? '',
+      sha: (mr.sourceProject ?? project).branches.get(mr.sourceBranch) ?? '',
       merge_commit_sha: mr.mergeCommitSha ?? null,
       squash_commit_sha: null,
       user_notes_count: mr.notes.filter((note) => !note.system).length,

@@ -3,7 +3,9 @@
  * requests, notes, discussions (threads, diff notes, replies, resolving; gitlab-discussions.ts) and pipelines, in
  * memory, under an optional self-managed path prefix, with GitLab's error bodies, PRIVATE-TOKEN checks and the shared
  * fault injector, and GitLab's webhooks (merge request, note, pipeline) with the `X-Gitlab-Token` secret on every
- * change. Response shapes are in gitlab-json.ts.
+ * change. A project can be forked into the caller's namespace (its git repository starts as a copy of the parent's),
+ * and a merge request opened on a fork with `target_project_id` lands in the upstream project, as on GitLab.
+ * Response shapes are in gitlab-json.ts.
  */
 import express, { NextFunction, Request, Response } from 'express';
 import { createHash, randomUUID } from 'node:crypto';
@@ -39,10 +41,14 @@ export interface SimProject {
   mergeRequests: SimMergeRequest[]; pipelines: SimPipeline[];
   /** The service's user may not resolve threads here (not the author, below Developer): GitLab answers 403. */
   resolveForbidden?: boolean;
+  /** For a fork: the project it was forked from. */
+  forkedFrom?: SimProject;
 }
 export interface SimMergeRequest {
   id: number; iid: number; title: string; description: string; state: 'opened' | 'closed' | 'merged'; sourceBranch: string; targetBranch: string; mergeCommitSha?: string;
   author: string; createdAt: string; updatedAt: string; notes: SimNote[];
+  /** For a merge request from a fork: the fork holding the source branch (else the project itself). */
+  sourceProject?: SimProject;
 }
 export interface SimPipeline { id: number; iid: number; sha: string; ref: string; status: string; createdAt: string; updatedAt: string }
 
@@ -81,6 +87,19 @@ export class GitLabState {
     const project: SimProject = { id: this.id(), path, defaultBranch, branches: new Map([[defaultBranch, sha(`${path}:${defaultBranch}`)]]), nextIid: 1, mergeRequests: [], pipelines: [] };
     this.projects.set(path, project);
     return project;
+  }
+
+  /**
+   * Forks `project` into `namespace` (the caller's own by default) under the same project name. GitLab refuses a
+   * second fork at the same path with 409.
+   */
+  fork(project: SimProject, namespace: string): SimProject {
+    const path = `${namespace}/${project.path.split('/').pop()}`;
+    if (this.projects.has(path)) throw new GitLabSimError(409, { message: { name: ['has already been taken'], path: ['has already been taken'] } });
+    const fork = this.createProject(path, project.defaultBranch);
+    fork.forkedFrom = project;
+    fork.branches = new Map(project.branches);
+    return fork;
   }
 
   project(idOrPath: string): SimProject {
@@ -206,6 +225,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   const git = createGitSmartHttp({
     pathPrefix: options.pathPrefix, tokens: options.tokens,
     defaultBranchOf: (path) => state.projects.get(path)?.defaultBranch,
+    parentOf: (path) => state.projects.get(path)?.forkedFrom?.path,
     onBranches: (path, heads) => { for (const head of heads) state.projects.get(path)?.branches.set(head.branch, head.sha); },
   });
   app.use(git.handler);
@@ -228,9 +248,16 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     if (!mr) throw new GitLabSimError(404, { message: '404 Not found' });
     return mr;
   };
-  api.get('/projects/:id', (req, res) => {
+  api.get('/projects/:id', (req, res) => { res.json(json.project(projectOf(req))); });
+  api.post('/projects/:id/fork', (req, res) => {
+    const body = (req.body ?? {}) as { namespace_path?: string };
+    res.status(201).json(json.project(state.fork(projectOf(req), body.namespace_path ?? String(res.locals.username))));
+  });
+  api.get('/projects/:id/forks', (req, res) => {
     const project = projectOf(req);
-    res.json({ id: project.id, path_with_namespace: project.path, default_branch: project.defaultBranch, web_url: `${url}/${project.path}` });
+    const owned = req.query.owned === 'true';
+    const forks = [...state.projects.values()].filter((p) => p.forkedFrom === project && (!owned || p.path.startsWith(`${String(res.locals.username)}/`)));
+    res.json(paged(req, res, forks).map((fork) => json.project(fork)));
   });
   api.get('/projects/:id/repository/branches/:branch', (req, res) => {
     const project = projectOf(req);
@@ -259,17 +286,21 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     res.json(paged(req, res, list).map((mr) => json.mergeRequestBasic(project, mr)));
   });
   api.post('/projects/:id/merge_requests', (req, res) => {
-    const project = projectOf(req);
-    const body = (req.body ?? {}) as { title?: string; description?: string; source_branch?: string; target_branch?: string };
+    const source = projectOf(req);
+    const body = (req.body ?? {}) as { title?: string; description?: string; source_branch?: string; target_branch?: string; target_project_id?: number | string };
+    // From a fork, the merge request belongs to the target project, which must be the fork's upstream.
+    const project = body.target_project_id === undefined ? source : state.project(String(body.target_project_id));
+    if (project !== source && source.forkedFrom !== project) throw new GitLabSimError(400, { message: ['Target project is not the source project or its upstream'] });
     if (!body.title?.trim()) throw new GitLabSimError(400, { error: 'title is missing' });
-    if (!project.branches.has(body.source_branch ?? '')) throw new GitLabSimError(400, { message: ['Source branch does not exist'] });
+    if (!source.branches.has(body.source_branch ?? '')) throw new GitLabSimError(400, { message: ['Source branch does not exist'] });
     if (!project.branches.has(body.target_branch ?? '')) throw new GitLabSimError(400, { message: ['Target branch does not exist'] });
-    const open = project.mergeRequests.find((mr) => mr.state === 'opened' && mr.sourceBranch === body.source_branch && mr.targetBranch === body.target_branch);
+    const open = project.mergeRequests.find((mr) => mr.state === 'opened' && (mr.sourceProject ?? project) === source && mr.sourceBranch === body.source_branch && mr.targetBranch === body.target_branch);
     if (open) throw new GitLabSimError(409, { message: [`Another open merge request already exists for this source branch: !${open.iid}`] });
     const time = new Date().toISOString();
     const mr: SimMergeRequest = {
       id: state.id(), iid: project.nextIid++, title: body.title, description: body.description ?? '', state: 'opened',
       sourceBranch: body.source_branch ?? '', targetBranch: body.target_branch ?? '', author: String(res.locals.username), createdAt: time, updatedAt: time, notes: [],
+      ...(source !== project ? { sourceProject: source } : {}),
     };
     project.mergeRequests.push(mr);
     state.emit({ kind: 'merge_request', project, mr, action: 'open', user: mr.author });

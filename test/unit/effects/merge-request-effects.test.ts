@@ -72,13 +72,9 @@ describe('merge request effects', () => {
     expect(notes).toEqual(['Rebased on main.', 'Automated review by the service\n\n- `src/a.ts:3`: an off-by-one']);
   });
 
-  it('fails closed, without a write, for fork mode and a connection without its credential', async () => {
-    gitlab.state.push(gitlab.state.project('platform/forked'), 'service/fd-2');
-    const fork = await perform('k-fork', { kind: 'scmhost.open_pr', repository: 'platform/forked', head: 'service/fd-2', base: null, title: 't', body: 'b', mode: 'fork' });
-    expect(fork).toMatchObject({ status: 'terminal_failure', error: expect.stringContaining('fork mode is not supported for GitLab project platform/forked') });
+  it('fails closed, without a write, for a connection without its credential', async () => {
     const nocred = await perform('k-nocred', { kind: 'scmhost.pr_comment', repository: 'platform/nocred', number: 1, body: 'x' });
     expect(nocred).toMatchObject({ status: 'terminal_failure', error: expect.stringContaining('set GL_UNSET') });
-    expect(gitlab.state.project('platform/forked').mergeRequests).toHaveLength(0);
   });
 
   it('announces merge requests, notes, pipelines and merges with GitLab webhooks the ingress reads', async () => {
@@ -151,6 +147,19 @@ describe('merge request effects', () => {
       expect(await perform('k-plain', reply(comment.discussionId, { resolve: true }))).toMatchObject({ status: 'succeeded', evidence: { ids: { resolution: 'not_resolvable' } } });
       expect(await perform('k-missing', reply('f'.repeat(40)))).toMatchObject({ status: 'terminal_failure', evidence: { status_code: 404 } });
     });
+  });
+
+  it('opens a fork-mode merge request once, from the service account\'s fork into the project', async () => {
+    const upstream = gitlab.state.project('platform/forked');
+    // What the fork-mode push leaves: the service account's fork, with the ticket branch on it.
+    const fork = gitlab.state.fork(upstream, 'service-bot');
+    gitlab.state.push(fork, 'service/fd-2');
+    const operation = { kind: 'scmhost.open_pr', repository: 'platform/forked', head: 'service/fd-2', base: null, title: 't', body: 'b', mode: 'fork' };
+    expect(await perform('k-fork', operation)).toMatchObject({ status: 'succeeded', evidence: { ids: { pull_request: 'platform/forked!1' } } });
+    expect(upstream.mergeRequests.map((mr) => [mr.iid, mr.sourceProject?.path, mr.sourceBranch, mr.targetBranch])).toEqual([[1, 'service-bot/forked', 'service/fd-2', 'main']]);
+    expect(fork.mergeRequests).toHaveLength(0);
+    expect(await perform('k-fork', operation, 2)).toMatchObject({ status: 'succeeded', evidence: { ids: { pull_request: 'platform/forked!1' }, adopted: true } });
+    expect(upstream.mergeRequests).toHaveLength(1);
   });
 });
 

@@ -5,8 +5,8 @@
  * gives must carry every field of the documented example with the same JSON type (null on either side is fine:
  * the example's values are one state among many), and nothing the documentation does not show.
  *
- * Not checked: GET /projects/:id (the documented project has some 150 fields; the simulator sends the four the
- * client reads) and error bodies (the docs give no examples for them).
+ * Not checked: GET /projects/:id, POST /projects/:id/fork and GET /projects/:id/forks (the documented project has
+ * some 150 fields; the simulator sends the few the client reads) and error bodies (the docs give no examples for them).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -175,7 +175,7 @@ describe('GitLab simulator against the example responses of GitLab\'s API docume
     const source = readFileSync(join(__dirname, '../../../src/providers/gitlab/gitlab-client.ts'), 'utf8');
     const operations = [...source.matchAll(/operation: '(\w+)'|paginate<\w+>\('(\w+)'/g)].map((m) => m[1] ?? m[2]).sort();
     expect(operations).toEqual([
-      'createBranch', 'createMergeRequest', 'createMergeRequestDiscussionNote', 'createMergeRequestNote', 'findMergeRequestBySourceBranch', 'getBranch',
+      'createBranch', 'createFork', 'createMergeRequest', 'createMergeRequestDiscussionNote', 'createMergeRequestNote', 'findMergeRequestBySourceBranch', 'findOwnFork', 'getBranch',
       'getMergeRequest', 'getMergeRequestDiscussion', 'getProject', 'listMergeRequestDiscussions', 'listMergeRequestNotes', 'listMergeRequestPipelines',
       'listOpenMergeRequestsByBranchPrefix', 'listPipelinesForSha', 'resolveMergeRequestDiscussion', 'updateMergeRequest',
     ]);
