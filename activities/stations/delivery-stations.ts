@@ -12,6 +12,7 @@ import { containerModelResolver } from './delivery/container-model-resolver';
 import { createCiStations, type CiScmhost } from './delivery/ci-stations';
 import type { GitLabRepositoryClient } from '../../src/providers/gitlab/gitlab-repositories';
 import { withGitLabForks } from '../../src/providers/gitlab/gitlab-fork';
+import { githubForkOf, type ForkLookupClient } from '../../src/providers/scmhost/github-fork-mode';
 import { createReviewStations, type ReviewScmhost } from './delivery/review-stations';
 import { createDescriptionSync } from './delivery/pull-request-description-sync';
 import { createCodeReviewStation } from './delivery/code-review-station';
@@ -29,7 +30,7 @@ export interface DeliveryStationDeps {
   properties?: Pick<ProjectPropertiesPort, 'getProjectProperty'>;
   remotes: GitRemotes;
   /** The source-host API (check runs, pull requests); without it the CI stations are not available. */
-  scmhost?: () => Promise<CiScmhost & ReviewScmhost>;
+  scmhost?: () => Promise<CiScmhost & ReviewScmhost & ForkLookupClient>;
   /** The GitLab projects of the repository registry (merge requests and pipelines). */
   gitlab?: (repository: string) => GitLabRepositoryClient | undefined;
   /** service_ci_fix_attempts_total */
@@ -49,13 +50,15 @@ export interface DeliveryStationDeps {
  * machine without podman still starts, and a ticket that reaches one of these blocks with the station's error.
  */
 export function createDeliveryStations(deps: DeliveryStationDeps): Record<string, StationActivity> {
-  // Fork mode on GitLab: a later visit continues the ticket branch on the service account's fork.
+  // Fork mode (GitLab, and GitHub repositories of SCMHOST_FORK_REPOS): a later visit continues the ticket branch on
+  // the service account's fork.
   const forks = withGitLabForks(deps.remotes, deps.gitlab);
+  const githubFork = deps.scmhost ? githubForkOf(deps.scmhost, deps.config.scmhost.botLogin) : undefined;
   const containerDeps = {
     config: deps.config,
     account: () => resolvePodmanAccount(),
     remotes: forks.remotes,
-    forkOf: forks.forkOf,
+    forkOf: async (repository: string) => (await forks.forkOf(repository)) ?? (deps.gitlab?.(repository) ? undefined : await githubFork?.(repository)),
     resolveModel: containerModelResolver({ modelConfig: deps.modelConfig, properties: deps.properties }),
     logger: deps.logger.child({ component: 'delivery' }),
     skillsRoot: deps.skillsRoot,

@@ -16,7 +16,7 @@ export const TRACE_ATTRIBUTES = [
 /**
  * Ticket workflows one worker keeps in memory. A cached parked ticket adds about 0.5 MiB to the worker's RSS (its state
  * and sandbox in the workflow thread, its run in the SDK's core): with 10,000 parked tickets a cache of 1,000 held the
- * worker at 750 MiB and 1,500 at 1,000 MiB (README "Many parked tickets"), where the SDK's own default (from Node's
+ * worker at 750 MiB and 1,500 at 1,000 MiB (docs/benchmarks.md "Many parked tickets"), where the SDK's own default (from Node's
  * heap limit: 2,310 here) took it to 1.8 GiB. More tickets active at once than this means replays on every task.
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 1_000;
@@ -32,8 +32,11 @@ export interface ServiceConfig {
    * while a webhook secret is unset (src/config/webhook-secrets.ts). Local testing only.
    */
   webhooks: { allowUnsigned: boolean };
-  /** `draftRepos`: repositories (`owner/name`, or `*`) whose pull requests the service opens as drafts (SCMHOST_DRAFT_REPOS). */
-  scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[]; botLogin?: string; apiUrl?: string; draftRepos: string[] };
+  /**
+   * `draftRepos`: repositories (`owner/name`, or `*`) whose pull requests the service opens as drafts (SCMHOST_DRAFT_REPOS).
+   * `forkRepos`: GitHub repositories (`owner/name`, or `*`) changed through the service account's fork (SCMHOST_FORK_REPOS).
+   */
+  scmhost: { token?: string; webhookSecret?: string; defaultRepo?: string; knownRepos: string[]; botLogin?: string; apiUrl?: string; draftRepos: string[]; forkRepos?: string[] };
   botCommentPrefix?: string;
   /**
    * tls: set when the connection to Temporal uses TLS (any TEMPORAL_TLS* variable, or TEMPORAL_TLS=true); apiKey:
@@ -241,6 +244,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
 
   const knownRepos = r.list('SCMHOST_KNOWN_REPOS');
   for (const repo of knownRepos) r.repo('SCMHOST_KNOWN_REPOS', repo);
+  const forkRepos = r.list('SCMHOST_FORK_REPOS');
+  for (const repo of forkRepos) if (repo !== '*') r.repo('SCMHOST_FORK_REPOS', repo);
 
   const config: ServiceConfig = {
     tracker: {
@@ -258,6 +263,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       botLogin: r.str('SCMHOST_BOT_LOGIN'),
       apiUrl: r.url('SCMHOST_API_URL'),
       draftRepos: r.list('SCMHOST_DRAFT_REPOS'),
+      forkRepos,
     },
     botCommentPrefix: botPrefix,
     temporal: {

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { connectionCredential, findRegistryRepository, type RepositoryRegistry } from '../config/repository-registry';
 import { redactSecrets } from '../redaction/redact-secrets';
+import { githubChangeRequestMode } from '../providers/scmhost/github-fork-mode';
 
 /**
  * Git over HTTPS with the host's token. The token reaches git only through the environment of one git process
@@ -91,8 +92,11 @@ export interface GitRemotes {
   remoteFor(repository: string): GitRemote;
 }
 
-/** GitHub repositories (`owner/name`) and the GitLab ones of the repository registry, with their tokens. */
-export function createGitRemotes(options: { scmhostApiUrl: string; scmhostToken?: string; registry?: RepositoryRegistry; env?: NodeJS.ProcessEnv }): GitRemotes {
+/**
+ * GitHub repositories (`owner/name`) and the GitLab ones of the repository registry, with their tokens. A GitHub
+ * repository is in `fork` mode when `githubForkRepos` (SCMHOST_FORK_REPOS) lists it; a GitLab one as the registry says.
+ */
+export function createGitRemotes(options: { scmhostApiUrl: string; scmhostToken?: string; registry?: RepositoryRegistry; env?: NodeJS.ProcessEnv; githubForkRepos?: readonly string[] }): GitRemotes {
   return {
     remoteFor(repository) {
       const entry = findRegistryRepository(options.registry, repository);
@@ -105,7 +109,7 @@ export function createGitRemotes(options: { scmhostApiUrl: string; scmhostToken?
       return {
         url: `${githubWebRoot(options.scmhostApiUrl)}/${repository}.git`,
         auth: options.scmhostToken ? { username: 'x-access-token', token: options.scmhostToken } : undefined,
-        changeRequestMode: 'direct',
+        changeRequestMode: githubChangeRequestMode(repository, options.githubForkRepos ?? []),
       };
     },
   };

@@ -22,7 +22,7 @@ export interface CiScmhost {
 }
 
 /** A GitLab project of the repository registry and what CI evaluation reads of it. */
-export type CiGitLab = (repository: string) => { entry: RegistryRepository; client: Pick<GitLabClient, 'getMergeRequest' | 'listPipelinesForSha'> } | undefined;
+export type CiGitLab = (repository: string) => { entry: RegistryRepository; client: Pick<GitLabClient, 'getMergeRequest' | 'listMergeRequestPipelines'> } | undefined;
 
 export interface CiStationDeps {
   /** GitHub; unset when only GitLab projects are configured. */
@@ -142,7 +142,10 @@ export function createCiStations(deps: CiStationDeps): Record<string, StationAct
     if (gitlab) {
       const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, parsed.number);
       if (mr.state !== 'opened') return { closed: mr.state };
-      return { sha: mr.sha, checks: pipelineCheckRuns(await gitlab.client.listPipelinesForSha(gitlab.entry.namespace, mr.sha)) };
+      // The merge request's own pipeline list, not the project's: a merge request from a fork (fork mode) has its
+      // pipelines in the fork, and GitLab lists them here (the project's pipelines of that commit would be none).
+      const pipelines = await gitlab.client.listMergeRequestPipelines(gitlab.entry.namespace, parsed.number);
+      return { sha: mr.sha, checks: pipelineCheckRuns(pipelines.filter((pipeline) => pipeline.sha === mr.sha)) };
     }
     if (parsed.host !== 'github' || !deps.scmhost) {
       throw stationFailure({ code: 'source_host_not_configured', message: `${parsed.repository} is neither a GitHub repository this worker can read (SCMHOST_TOKEN) nor an entry of the repository registry`, recovery: 'configure the source host of this repository, restart the worker, then add service:retry' });

@@ -1,9 +1,9 @@
 /**
  * Where `/service rebase` finds the ticket branch of a pull request, and so where it pushes the merge. Pure.
  *
- * The pull request itself says where its head lives, not the repository's configured mode: a GitHub pull request
- * opened in fork mode has its head on the service account's fork, and the merge must land there (the upstream has no
- * such branch, and a branch pushed there would not move the pull request).
+ * The pull request itself says where its head lives, not the repository's configured mode: a pull request (GitHub)
+ * or merge request (GitLab) opened in fork mode has its head on the service account's fork, and the merge must land
+ * there (the upstream has no such branch, and a branch pushed there would not move the pull request).
  */
 
 export interface RebasePull {
@@ -16,11 +16,17 @@ export interface RebasePull {
   /** The configured change-request mode of the repository. */
   configuredMode: 'direct' | 'fork';
   /**
-   * GitHub: `owner/name` of the repository holding the head branch; null when GitHub no longer knows it (the fork
-   * was deleted). Unknown for GitLab.
+   * The repository holding the head branch when it is not `repository` itself, or undefined when it is (or is not
+   * known); null when the host no longer knows it (the fork was deleted). GitHub: `owner/name` (the repository itself
+   * is also accepted). GitLab: the source project's path, given only when the merge request comes from another project.
    */
   headRepository?: string | null;
   headRef?: string;
+  /**
+   * GitLab: the path of the service account's own fork of the project, null when it has none (asked only for a merge
+   * request from another project). GitLab pushes go to that fork alone (`fork` mode finds it again at push time).
+   */
+  serviceFork?: string | null;
 }
 
 export type RebaseBranchSource =
@@ -31,12 +37,6 @@ export type RebaseBranchSource =
 
 export function rebaseBranchSource(pull: RebasePull, branch: string): RebaseBranchSource {
   const byHand = `merge ${pull.baseRef} into the branch by hand and push, then add service:retry`;
-  if (pull.host === 'gitlab') {
-    // A GitLab merge request in fork mode would have its source branch on a fork project the registry does not name.
-    return pull.configuredMode === 'fork'
-      ? { kind: 'refuse', code: 'rebase_unsupported', message: `${pull.ref} lives on a fork; /service rebase of GitLab merge requests from a fork is not built`, recovery: byHand }
-      : { kind: 'upstream' };
-  }
   if (pull.headRepository === null) {
     return {
       kind: 'refuse', code: 'rebase_fork_missing',
@@ -51,6 +51,15 @@ export function rebaseBranchSource(pull: RebasePull, branch: string): RebaseBran
     return {
       kind: 'refuse', code: 'rebase_unsupported',
       message: `${pull.ref} comes from ${pull.headRepository}:${pull.headRef}, not from the ticket branch ${branch}`,
+      recovery: byHand,
+    };
+  }
+  // On GitLab the service pushes to a fork only through its own account's fork (found again at push time): a merge
+  // request from anyone else's fork is not a branch the service may move.
+  if (pull.host === 'gitlab' && pull.headRepository.toLowerCase() !== (pull.serviceFork ?? '').toLowerCase()) {
+    return {
+      kind: 'refuse', code: 'rebase_unsupported',
+      message: `${pull.ref} comes from the project ${pull.headRepository}, which is not the service account's fork${pull.serviceFork ? ` (${pull.serviceFork})` : ''}`,
       recovery: byHand,
     };
   }

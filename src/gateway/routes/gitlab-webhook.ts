@@ -6,7 +6,7 @@ import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
 import { gitlabHookSchema } from '../../ingress/gitlab/gitlab-webhook-schema';
-import { normaliseGitLabEvent } from '../../ingress/gitlab/normalise-gitlab-event';
+import { mergeRequestProject, normaliseGitLabEvent } from '../../ingress/gitlab/normalise-gitlab-event';
 import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { secretsMatching } from '../webhook-signature';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
@@ -78,14 +78,16 @@ export function gitlabWebhookRouter(deps: GitLabWebhookDeps): Router {
     if (!parsed.success) return reply.fail(400, 'invalid_payload', `the GitLab ${kind} hook is missing fields it needs: ${describeIssues(parsed.error.issues)}`);
     const hook = parsed.data;
 
-    const repository = findRegistryRepository(deps.registry, hook.project.path_with_namespace);
+    // A fork's pipeline of a merge request into a registry project speaks for that project (its merge request).
+    const project = mergeRequestProject(hook);
+    const repository = findRegistryRepository(deps.registry, project);
     if (!repository) {
-      return reply.fail(404, 'unknown_repository', `repository ${hook.project.path_with_namespace} is not an entry of the repository registry (SERVICE_REPOS_CONFIG_PATH)`);
+      return reply.fail(404, 'unknown_repository', `repository ${project} is not an entry of the repository registry (SERVICE_REPOS_CONFIG_PATH)`);
     }
     // The token proved the sender holds some connection's secret; the repository's connection must be that one.
     if (!allowed.includes(repository.connection.name)) {
       return reply.fail(401, 'invalid_token', connectionWebhookSecret(repository.connection, env)
-        ? `X-Sourcehost-Token does not match the secret of connection ${repository.connection.name}, which serves ${hook.project.path_with_namespace}`
+        ? `X-Sourcehost-Token does not match the secret of connection ${repository.connection.name}, which serves ${project}`
         : `connection ${repository.connection.name} has no webhook secret and ${ALLOW_UNSIGNED_WEBHOOKS_ENV} is not set`);
     }
 

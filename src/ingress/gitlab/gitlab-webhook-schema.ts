@@ -2,12 +2,21 @@ import { z } from 'zod';
 
 /** The fields of GitLab webhooks (merge request, note, pipeline, push) this service uses. */
 const id = z.union([z.number(), z.string()]).transform(String);
-const project = z.object({ path_with_namespace: z.string().regex(/^[^/\s]+(\/[^/\s]+)+$/, 'project.path_with_namespace must be group/project') }).loose();
+const project = z.object({
+  path_with_namespace: z.string().regex(/^[^/\s]+(\/[^/\s]+)+$/, 'project.path_with_namespace must be group/project'),
+  id: z.number().int().optional(),
+  web_url: z.string().optional(),
+}).loose();
 const user = z.object({ username: z.string() }).loose();
 const mergeRequestRef = z.object({
   iid: z.number().int().positive(),
   title: z.string().optional(),
   source_branch: z.string().optional(),
+  // A pipeline hook's merge request: from a fork, the pipeline (and its hook) is the fork's while the merge request
+  // lives in the target project, which these name.
+  source_project_id: z.number().int().optional(),
+  target_project_id: z.number().int().optional(),
+  url: z.string().optional(),
 }).loose();
 
 export const mergeRequestHookSchema = z.object({

@@ -27,11 +27,38 @@ export function noteDiscussion(note: NoteAttributes): { discussion?: DiscussionF
 }
 
 /**
+ * The project a hook's merge request lives in. Usually the hook's own project; but a pipeline of a merge request
+ * from a fork runs in the fork (GitLab's default), so its hook comes from the fork, while the merge request (and its
+ * iid) belongs to the target project: then the merge request's URL names that project, under the same instance root
+ * (and self-managed path prefix) as the fork's own web URL.
+ */
+export function mergeRequestProject(hook: GitLabHook): string {
+  const own = hook.project.path_with_namespace;
+  if (hook.object_kind !== 'pipeline' || !hook.merge_request) return own;
+  const { target_project_id: target, url } = hook.merge_request;
+  if (target === undefined || target === hook.project.id || !url) return own;
+  const path = /^(.*?)\/-\/merge_requests\/\d+\/?$/.exec(safePath(url))?.[1];
+  if (!path) return own;
+  const ownPath = hook.project.web_url ? safePath(hook.project.web_url).replace(/\/+$/, '') : '';
+  const prefix = ownPath.toLowerCase().endsWith(`/${own.toLowerCase()}`) ? ownPath.slice(0, -(own.length + 1)) : '';
+  const rest = prefix && path.startsWith(`${prefix}/`) ? path.slice(prefix.length + 1) : path.replace(/^\//, '');
+  return /^[^/\s]+(\/[^/\s]+)+$/.test(rest) ? decodeURIComponent(rest) : own;
+}
+
+function safePath(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+}
+
+/**
  * Turns a GitLab hook into an observation. GitLab has no revision for pushes and pipelines beyond their own ids and
  * SHAs, so those facts are identified by event identity (pipeline id + status, push ref + after SHA).
  */
 export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions = {}): NormalisedDelivery {
-  const repository = hook.project.path_with_namespace;
+  const repository = mergeRequestProject(hook);
   const base = { source: options.source ?? 'webhook' as const, source_system: 'gitlab' as const, received_at: (options.receivedAt ?? new Date()).toISOString() };
 
   switch (hook.object_kind) {

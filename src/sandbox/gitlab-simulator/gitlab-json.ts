@@ -76,7 +76,7 @@ export class GitLabJson {
       detailed_merge_status: !open ? 'not_open' : draft ? 'draft_status' : 'mergeable',
       sha: (mr.sourceProject ?? project).branches.get(mr.sourceBranch) ?? '',
       merge_commit_sha: mr.mergeCommitSha ?? null,
-      squash_commit_sha: null,
+      squash_commit_sha: mr.squashCommitSha ?? null,
       user_notes_count: mr.notes.filter((note) => !note.system).length,
       discussion_locked: null,
       should_remove_source_branch: null,
@@ -85,7 +85,7 @@ export class GitLabJson {
       reference: `!${mr.iid}`,
       references: { short: `!${mr.iid}`, relative: `!${mr.iid}`, full: `${project.path}!${mr.iid}` },
       time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
-      squash: false,
+      squash: mr.squashCommitSha !== undefined,
       squash_on_merge: false,
       task_completion_status: { count: 0, completed_count: 0 },
       has_conflicts: false,
@@ -96,7 +96,9 @@ export class GitLabJson {
   /** A single merge request (GitLab's MergeRequest): the list shape plus pipeline, diff and permission fields. */
   mergeRequest(project: SimProject, mr: SimMergeRequest) {
     const basic = this.mergeRequestBasic(project, mr);
-    const head = [...project.pipelines].reverse().find((pipeline) => pipeline.sha === basic.sha);
+    // Pipelines run in the source project (a fork's, for a merge request from a fork) and show here with its id.
+    const source = mr.sourceProject ?? project;
+    const head = [...source.pipelines].reverse().find((pipeline) => pipeline.sha === basic.sha);
     const targetSha = project.branches.get(mr.targetBranch) ?? '';
     return {
       ...basic,
@@ -106,8 +108,8 @@ export class GitLabJson {
       latest_build_finished_at: null,
       first_deployed_to_production_at: null,
       // The merge request's pipelines are shown without a name, as GitLab's documentation of this answer has them.
-      pipeline: head ? withoutKey(this.pipeline(project, head), 'name') : null,
-      head_pipeline: head ? this.pipelineDetails(project, head, mr.author) : null,
+      pipeline: head ? withoutKey(this.pipeline(source, head), 'name') : null,
+      head_pipeline: head ? this.pipelineDetails(source, head, mr.author) : null,
       diff_refs: { base_sha: targetSha, head_sha: basic.sha, start_sha: targetSha },
       merge_error: null,
       first_contribution: false,

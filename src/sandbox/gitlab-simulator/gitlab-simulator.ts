@@ -5,7 +5,9 @@
  * fault injector, and GitLab's webhooks (merge request, note, pipeline) with the `X-Gitlab-Token` secret on every
  * change. A project can be forked into the caller's namespace (its git repository starts as a copy of the parent's),
  * and a merge request opened on a fork with `target_project_id` lands in the upstream project, as on GitLab.
- * Response shapes are in gitlab-json.ts.
+ * Merging writes a real merge (or squash) commit in the target project's git repository (merge-request-git.ts).
+ * A merge request's pipelines run in its source project (the fork's, as GitLab runs them by default), show on the
+ * merge request and send their webhooks from there. Response shapes are in gitlab-json.ts.
  */
 import express, { NextFunction, Request, Response } from 'express';
 import { createHash, randomUUID } from 'node:crypto';
@@ -14,6 +16,7 @@ import { closeServer, listen } from '../listen';
 import { createWebhookSender, type WebhookSender, type WebhookTarget } from '../webhook-sender';
 import { createGitSmartHttp, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
 import { GitLabJson } from './gitlab-json';
+import { MergeRequestGit } from './merge-request-git';
 import { discussionId, discussionsOf, replyShape, resolveRefusal, isResolvable, type SimDiscussion, type SimNote, type SimPosition } from './gitlab-discussions';
 
 export type { SimDiscussion, SimNote, SimPosition } from './gitlab-discussions';
@@ -49,6 +52,8 @@ export interface SimMergeRequest {
   author: string; createdAt: string; updatedAt: string; notes: SimNote[];
   /** For a merge request from a fork: the fork holding the source branch (else the project itself). */
   sourceProject?: SimProject;
+  /** Set when it was merged with squashing: the squash commit (the merge commit is its merge into the target). */
+  squashCommitSha?: string;
 }
 export interface SimPipeline { id: number; iid: number; sha: string; ref: string; status: string; createdAt: string; updatedAt: string }
 
@@ -70,11 +75,16 @@ export class GitLabState {
     return project.mergeRequests.filter((mr) => mr.sourceBranch === sourceBranch).sort((a, b) => Number(b.state === 'opened') - Number(a.state === 'opened') || b.iid - a.iid)[0];
   }
 
-  /** A person merges an open merge request (GitLab answers 405 when it is not open). */
-  merge(project: SimProject, mr: SimMergeRequest, user = 'octo-reviewer'): SimMergeRequest {
+  /**
+   * Records a merge request as merged and moves its target branch in the state (GitLab answers 405 when it is not
+   * open). The merge button (the REST route, `GitLabSimulator.mergeRequests`) writes the commit in git first and
+   * passes it here; called directly, with no commit, it is bookkeeping only and git does not change.
+   */
+  merge(project: SimProject, mr: SimMergeRequest, user = 'octo-reviewer', commits: { mergeCommitSha?: string; squashCommitSha?: string } = {}): SimMergeRequest {
     if (mr.state !== 'opened') throw new GitLabSimError(405, { message: '405 Method Not Allowed' });
     mr.state = 'merged';
-    mr.mergeCommitSha = sha(`merge:${mr.id}`);
+    mr.mergeCommitSha = commits.mergeCommitSha ?? sha(`merge:${mr.id}`);
+    if (commits.squashCommitSha) mr.squashCommitSha = commits.squashCommitSha;
     mr.updatedAt = new Date().toISOString();
     project.branches.set(mr.targetBranch, mr.mergeCommitSha);
     this.emit({ kind: 'merge_request', project, mr, action: 'merge', user });
@@ -114,7 +124,10 @@ export class GitLabState {
     return commit;
   }
 
-  /** CI reports a pipeline for a commit. */
+  /**
+   * CI reports a pipeline for a commit, in the project it runs in: for a merge request from a fork that is the fork
+   * (GitLab's default), and its webhook comes from the fork.
+   */
   reportPipeline(project: SimProject, ref: string, commit: string, status: string): SimPipeline {
     const time = new Date().toISOString();
     const pipeline = { id: this.id(), iid: project.pipelines.length + 1, sha: commit, ref, status, createdAt: time, updatedAt: time };
@@ -185,7 +198,7 @@ export class GitLabState {
   /** A line of the merge request's new file, at the current heads of its branches. */
   private positionIn(project: SimProject | undefined, mr: SimMergeRequest, at: { path: string; line: number }): SimPosition {
     const base = project?.branches.get(mr.targetBranch) ?? '';
-    return { base_sha: base, start_sha: base, head_sha: project?.branches.get(mr.sourceBranch) ?? '', old_path: at.path, new_path: at.path, position_type: 'text', old_line: null, new_line: at.line, line_range: null };
+    return { base_sha: base, start_sha: base, head_sha: (mr.sourceProject ?? project)?.branches.get(mr.sourceBranch) ?? '', old_path: at.path, new_path: at.path, position_type: 'text', old_line: null, new_line: at.line, line_range: null };
   }
 }
 
@@ -197,6 +210,8 @@ export interface GitLabSimulator {
   state: GitLabState;
   faults: FaultInjector;
   git: GitSmartHttp;
+  /** The merge button, in git (a person merging, as the REST route does). */
+  mergeRequests: MergeRequestGit;
   webhooks: WebhookSender;
   close(): Promise<void>;
 }
@@ -229,6 +244,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     onBranches: (path, heads) => { for (const head of heads) state.projects.get(path)?.branches.set(head.branch, head.sha); },
   });
   app.use(git.handler);
+  const mergeRequests = new MergeRequestGit(state, (path) => git.repositoryPath(path));
   app.use((_req, res, next) => { res.setHeader('x-request-id', randomUUID()); next(); });
   app.use(express.json());
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -319,9 +335,20 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     state.emit({ kind: 'merge_request', project: projectOf(req), mr, action: closing ? 'close' : 'update', user: String(res.locals.username) });
     res.json(json.mergeRequest(projectOf(req), mr));
   });
-  api.put('/projects/:id/merge_requests/:iid/merge', (req, res) => {
-    const project = projectOf(req);
-    res.json(json.mergeRequest(project, state.merge(project, mrOf(req), String(res.locals.username))));
+  // Accept: a merge commit (or squash and merge) written in git; `sha` guards against a source branch that moved.
+  api.put('/projects/:id/merge_requests/:iid/merge', async (req, res, next) => {
+    try {
+      const project = projectOf(req);
+      const body = { ...(req.query as Record<string, unknown>), ...((req.body ?? {}) as Record<string, unknown>) };
+      const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
+      const merged = await mergeRequests.merge(project, mrOf(req), String(res.locals.username), {
+        sha: text(body.sha), squash: body.squash === true || body.squash === 'true',
+        mergeCommitMessage: text(body.merge_commit_message), squashCommitMessage: text(body.squash_commit_message),
+      });
+      res.json(json.mergeRequest(project, merged));
+    } catch (error) {
+      next(error);
+    }
   });
   api.get('/projects/:id/merge_requests/:iid/notes', (req, res) => {
     const mr = mrOf(req);
@@ -367,11 +394,13 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     const mr = mrOf(req);
     res.json(json.discussion(project, mr, state.resolveDiscussion(project, mr, String(req.params.discussion_id), resolved, String(res.locals.username))));
   });
+  // A merge request's pipelines run in its source project: the fork's, for a merge request from a fork, and are
+  // listed here with that project's id, as GitLab lists them on the merge request.
   api.get('/projects/:id/merge_requests/:iid/pipelines', (req, res) => {
-    const project = projectOf(req);
     const mr = mrOf(req);
-    const list = project.pipelines.filter((p) => p.ref === mr.sourceBranch).sort((a, b) => b.id - a.id);
-    res.json(paged(req, res, list).map((p) => json.pipeline(project, p)));
+    const source = mr.sourceProject ?? projectOf(req);
+    const list = source.pipelines.filter((p) => p.ref === mr.sourceBranch).sort((a, b) => b.id - a.id);
+    res.json(paged(req, res, list).map((p) => json.pipeline(source, p)));
   });
   api.get('/projects/:id/pipelines', (req, res) => {
     const project = projectOf(req);
@@ -393,6 +422,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     state,
     faults,
     git,
+    mergeRequests,
     webhooks,
     async close() { faults.releaseAll(); await closeServer(started.server); git.close(); },
   };
@@ -437,7 +467,7 @@ export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Reco
   const mrRef = (mr: SimMergeRequest) => ({ id: mr.id, iid: mr.iid, title: mr.title, source_branch: mr.sourceBranch, target_branch: mr.targetBranch, state: mr.state });
   switch (event.kind) {
     case 'merge_request': {
-      const head = event.project.branches.get(event.mr.sourceBranch);
+      const head = (event.mr.sourceProject ?? event.project).branches.get(event.mr.sourceBranch);
       return {
         object_kind: 'merge_request', event_type: 'merge_request', user, project,
         object_attributes: {
@@ -464,12 +494,18 @@ export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Reco
       };
     }
     case 'pipeline': {
-      const mr = event.project.mergeRequests.find((m) => m.state === 'opened' && m.sourceBranch === event.pipeline.ref);
+      // The open merge request whose source branch this is: in this project, or (a pipeline of a fork) in the
+      // upstream the fork's merge request targets. GitLab names both projects and the merge request's URL.
+      const from = (p: SimProject) => p.mergeRequests.filter((m) => m.state === 'opened' && (m.sourceProject ?? p) === event.project && m.sourceBranch === event.pipeline.ref).map((mr) => ({ mr, target: p }));
+      const found = [event.project, event.project.forkedFrom].flatMap((p) => (p ? from(p) : []))[0];
       const finished = ['success', 'failed', 'canceled', 'skipped'].includes(event.pipeline.status);
       return {
         object_kind: 'pipeline', user, project,
-        object_attributes: { id: event.pipeline.id, iid: event.pipeline.iid, ref: event.pipeline.ref, sha: event.pipeline.sha, status: event.pipeline.status, created_at: event.pipeline.createdAt, finished_at: finished ? event.pipeline.updatedAt : null },
-        merge_request: mr ? mrRef(mr) : null,
+        object_attributes: { id: event.pipeline.id, iid: event.pipeline.iid, ref: event.pipeline.ref, sha: event.pipeline.sha, status: event.pipeline.status, source: 'merge_request_event', created_at: event.pipeline.createdAt, finished_at: finished ? event.pipeline.updatedAt : null },
+        merge_request: found ? {
+          ...mrRef(found.mr), source_project_id: event.project.id, target_project_id: found.target.id,
+          merge_status: 'can_be_merged', detailed_merge_status: 'mergeable', url: json.mergeRequestUrl(found.target, found.mr),
+        } : null,
       };
     }
   }

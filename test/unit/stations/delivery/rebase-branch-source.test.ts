@@ -25,9 +25,16 @@ describe('rebaseBranchSource', () => {
     expect(other).toMatchObject({ recovery: 'merge main into the branch by hand and push, then add service:retry' });
   });
 
-  it('keeps GitLab fork mode refused and GitLab direct mode on the project', () => {
-    const gitlab: RebasePull = { repository: 'web', ref: 'web!4', host: 'gitlab', baseRef: 'develop', configuredMode: 'fork' };
-    expect(rebaseBranchSource(gitlab, BRANCH)).toMatchObject({ kind: 'refuse', code: 'rebase_unsupported' });
+  it('merges a GitLab merge request on the project, or on the service account\'s fork it comes from, and refuses anyone else\'s fork', () => {
+    const gitlab: RebasePull = { repository: 'web', ref: 'web!4', host: 'gitlab', baseRef: 'develop', configuredMode: 'fork', headRef: BRANCH };
+    expect(rebaseBranchSource(gitlab, BRANCH)).toEqual({ kind: 'upstream' });
     expect(rebaseBranchSource({ ...gitlab, configuredMode: 'direct' }, BRANCH)).toEqual({ kind: 'upstream' });
+    expect(rebaseBranchSource({ ...gitlab, headRepository: 'service-bot/web', serviceFork: 'service-bot/web' }, BRANCH)).toEqual({ kind: 'fork', repository: 'service-bot/web' });
+    expect(rebaseBranchSource({ ...gitlab, headRepository: 'Service-Bot/Web', serviceFork: 'service-bot/web' }, BRANCH)).toEqual({ kind: 'fork', repository: 'Service-Bot/Web' });
+    const someoneElse = rebaseBranchSource({ ...gitlab, headRepository: 'someone/web', serviceFork: 'service-bot/web' }, BRANCH);
+    expect(someoneElse).toMatchObject({ kind: 'refuse', code: 'rebase_unsupported', message: expect.stringContaining('someone/web, which is not the service account\'s fork (service-bot/web)') });
+    expect(rebaseBranchSource({ ...gitlab, headRepository: 'someone/web', serviceFork: null }, BRANCH)).toMatchObject({ kind: 'refuse', code: 'rebase_unsupported' });
+    expect(rebaseBranchSource({ ...gitlab, headRepository: null }, BRANCH)).toMatchObject({ kind: 'refuse', code: 'rebase_fork_missing' });
+    expect(rebaseBranchSource({ ...gitlab, headRepository: 'service-bot/web', serviceFork: 'service-bot/web', headRef: 'other' }, BRANCH)).toMatchObject({ kind: 'refuse', code: 'rebase_unsupported' });
   });
 });

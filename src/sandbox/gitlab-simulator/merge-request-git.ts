@@ -1,0 +1,74 @@
+/**
+ * The GitLab simulator's "Merge" button in git: a merge request is merged in the target project's bare repository
+ * with a real merge commit (GitLab's default "Merge commit" method), or, when squashing is asked for, a squash commit
+ * of the source branch on the merge base that is then merged the same way (GitLab keeps both). The target branch
+ * moves only if nobody pushed to it meanwhile. As on GitLab, the target repository keeps the source head at
+ * `refs/merge-requests/<iid>/head`, fetched from the fork when the merge request comes from one.
+ */
+import { BareRepository } from '../scmhost-simulator/bare-repository';
+import { GitLabSimError, type GitLabState, type SimMergeRequest, type SimProject } from './gitlab-simulator';
+
+export interface MergeOptions {
+  /** The source head the person saw: the merge is refused with 409 when the branch moved since. */
+  sha?: string;
+  squash?: boolean;
+  mergeCommitMessage?: string;
+  squashCommitMessage?: string;
+}
+
+const MERGE_COMMITTER = { name: 'GitLab', email: 'noreply@gitlab.simulator.invalid' };
+
+/** GitLab's default merge commit template: the branches, the title and the merge request's full reference. */
+export function defaultMergeCommitMessage(project: SimProject, mr: SimMergeRequest): string {
+  return `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\nSee merge request ${project.path}!${mr.iid}\n`;
+}
+
+export class MergeRequestGit {
+  // One merge at a time per target project: the target branch is read, merged into and moved as one step.
+  private readonly merging = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly state: GitLabState, private readonly repositoryPath: (path: string) => string) {}
+
+  merge(project: SimProject, mr: SimMergeRequest, user: string, options: MergeOptions = {}): Promise<SimMergeRequest> {
+    const run = (this.merging.get(project.path) ?? Promise.resolve()).catch(() => undefined).then(() => this.mergeNow(project, mr, user, options));
+    this.merging.set(project.path, run);
+    return run;
+  }
+
+  private async mergeNow(project: SimProject, mr: SimMergeRequest, user: string, options: MergeOptions): Promise<SimMergeRequest> {
+    if (mr.state !== 'opened') throw new GitLabSimError(405, { message: '405 Method Not Allowed' });
+    const source = mr.sourceProject ?? project;
+    const head = source.branches.get(mr.sourceBranch);
+    if (!head) throw new GitLabSimError(405, { message: '405 Method Not Allowed' });
+    if (options.sha && options.sha !== head) throw new GitLabSimError(409, { message: `SHA does not match HEAD of source branch: ${head}` });
+    const git = new BareRepository(this.repositoryPath(project.path));
+    const headRef = `refs/merge-requests/${mr.iid}/head`;
+    await git.fetchBranch(this.repositoryPath(source.path), mr.sourceBranch, headRef);
+    if (!(await git.hasCommit(head))) {
+      throw new GitLabSimError(422, { message: `Branch cannot be merged (the simulator's git repository of ${source.path} does not have ${head})` });
+    }
+    const targetRef = `refs/heads/${mr.targetBranch}`;
+    const target = await git.resolveCommit(targetRef);
+    if (!target) throw new GitLabSimError(422, { message: 'Branch cannot be merged' });
+    const people = { author: { name: user, email: `${user}@users.noreply.gitlab.simulator.invalid` }, committer: MERGE_COMMITTER };
+    let merged = head;
+    let squashSha: string | undefined;
+    if (options.squash) {
+      // The squash commit holds the source branch's whole change on the merge base, titled by default like the merge request.
+      const base = await git.mergeBase(target, head);
+      const tree = (await git.commit(head)).tree;
+      squashSha = await git.commitTree(tree, base ? [base] : [], options.squashCommitMessage ?? `${mr.title}\n`, { author: people.author, committer: people.author });
+      merged = squashSha;
+    }
+    const result = await git.mergeTree(target, merged);
+    if ('conflicts' in result) throw new GitLabSimError(422, { message: 'Branch cannot be merged' });
+    const mergeSha = await git.commitTree(result.tree, [target, merged], options.mergeCommitMessage ?? defaultMergeCommitMessage(project, mr), people);
+    if (!(await git.updateRef(targetRef, mergeSha, target))) throw new GitLabSimError(409, { message: 'Target branch was modified. Try the merge again.' });
+    // The merge request may have been closed while git worked: then the target goes back and nothing is merged.
+    if (mr.state !== 'opened') {
+      await git.updateRef(targetRef, target, mergeSha);
+      throw new GitLabSimError(405, { message: '405 Method Not Allowed' });
+    }
+    return this.state.merge(project, mr, user, { mergeCommitSha: mergeSha, ...(squashSha ? { squashCommitSha: squashSha } : {}) });
+  }
+}
