@@ -125,9 +125,9 @@ function possibleNow(trigger: string, position: CommandPosition, state: TicketSt
     // Regenerating needs the gate to have paused with its artifact shown (workflows/command-meaning.ts retryMode).
     case 'service:retry at a paused gate':
       return position.is_paused;
-    // The same judgement `/service rebase` gets when it arrives, on the pull requests still open.
+    // The same judgement `/service rebase` gets when it arrives (merged pull requests have nothing left to rebase).
     case '/service rebase':
-      return rebaseDecision(state.definition?.body ?? null, { ...state, pull_requests: openPullRequests(state) }, null).type === 'run';
+      return rebaseDecision(state.definition?.body ?? null, state, null).type === 'run';
     default:
       return true;
   }

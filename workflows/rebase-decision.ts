@@ -6,6 +6,12 @@ import type { TicketState } from './ticket-state';
 /** The node of the built-in definitions that runs the rebase station. */
 export const REBASE_NODE = 'rebase';
 
+/**
+ * Histories from before this patch ran the rebase station on a pull request already merged (and answered refusals
+ * with the bare reason); with it, a merged pull request is refused and the reply says where the ticket stands.
+ */
+export const REBASE_MERGED_PATCH = 'rebase-refuses-merged';
+
 export type RebaseDecision =
   | { type: 'run'; node: string; target: string | null }
   | { type: 'refuse'; reason: string };
@@ -20,14 +26,29 @@ export function pullRequestRefOf(target: PullRequestTarget, observation: Observa
 /**
  * Whether `/service rebase` runs where the ticket stands, and on which pull request. Pure: the workflow performs
  * it. The rebase station returns to the node the ticket left, so it must not start from a node it cannot come back
- * to (a blocked node needs service:retry; an end node has nothing to return to).
+ * to (a blocked node needs service:retry; an end node has nothing to return to). A merged pull request has nothing
+ * left to rebase: its branch is part of the base already, and pushing onto it would change nothing a reviewer sees.
+ * `mergedAware: false` is the judgement of histories from before REBASE_MERGED_PATCH.
  */
-export function rebaseDecision(definition: WorkflowDefinition | null, state: Pick<TicketState, 'checkpoint' | 'pull_requests' | 'runtime'>, target: string | null): RebaseDecision {
+export function rebaseDecision(
+  definition: WorkflowDefinition | null,
+  state: Pick<TicketState, 'checkpoint' | 'pull_requests' | 'runtime'>,
+  target: string | null,
+  options: { mergedAware: boolean } = { mergedAware: true },
+): RebaseDecision {
   const node = state.checkpoint.current_node;
   if (!definition || definition.nodes[REBASE_NODE]?.kind !== 'station') {
     return { type: 'refuse', reason: 'this ticket\'s workflow definition has no rebase step; rebase the branch by hand' };
   }
   if (state.pull_requests.length === 0) return { type: 'refuse', reason: 'the ticket has no pull request to rebase yet' };
+  if (options.mergedAware) {
+    const merged = new Set(state.runtime?.merged_pull_requests ?? []);
+    if (target && merged.has(target)) return { type: 'refuse', reason: `${target} is merged already; there is nothing left to rebase on it` };
+    if (state.pull_requests.every((ref) => merged.has(ref))) {
+      const which = state.pull_requests.length === 1 ? `the ticket's pull request ${state.pull_requests[0]} is` : `every pull request of the ticket (${state.pull_requests.join(', ')}) is`;
+      return { type: 'refuse', reason: `${which} merged already; there is nothing left to rebase` };
+    }
+  }
   if (state.checkpoint.is_blocked) {
     return { type: 'refuse', reason: `the ticket is blocked at ${node}; add service:retry first, then ask for the rebase again` };
   }

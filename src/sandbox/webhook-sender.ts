@@ -24,8 +24,12 @@ export interface WebhookDelivery {
 }
 
 export interface WebhookSender {
-  /** Queues a delivery; the promise of `flush()` settles once everything queued so far was attempted. */
-  send(event: string, payload: unknown, headers: (body: string, deliveryId: string) => Record<string, string>): WebhookDelivery;
+  /**
+   * Queues a delivery; the promise of `flush()` settles once everything queued so far was attempted. With `ready`,
+   * the payload is completed in place before it is signed and sent (values a simulator reads from git), and the
+   * order of deliveries stays the order of the changes.
+   */
+  send(event: string, payload: unknown, headers: (body: string, deliveryId: string) => Record<string, string>, ready?: Promise<unknown>): WebhookDelivery;
   flush(): Promise<void>;
   readonly deliveries: WebhookDelivery[];
   /** Points deliveries at another gateway (or stops them with undefined). */
@@ -62,20 +66,22 @@ export function createWebhookSender(initial: WebhookTarget | undefined, options:
     deliveries,
     get target() { return target; },
     setTarget(next) { target = next; },
-    send(event, payload, headers) {
-      const body = JSON.stringify(payload);
+    send(event, payload, headers, ready) {
       const id = randomUUID();
-      const delivery: WebhookDelivery = {
-        id,
-        event,
-        url: target?.url ?? '',
-        headers: { 'content-type': 'application/json', 'user-agent': 'service-sandbox-webhooks', ...headers(body, id) },
-        body,
-        payload,
+      const delivery: WebhookDelivery = { id, event, url: target?.url ?? '', headers: {}, body: '', payload };
+      const seal = () => {
+        delivery.body = JSON.stringify(payload);
+        delivery.headers = { 'content-type': 'application/json', 'user-agent': 'service-sandbox-webhooks', ...headers(delivery.body, id) };
       };
+      // A payload that failed to complete is sent as it stands: a lost webhook would hide more than a rough counter.
+      const sealed = ready?.catch(() => undefined).then(seal);
+      if (!sealed) seal();
       deliveries.push(delivery);
-      if (target) chain = chain.then(() => deliver(delivery));
-      else delivery.error = 'no webhook target configured';
+      if (target) chain = chain.then(() => sealed).then(() => deliver(delivery));
+      else {
+        delivery.error = 'no webhook target configured';
+        if (sealed) chain = chain.then(() => sealed);
+      }
       return delivery;
     },
     flush() { return chain; },

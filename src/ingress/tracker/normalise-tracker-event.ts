@@ -99,10 +99,24 @@ export function normaliseTrackerEvent(
   const deleted = /comment_deleted/.test(payload.issue_event_type_name ?? '');
   const comment = payload.comment && event !== 'issue_commented' && !deleted ? commentObservation(issue, commentFacts(payload.comment), context) : undefined;
   const change = payload.changelog?.id && payload.changelog.items.length > 0 && event === 'issue_commented'
-    ? changelogObservation(issue, { id: payload.changelog.id, items: payload.changelog.items, author: payload.user }, context)
+    ? changelogObservation(issue, { id: payload.changelog.id, created: changelogTime(payload), items: payload.changelog.items, author: payload.user }, context)
     : undefined;
   const observations = [change, own.observation, comment].filter((o): o is Observation => o !== undefined);
   return { kind: 'observation', event, observation: own.observation, observations };
+}
+
+/**
+ * When the change a webhook reports was made. Jira's webhook changelog carries no time of its own (the REST changelog
+ * has `created`); the body's top-level `timestamp` (epoch milliseconds) is when the event happened. Never the issue's
+ * `updated`: Jira reads the issue when it sends, so a delayed or retried delivery of a label change made before the
+ * service took the ticket would carry a later time and count as made after it (workflows/management-moment.ts).
+ * A `created` on the changelog (as the REST changelog has it) wins when a sender includes one.
+ */
+export function changelogTime(payload: Pick<TrackerWebhook, 'timestamp' | 'changelog'>): string | undefined {
+  const own = isoOrNull(payload.changelog?.created);
+  if (own) return own;
+  const at = payload.timestamp;
+  return typeof at === 'number' && Number.isFinite(at) && at > 0 ? new Date(at).toISOString() : undefined;
 }
 
 function ownFact(
@@ -122,7 +136,7 @@ function ownFact(
   }
   const changelog = payload.changelog;
   if (changelog?.id) {
-    return { kind: 'observation', observation: changelogObservation(issue, { id: changelog.id, items: changelog.items, author: payload.user }, context) };
+    return { kind: 'observation', observation: changelogObservation(issue, { id: changelog.id, created: changelogTime(payload), items: changelog.items, author: payload.user }, context) };
   }
   const updated = isoOrNull(issue.updated);
   if (!updated) return { kind: 'invalid', reason: 'an issue_updated event needs changelog.id or issue.fields.updated to identify the change' };

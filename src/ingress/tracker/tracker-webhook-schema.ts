@@ -67,6 +67,8 @@ export const trackerWebhookSchema = z.object({
   issue: trackerIssueSchema,
   changelog: z.object({
     id: z.union([z.string(), z.number()]).transform(String).optional(),
+    /** Jira's webhook changelog has no time (the body's `timestamp` is the change's); the REST changelog has one. */
+    created: z.string().optional(),
     items: z.array(z.object({
       field: z.string(),
       fromString: z.string().nullable().optional(),

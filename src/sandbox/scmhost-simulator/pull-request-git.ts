@@ -5,7 +5,7 @@
  * readable after the branch moved or the pull request was merged.
  */
 import { BareRepository, type ChangedFile, type GitCommit } from './bare-repository';
-import type { SimPull, SimRepo, SimUser } from './github-json';
+import type { PullRequestSize, SimPull, SimRepo, SimUser } from './github-json';
 import { ScmhostSimError, type ScmhostState } from './scmhost-state';
 
 export interface PullRequestContent {
@@ -17,6 +17,9 @@ export interface PullRequestContent {
 }
 
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
+
+/** Where a pull request stood when an event was emitted: its head, its base branch's head, its merge commit if merged. */
+export interface PullRequestMoment { headSha: string; baseSha?: string; mergeCommitSha?: string }
 
 export interface MergeRequest {
   method?: string;
@@ -84,6 +87,27 @@ export class PullRequestGit {
     const { base, from } = await this.comparison(git, pull);
     const [commits, files] = await Promise.all([git.commitsBetween(base, pull.headSha), git.changedFiles(from, pull.headSha)]);
     return { base, head: pull.headSha, commits, files };
+  }
+
+  /**
+   * The counters GitHub puts on a pull request (commits, additions, deletions, changed_files) as they were at one
+   * moment: the head and base branch an event saw, read from git later without moving any ref (the pull request may
+   * have moved on meanwhile). Commits are those on the head and not on the base; the line and file counts are of the
+   * diff from where the head left the base, as on the "Files changed" tab. Undefined when git lacks the commits (a
+   * test that drives the state alone).
+   */
+  async countersAt(repo: SimRepo, pull: SimPull, moment: PullRequestMoment): Promise<PullRequestSize | undefined> {
+    // The live head is fetched from a fork first; the head the event saw is the same commit or an ancestor of it.
+    await this.ensureHead(repo, pull).catch(() => false);
+    const git = this.repository(repo);
+    if (!(await git.hasCommit(moment.headSha))) return undefined;
+    const beforeMerge = moment.mergeCommitSha && await git.hasCommit(moment.mergeCommitSha) ? (await git.commit(moment.mergeCommitSha)).parents[0] : undefined;
+    const base = beforeMerge ?? (moment.baseSha && await git.hasCommit(moment.baseSha) ? moment.baseSha : await git.resolveCommit(`refs/heads/${pull.baseRef}`));
+    if (!base) return undefined;
+    const from = await git.mergeBase(base, moment.headSha) ?? base;
+    const [commits, files] = await Promise.all([git.commitsBetween(base, moment.headSha), git.changedFiles(from, moment.headSha)]);
+    const sum = (key: 'additions' | 'deletions') => files.reduce((total, file) => total + file[key], 0);
+    return { commits: commits.length, additions: sum('additions'), deletions: sum('deletions'), changedFiles: files.length };
   }
 
   async diff(repo: SimRepo, pull: SimPull): Promise<string> {

@@ -10,12 +10,12 @@ import { serveSimulator } from '../listen';
 import { WebhookSender, WebhookTarget, createWebhookSender, hmacSha256Hex } from '../webhook-sender';
 import { GitHubJson, SimUser, type PullRequestSize, type SimPull, type SimRepo } from './github-json';
 import { ScmhostSimError, ScmhostState, fakeSha, type ScmhostSnapshot } from './scmhost-state';
-import { githubWebhookPayload, pullStats } from './scmhost-webhook-payloads';
+import { githubWebhookPayload, pullStats, setPullRequestCounters } from './scmhost-webhook-payloads';
 import { createGitSmartHttp, type GitSmartHttp } from './git-smart-http';
 import { GitCommandError } from './bare-repository';
 import { registerGitContentRoutes } from './git-content-routes';
 import { checkStateAgainstGit, type GitStateCheck } from './git-state-check';
-import { PullRequestGit } from './pull-request-git';
+import { PullRequestGit, type PullRequestMoment } from './pull-request-git';
 import { registerPullRequestPages } from './pull-request-page';
 import { n, p, page } from './route-params';
 
@@ -73,6 +73,9 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
 
   state.onEvent((event) => {
     const payload = githubWebhookPayload(state, json, event);
+    // A pull_request body carries the pull request's counters as git has them at the event; git answers later, so
+    // the body is completed before it is signed and sent (in order with the others).
+    const ready = event.event === 'pull_request' ? withGitCounters(payload, event.repo, event.pull, momentOf(event.repo, event.pull)) : undefined;
     webhooks.send(event.event, payload, (body, deliveryId) => {
       const secret = webhooks.target?.secret;
       return {
@@ -83,7 +86,7 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
         'user-agent': 'GitHub-Hookshot/simulator',
         ...(secret ? { 'x-hub-signature-256': `sha256=${hmacSha256Hex(secret, body)}` } : {}),
       };
-    });
+    }, ready);
   });
 
   const app = express();
@@ -347,6 +350,20 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
       if (error instanceof ScmhostSimError || error instanceof GitCommandError) return undefined;
       throw error;
     }
+  }
+
+  /** Where the pull request stands as an event is emitted (the state changes on before git is read). */
+  function momentOf(repo: SimRepo, pull: SimPull): PullRequestMoment {
+    return { headSha: pull.headSha, baseSha: repo.branches.get(pull.baseRef) ?? pull.baseSha, mergeCommitSha: pull.merged ? pull.mergeCommitSha : undefined };
+  }
+
+  /** Writes the counters of that moment into a pull_request webhook body; leaves them when git lacks the commits. */
+  async function withGitCounters(payload: Record<string, unknown>, repo: SimRepo, pull: SimPull, moment: PullRequestMoment): Promise<void> {
+    const counters = await pulls.countersAt(repo, pull, moment).catch((error: unknown) => {
+      if (error instanceof ScmhostSimError || error instanceof GitCommandError) return undefined;
+      throw error;
+    });
+    if (counters) setPullRequestCounters(payload, counters);
   }
 
   const served = await serveSimulator(app, options, { faults, webhooks });

@@ -1,5 +1,5 @@
 /** GitHub webhook bodies for the simulator's events, as GitHub's OpenAPI description (x-webhooks) defines them. */
-import type { GitHubJson, SimPull, SimRepo } from './github-json';
+import type { GitHubJson, PullRequestSize, SimPull, SimRepo } from './github-json';
 import type { ScmhostSimEvent, ScmhostState } from './scmhost-state';
 
 export function githubWebhookPayload(state: ScmhostState, json: GitHubJson, event: ScmhostSimEvent): Record<string, unknown> {
@@ -31,6 +31,16 @@ export function githubWebhookPayload(state: ScmhostState, json: GitHubJson, even
     case 'check_run':
       return { action: event.action, check_run: json.checkRun(event.repo, event.run, state.openPullsForSha(event.repo, event.run.headSha)), repository, sender };
   }
+}
+
+/**
+ * Puts git's counters into a pull_request body in place (GitHub's `commits`, `additions`, `deletions`,
+ * `changed_files`); the body is built when the event happens, the counters once git has answered.
+ */
+export function setPullRequestCounters(payload: Record<string, unknown>, size: PullRequestSize): void {
+  const pull = payload.pull_request as Record<string, unknown> | undefined;
+  if (!pull) return;
+  Object.assign(pull, { commits: size.commits, additions: size.additions, deletions: size.deletions, changed_files: size.changedFiles });
 }
 
 export function pullStats(state: ScmhostState, repo: SimRepo, pull: SimPull): { comments: number; reviewComments: number } {

@@ -28,9 +28,20 @@ export function jiraWebhookPayload(state: TrackerState, event: TrackerSimEvent, 
   return options.privateEmails ? withoutEmails(payload) : payload;
 }
 
+/**
+ * When the event happened, as Jira's `timestamp` says it (epoch milliseconds): the creation, the changelog entry or
+ * the comment. The webhook's changelog carries no time of its own, so this is the only time of a label change in the
+ * body; the issue's `updated` is read when the body is built and may be later.
+ */
+function eventTime(event: TrackerSimEvent): number {
+  const at = event.type === 'issue_created' ? event.issue.created : event.type === 'issue_updated' ? event.history.created : event.comment.created;
+  const ms = Date.parse(at);
+  return Number.isNaN(ms) ? Date.now() : ms;
+}
+
 function webhookPayload(state: TrackerState, event: TrackerSimEvent): JiraWebhookPayload {
   const base = {
-    timestamp: Date.now(),
+    timestamp: eventTime(event),
     user: {
       self: `${state.baseUrl()}/rest/api/3/user?accountId=${event.user.accountId}`,
       accountId: event.user.accountId,

@@ -56,6 +56,9 @@ describe('tracker simulator webhooks', () => {
       items: [{ field: 'labels', fromString: 'service:managed', toString: 'service:managed service:prd-approved' }],
     });
     expect(bodies[2]?.changelog).toMatchObject({ items: [{ field: 'status', fromString: 'To Do', toString: 'In Progress' }] });
+    // Each body's timestamp is its event's own time, as Jira sends it (the webhook changelog has no time of its own).
+    expect(bodies.map((b) => b.timestamp)).toEqual([issue.created, ...issue.histories.map((h) => h.created), comment.created].map((at) => Date.parse(at)));
+    expect(bodies[1]?.changelog).not.toHaveProperty('created');
     expect(bodies[3]?.comment).toMatchObject({
       id: comment.id,
       author: { accountId: comment.author.accountId, displayName: 'Pat Reviewer' },

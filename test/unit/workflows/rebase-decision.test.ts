@@ -27,6 +27,22 @@ describe('rebaseDecision', () => {
     expect(rebaseDecision(withoutRebase, at('human_review_gate'), null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('no rebase step') });
   });
 
+  it('refuses a pull request that is merged already, and a ticket whose pull requests all are', () => {
+    const merged = (position: Position, refs: string[]): Position => ({ ...position, runtime: { merged_pull_requests: refs } as TicketState['runtime'] });
+    // The one merged pull request of two: the other can still be rebased, alone or as "all".
+    const oneOfTwo = merged(at('human_review_gate'), ['acme/api#3']);
+    expect(rebaseDecision(feature, oneOfTwo, 'acme/api#3')).toEqual({ type: 'refuse', reason: 'acme/api#3 is merged already; there is nothing left to rebase on it' });
+    expect(rebaseDecision(feature, oneOfTwo, 'acme/web#4')).toEqual({ type: 'run', node: 'rebase', target: 'acme/web#4' });
+    expect(rebaseDecision(feature, oneOfTwo, null)).toEqual({ type: 'run', node: 'rebase', target: null });
+    // Merged, and the ticket moves on to completion: nothing left, said before anything else.
+    const single = merged(at('complete_tasks', { prs: ['acme/api#3'] }), ['acme/api#3']);
+    expect(rebaseDecision(feature, single, null)).toEqual({ type: 'refuse', reason: 'the ticket\'s pull request acme/api#3 is merged already; there is nothing left to rebase' });
+    const both = merged(at('wait_for_ci_gate', { blocked: true }), ['acme/api#3', 'acme/web#4']);
+    expect(rebaseDecision(feature, both, null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('every pull request of the ticket (acme/api#3, acme/web#4) is merged already') });
+    // Histories from before the patch judged without the merged pull requests.
+    expect(rebaseDecision(feature, single, null, { mergedAware: false })).toEqual({ type: 'run', node: 'rebase', target: null });
+  });
+
   it('names the pull request a comment was written on, GitHub or GitLab', () => {
     const github = { source_system: 'scmhost', facts: { repository: 'acme/api' } } as unknown as Observation;
     const gitlab = { source_system: 'gitlab', facts: { repository: 'group/project' } } as unknown as Observation;

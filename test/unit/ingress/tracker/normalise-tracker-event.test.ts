@@ -115,6 +115,22 @@ describe('normaliseTrackerEvent', () => {
     expect(observation.facts.actor_ids).toEqual(['tracker:557058:f58131cb-b67d-43c7-b30d-6b58d40bd077']);
   });
 
+  it('times a label change by the change (the body\'s timestamp), not by the issue\'s later update time', () => {
+    const payload = load('jira-issue-updated-labels.json');
+    // Jira reads the issue when it sends: a delivery retried ten minutes later carries the issue as it is then.
+    payload.issue.fields.updated = '2026-11-23T07:15:00.000+0000';
+    expect(observationOf(payload).observed_at).toBe('2026-11-23T07:05:00.000Z');
+    // A changelog with a time of its own (the REST shape) is timed by it.
+    expect(observationOf({ ...payload, changelog: { ...payload.changelog!, created: '2026-11-23T07:04:30.000+0000' } }).observed_at).toBe('2026-11-23T07:04:30.000Z');
+    // The change and the comment of one update: the change timed by the event, the comment by its own update time.
+    const both = normaliseTrackerEvent({ ...load('jira-server-issue-updated-transition-comment.json'), timestamp: Date.parse('2026-11-23T07:29:59.000Z') }, { receivedAt });
+    if (both.kind !== 'observation') throw new Error(JSON.stringify(both));
+    expect(both.observations.map((o) => o.observed_at)).toEqual(['2026-11-23T07:29:59.000Z', '2026-11-23T07:30:00.000Z']);
+    // Only a sender with neither falls back to the issue's update time.
+    const { timestamp: _dropped, ...untimed } = payload;
+    expect(observationOf(untimed).observed_at).toBe('2026-11-23T07:15:00.000Z');
+  });
+
   it('tags a comment author\'s ids by field and leaves the display name out, even as a last resort', () => {
     const cloud = observationOf(load('jira-comment-created.json'));
     expect(cloud.facts.actor_ids).toEqual(['tracker-email:ada@example.com', 'tracker:557058:f58131cb-b67d-43c7-b30d-6b58d40bd077']);
