@@ -27,6 +27,20 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          // The real Temporal server on PostgreSQL (built with Go on the first run), not the dev server.
+          globalSetup: ['test/helpers/cluster-global-setup.ts'],
+          testTimeout: 900_000,
+          hookTimeout: 900_000,
+          fileParallelism: false,
+          // After the unit and integration files: two gateways, two workers and a server would starve them.
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

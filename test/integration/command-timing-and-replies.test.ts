@@ -93,8 +93,14 @@ describe('what commands a ticket, and the one answer to what does not', () => {
       await tracker.webhooks.flush();
       await until(issue.key, 'blocked at the first station this build lacks', (v) => v.status === 'blocked');
 
-      // Jira delivers the earlier webhooks late (a retry after an outage): accepted facts, never commands.
-      for (const payload of early) expect((await postWebhook(`${api()}/api/v1/webhooks/tracker`, payload, { secret: SECRET })).status).toBe(200);
+      // Jira delivers the earlier webhooks late (a retry after an outage): accepted facts, never commands. It reads the
+      // issue when it sends, so each body carries the issue as it is now (updated after management); only the
+      // body's timestamp (and a comment's own times) says when the change was made.
+      const current = tracker.state.issueJson(tracker.state.issue(issue.key));
+      for (const payload of early) {
+        const late = { ...payload, issue: current };
+        expect((await postWebhook(`${api()}/api/v1/webhooks/tracker`, late, { secret: SECRET })).status).toBe(200);
+      }
       // The old command edited after management: the comment's creation time counts.
       const edit = structuredClone(early.find((p) => p.comment?.id === command.id)!);
       Object.assign(edit, { webhookEvent: 'comment_updated', issue_event_type_name: 'issue_comment_edited' });
@@ -168,6 +174,28 @@ describe('what commands a ticket, and the one answer to what does not', () => {
       expect(answers(issue.key)[0]).toContain('`a question (?)` changed nothing');
       expect(comments(issue.key).filter((c) => c.includes('**Blocked**'))).toHaveLength(1);
       expect(comments(issue.key).some((c) => c.includes('unrecognized_command'))).toBe(false);
+    });
+  });
+
+  describe('commands written in a row', () => {
+    it('two questions and the approval written together at the PRD gate: each question is answered once, then the approval passes the gate (none is judged at the question\'s station)', async () => {
+      model.script({ content: JSON.stringify({ title: 'CSV export', markdown: '## Problem and goal\n\nExport reports as CSV.' }) });
+      const key = tracker.state.createIssue({ projectKey: 'NEW', issueType: 'Feature', summary: 'Export in a row', description: 'Users want CSV exports.', labels: ['service:managed'] }).key;
+      await until(key, 'paused at the PRD gate', (v) => v.current_position === 'prd_approval_gate' && v.checkpoint.is_paused, 120_000);
+
+      model.script({ content: JSON.stringify({ answer: 'CSV and JSON are in scope.' }) }, { content: JSON.stringify({ answer: 'The finance team reads it.' }) });
+      const asked = [tracker.state.addComment(key, '? which formats are in scope'), tracker.state.addComment(key, '? who reads the report')];
+      tracker.state.updateLabels(key, [{ add: 'service:prd-approved' }]);
+      const approval = lastChange(key);
+      const passed = await until(key, 'past the PRD gate with both questions answered', (v) => v.artifacts.prd?.approved === true
+        && v.station_attempts.filter((a: Json) => a.station === 'answer_question' && a.status === 'succeeded').length === 2, 120_000);
+      expect(passed.current_position).not.toBe('prd_approval_gate');
+      expect(comments(key).filter((c) => c.includes('CSV and JSON are in scope.'))).toHaveLength(1);
+      expect(comments(key).filter((c) => c.includes('The finance team reads it.'))).toHaveLength(1);
+      for (const identity of [...asked.map((c) => commentIdentity(c.id)), approval]) {
+        expect((await decided(key, identity)).status, identity).toBe('accepted');
+      }
+      expect(answers(key)).toEqual([]);
     });
   });
 

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { holdInboxBehindStation } from '../../../workflows/inbox-drain';
+import type { Observation } from '../../../workflows/observation';
+import type { TicketState } from '../../../workflows/ticket-state';
+
+const comment = (body: string): Observation => ({
+  observation_id: `tracker:comment:${body}`, delivery_identity: `tracker:comment:${body}`, source: 'webhook', source_system: 'tracker',
+  event: 'issue_commented', ticket_key: 'T-1', observed_at: '2026-11-27T00:00:00.000Z', received_at: '2026-11-27T00:00:00.000Z',
+  resource: { kind: 'comment', id: body }, revision: '1', facts: { comment: { id: body, body } },
+} as unknown as Observation);
+const entry = (observation: Observation, decision: 'accepted' | 'conflict' = 'accepted'): TicketState['inbox'][number] => ({ observation, decision, reason: 'new' });
+
+describe('holdInboxBehindStation', () => {
+  it('holds the rest of the inbox once a command left a station to run', () => {
+    expect(holdInboxBehindStation(true, [entry(comment('? who reads it'))])).toBe(true);
+  });
+
+  it('hands out the next command while the ticket rests (a gate, a block) or nothing waits', () => {
+    expect(holdInboxBehindStation(false, [entry(comment('? who reads it'))])).toBe(false);
+    expect(holdInboxBehindStation(true, [])).toBe(false);
+  });
+
+  it('never holds back a stop request, nor what is queued with it', () => {
+    expect(holdInboxBehindStation(true, [entry(comment('? who reads it')), entry(comment('/service stop'))])).toBe(false);
+  });
+
+  it('holds a conflicting fact that only looks like a stop (it blocks, it does not stop)', () => {
+    expect(holdInboxBehindStation(true, [entry(comment('/service stop'), 'conflict')])).toBe(true);
+  });
+});
