@@ -46,6 +46,7 @@ import { workerShutdownTimes } from './process/shutdown-grace';
 import { containerRunsSettled } from './containers/run-container';
 import { healthRequestHandler } from './health/health-endpoints';
 import { workerReadiness } from './health/service-readiness';
+import { countEffectAttempts, measureStations } from './metrics/activity-metrics';
 
 export interface RunningWorker {
   metricsUrl: string;
@@ -64,6 +65,7 @@ function workerSinks(metrics: ServiceMetrics): InjectedSinks<ServiceMetricsSinks
       workflowFailed: { fn: (_info, type) => metrics.workflowsFailed.inc({ type }) },
       waitEnded: { fn: (_info, seconds) => metrics.waitingAge.observe(seconds) },
       phaseEnded: { fn: (_info, phase, seconds) => metrics.phaseDuration.observe({ phase }, seconds) },
+      ticketBlocked: { fn: (_info, reason) => metrics.ticketsBlocked.inc({ reason }) },
     },
   };
 }
@@ -99,7 +101,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   if (tracker) learnTrackerAccountId(pollerGuard, () => tracker.getMyself(), trackerAccountReport(logger.child({ component: 'poller' })));
   const modelConfig = options.models ?? parseModelConfiguration(process.env).config;
   const registry = loadRepositoryRegistry();
-  const remotes = createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry });
+  const remotes = createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry, githubForkRepos: config.scmhost.forkRepos });
   // GitLab projects of the repository registry (SERVICE_REPOS_CONFIG_PATH): merge requests, notes and pipelines.
   const gitlab = registry && registry.repositories.size > 0 ? createGitLabRepositories(registry, { onLatency }) : undefined;
   // The planning stations write to the tracker and read its project properties: without a tracker they are not
@@ -133,15 +135,15 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       guard: pollerGuard,
       logger: logger.child({ component: 'poller' }),
     }),
-    ...createEffectActivities({
+    ...countEffectAttempts(createEffectActivities({
       tracker, scmhost, gitlab, logger: logger.child({ component: 'effects' }),
       git: { remotes, scmhost },
-    }),
+    }), metrics),
     ...projectConfig,
-    ...createStationActivities({
+    ...measureStations(createStationActivities({
       implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...delivery, ...options.stations },
       budget: createBudgetGuard({ defaults: budgetDefaultsFromEnv(process.env), properties: tracker, onSpent: (stage, tokens) => metrics.tokensSpent.inc({ stage }, tokens) }),
-    }),
+    }), metrics),
   };
   // Container stations are registered only with a model and a source host: only then does podman matter.
   return { activities, runsContainers: Object.keys(delivery).length > 0 };
@@ -266,7 +268,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       shutdownGraceTime: shutdown.shutdownGraceTime,
       shutdownForceTime: shutdown.shutdownForceTime,
       // Each cached workflow holds its state and sandbox in memory; the cache bounds RSS with many parked tickets, at
-      // the price of a replay when an evicted one gets a task or a query (README "Many parked tickets").
+      // the price of a replay when an evicted one gets a task or a query (docs/benchmarks.md "Many parked tickets").
       maxCachedWorkflows: config.worker.maxCachedWorkflows,
       // A query of a ticket this worker evicted is still sent to its sticky queue first; with the SDK's 10 s it could
       // wait 5 s or more before the server gave it to the normal queue, where it is replayed (bench:parked: max
@@ -277,7 +279,10 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
     metricsServer = await listen(createServer(async (req, res) => {
       if (await answerHealth(req, res)) return;
       if (req.url === '/metrics') {
-        metrics.cachedWorkflows.set(worker?.getStatus().numCachedWorkflows ?? 0);
+        const status = worker?.getStatus();
+        metrics.cachedWorkflows.set(status?.numCachedWorkflows ?? 0);
+        metrics.workerPolling.set({ poller: 'workflow' }, status?.hasOutstandingWorkflowPoll ? 1 : 0);
+        metrics.workerPolling.set({ poller: 'activity' }, status?.hasOutstandingActivityPoll ? 1 : 0);
         res.setHeader('Content-Type', metrics.registry.contentType);
         res.end(await metrics.registry.metrics());
       } else {

@@ -76,6 +76,7 @@ export async function legacyTicketRun(input: TicketWorkflowInput, carried?: Tick
 
   const block = async (code: BlockingCode, message: string, comment?: string) => {
     if (!enterBlocked(state, code, message, nowIso())) return;
+    serviceMetrics.ticketBlocked(code);
     appendTimeline(state.timeline, {
       kind: 'transition', occurred_at: nowIso(), status: 'blocked',
       summary: `Blocked at ${state.checkpoint.current_node}: ${message}`, details: { code, node: state.checkpoint.current_node },

@@ -13,5 +13,7 @@ export interface ServiceMetricsSinks extends Sinks {
     waitEnded(seconds: number): void;
     /** The ticket left a node of its definition after this many seconds there (service_phase_duration_seconds). */
     phaseEnded(phase: string, seconds: number): void;
+    /** The ticket became blocked with this code (service_tickets_blocked_total). Not a command: no history change. */
+    ticketBlocked(reason: string): void;
   };
 }

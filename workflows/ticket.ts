@@ -28,7 +28,7 @@ import { callStation } from './station-call';
 import { stationTrigger } from './station-trigger';
 import { requestReply, statusReply } from './status-reply';
 import { draftIdsAtGate } from './draft-gate';
-import { pullRequestRefOf, rebaseDecision } from './rebase-decision';
+import { pullRequestRefOf, REBASE_MERGED_PATCH, rebaseDecision } from './rebase-decision';
 import { mergeProgress, noteAcceptedPullRequest } from './merge-progress';
 import { noteProposalEvent, noteProposalOpened, proposalPosition } from './proposal-review';
 import type { DraftCommand } from './drafts';
@@ -42,6 +42,7 @@ import { registerMigrationUpdate } from './migration-update';
 import { appendTimeline } from './timeline';
 import { countSpend, spendOf } from './token-spend';
 import { isStopRequest, KILL_SWITCH_PATCH, runStoppable, STOP_LABEL } from './kill-switch';
+import { holdInboxBehindStation, QUEUE_BEHIND_STATION_PATCH } from './inbox-drain';
 import { actorIdsOf, commandLabelsOf, needsAllowedActor, TRUSTED_ACTORS_PATCH, type AuthorizeActorResult } from './trusted-actors';
 import type { ActorActivities } from '../activities/actor-activities';
 
@@ -182,6 +183,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
 
   const block = async (code: BlockingCode | string, message: string, comment?: string | null) => {
     if (!enterBlocked(state, code as BlockingCode, message, nowIso())) return;
+    serviceMetrics.ticketBlocked(code);
     const node = state.checkpoint.current_node;
     // A retry that ran into the very same block again is told apart from a new block (workflows/blocking.ts).
     const record = nextBlockRecord(runtime.last_block, { node, visit: visit(), code, message });
@@ -521,13 +523,18 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
    */
   const rebase = async (command: Extract<Command, { type: 'rebase' }>, observation: Observation, replyName: string) => {
     const from = state.checkpoint.current_node;
-    const decision = rebaseDecision(definition, state, command.pull_request ? pullRequestRefOf(command.pull_request, observation) : null);
+    // Patched: histories from before ran the station on a merged pull request and replied with the bare reason.
+    const mergedAware = patched(REBASE_MERGED_PATCH);
+    const decision = rebaseDecision(definition, state, command.pull_request ? pullRequestRefOf(command.pull_request, observation) : null, { mergedAware });
     if (decision.type === 'refuse') {
       timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'rejected', summary: `/service rebase at ${from}: ${decision.reason}`, details: { node: from, delivery_identity: observation.delivery_identity } });
       // Refused where the ticket stands: answered once per position, like an ignored request (patched).
       const request: IgnoredRequest = { asked: '/service rebase', on: observation.source_system === 'scmhost' ? 'pull_request' : 'ticket', remove_labels: [] };
       const name = patched(ONE_REPLY_PATCH) ? requestReplyName(request, { is_blocked: state.checkpoint.is_blocked, retry_count: state.retry_count }) : `${replyName}_rebase`;
-      await reply(name, observation, `❌ ${decision.reason}`);
+      const body = mergedAware
+        ? requestReply({ ticketKey, asked: '/service rebase', reason: decision.reason, state, permitted: permittedCommands(state), removedLabels: [] })
+        : `❌ ${decision.reason}`;
+      await reply(name, observation, body);
       return;
     }
     runtime.rebase_target = decision.target;
@@ -777,6 +784,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       if (next.decision === 'accepted') await handleAccepted(next.observation);
       else await block('conflicting_evidence', `conflicting provider evidence: ${next.reason}`);
       publish();
+      // The rest waits until the station this command started has run (patched: histories from before judged it here).
+      if (holdInboxBehindStation(canAct(), state.inbox) && patched(QUEUE_BEHIND_STATION_PATCH)) break;
     }
     if (runtime.ended === 'completed' && state.inbox.length === 0) {
       await condition(allHandlersFinished);

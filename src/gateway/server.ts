@@ -1,10 +1,11 @@
 import { createServer } from 'node:http';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { loadRepositoryRegistry } from '../config/repository-registry';
 import type { ServiceConfig } from '../config/service-config';
 import { listen, type ListeningServer } from '../http/listen';
 import type { Logger } from '../logging/logger';
 import { createServiceMetrics } from '../metrics/service-metrics';
+import { openTicketsFromVisibility, ticketCensus } from '../metrics/ticket-census';
 import { createGatewayApp } from './app';
 import { TemporalTicketWorkflows, ticketSettings } from '../temporal/ticket-workflows';
 import { temporalConnectionOptions } from '../temporal/connection-options';
@@ -30,7 +31,14 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const workflows = new TemporalTicketWorkflows(connection, config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config));
   let stopRequested = false;
   const ready = gatewayReadiness({ connection, config, stopRequested: () => stopRequested });
-  const metrics = createServiceMetrics({ defaultMetrics: true });
+  // service_tickets (open tickets by status and position) is recounted from visibility when scraped, at most every 30 s.
+  // The registry calls the census only when scraped, by which time it exists.
+  const metrics = createServiceMetrics({ defaultMetrics: true, countTickets: () => census.count() });
+  const visibility = new Client({ connection, namespace: config.temporal.namespace });
+  const census = ticketCensus(metrics, {
+    list: () => openTicketsFromVisibility(connection, visibility, config.temporal.taskQueue),
+    onError: (error) => logger.warn('open tickets could not be counted from Temporal visibility; service_tickets keeps the last count', { error: (error as Error).message }),
+  });
   workflows.onRead = (route, source) => metrics.readModelAnswers.inc({ route, source });
   const { baseUrl, userEmail, apiToken } = config.tracker;
   const onLatency = (service: string, seconds: number) => metrics.externalApiLatency.observe({ service }, seconds);
@@ -51,10 +59,13 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
       // Readiness answers 503 from here on; the listener closes and the requests in flight are answered.
       stopRequested = true;
       account?.stop();
+      // No new ticket counts; one in flight settles within its deadline while the requests drain.
+      const censusSettled = census.stop();
       logger.info('gateway stopping: no new connections; answering the requests in flight', { grace_seconds: config.shutdown.graceSeconds });
       if (!(await drainServer(listening.server, config.shutdown.graceSeconds * 1000))) {
         logger.warn('requests still open at the end of the shutdown grace were cut', { grace_seconds: config.shutdown.graceSeconds });
       }
+      await censusSettled;
       await workflows.close().catch(() => undefined);
     },
   };

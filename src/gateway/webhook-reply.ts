@@ -35,6 +35,7 @@ export class WebhookReply {
 
   fail(status: number, code: string, message: string): void {
     this.metrics.webhooksFailed.inc({ source: this.source, event: this.event });
+    this.metrics.webhookResponses.inc({ source: this.source, code: String(status) });
     this.logger.warn(`${this.source} webhook rejected`, { status, code, event: this.event, reason: message });
     this.res.status(status).json(errorBody(code, message));
   }
@@ -42,6 +43,7 @@ export class WebhookReply {
   ignored(reasonCode: string, reason: string, extra: Record<string, unknown> = {}): void {
     this.metrics.webhooksIgnored.inc({ source: this.source, reason: reasonCode });
     this.metrics.webhooksProcessed.inc({ source: this.source, event: this.event });
+    this.metrics.webhookResponses.inc({ source: this.source, code: String(this.acceptedStatus) });
     this.logger.info(`${this.source} webhook not forwarded`, { event: this.event, reason, ...extra });
     this.res.status(this.acceptedStatus).json({ ignored: reason, ...extra });
   }
@@ -52,6 +54,7 @@ export class WebhookReply {
    */
   queued(body: Record<string, unknown>): void {
     this.metrics.webhooksProcessed.inc({ source: this.source, event: this.event });
+    this.metrics.webhookResponses.inc({ source: this.source, code: String(this.acceptedStatus) });
     this.res.status(this.acceptedStatus).json({ status: 'queued', ...body });
   }
 

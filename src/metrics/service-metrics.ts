@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BlockingCode } from '../../workflows/blocking';
 
 /**
  * The metric families of SPEC 4.5. The gateway and the worker each expose one registry with all families, so a
@@ -10,6 +11,15 @@ export const WEBHOOK_SOURCES = {
   scmhost: ['pull_request', 'pull_request_review', 'check_run', 'issue_comment'],
   gitlab: ['merge_request', 'note', 'pipeline', 'push'],
 } as const;
+/** SPEC 3.2's blocking codes, so every reason has a series (at 0) before the first block of that kind. */
+export const BLOCKING_REASONS = [
+  'missing_project_config', 'invalid_repo_assignment', 'unrecognized_command', 'conflicting_evidence', 'effect_unresolved',
+  'invalid_station_result', 'missing_workflow_route', 'ci_fix_limit', 'invalid_model_policy', 'station_not_available',
+  'station_failed', 'retry_bound_exhausted', 'pull_request_closed', 'escalated', 'budget_exhausted', 'stopped',
+] as const satisfies readonly BlockingCode[];
+// A blocking code added to workflows/blocking.ts and missing here fails the typecheck.
+const everyBlockingReason: [Exclude<BlockingCode, (typeof BLOCKING_REASONS)[number]>] extends [never] ? true : never = true;
+void everyBlockingReason;
 
 export interface ServiceMetrics {
   registry: Registry;
@@ -36,12 +46,35 @@ export interface ServiceMetrics {
   tokensSpent: Counter<'stage'>;
   /** Workflows held in the worker's cache; read from the worker when scraped (set by the worker process only). */
   cachedWorkflows: Gauge;
+  /** Webhook answers by HTTP status: 5xx (503 when Temporal is unreachable) means the provider has to redeliver. */
+  webhookResponses: Counter<'source' | 'code'>;
+  /** Tickets that entered the blocked state, by blocking code (counted by the worker that ran the block). */
+  ticketsBlocked: Counter<'reason'>;
+  /** Provider mutations attempted by the effect runner, by operation kind and the attempt's outcome. */
+  effectAttempts: Counter<'kind' | 'status'>;
+  /** Station activity runs by station and outcome (`error` when the activity threw: retried or blocked). */
+  stationRuns: Counter<'station' | 'outcome'>;
+  stationDuration: Histogram<'station'>;
+  /** 1 while the worker has a poll outstanding on the task queue (sampled when scraped; set by the worker only). */
+  workerPolling: Gauge<'poller'>;
+  /** Open tickets by workflow type, status and position (node), counted from Temporal visibility (gateway only). */
+  tickets: Gauge<'workflow_type' | 'status' | 'position' | 'blocked'>;
+  /** When the gateway last counted the open tickets (unix seconds); stale when visibility is failing. */
+  ticketCensusTimestamp: Gauge;
 }
 
-export function createServiceMetrics(options: { defaultMetrics?: boolean } = {}): ServiceMetrics {
+export interface ServiceMetricsOptions {
+  defaultMetrics?: boolean;
+  /** Run when service_tickets is scraped, to recount it (the gateway's census from Temporal visibility). */
+  countTickets?: () => Promise<void>;
+}
+
+export function createServiceMetrics(options: ServiceMetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'service_process_' });
   const registers = [registry];
+  // Both census gauges wait for the same recount: the registry reads its metrics concurrently.
+  const census = options.countTickets ? { collect: options.countTickets } : {};
   const metrics: ServiceMetrics = {
     registry,
     workflowsStarted: new Counter({ name: 'service_workflows_started_total', help: 'Ticket workflows started, by workflow type', labelNames: ['type'], registers }),
@@ -64,6 +97,14 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
     migrationEligibility: new Gauge({ name: 'service_execution_migration_eligibility', help: 'Migration eligibility of the most recently sampled execution (1 eligible, 0 not, -1 no decision)', registers }),
     tokensSpent: new Counter({ name: 'service_tokens_spent_total', help: 'Model tokens (input plus output) spent by stations, by stage', labelNames: ['stage'], registers }),
     cachedWorkflows: new Gauge({ name: 'service_worker_cached_workflows', help: 'Ticket workflows held in the worker\'s workflow cache (a query or task of one not held replays its history)', registers }),
+    webhookResponses: new Counter({ name: 'service_webhook_responses_total', help: 'Webhook answers by source and HTTP status code', labelNames: ['source', 'code'], registers }),
+    ticketsBlocked: new Counter({ name: 'service_tickets_blocked_total', help: 'Tickets that became blocked, by blocking code', labelNames: ['reason'], registers }),
+    effectAttempts: new Counter({ name: 'service_effect_attempts_total', help: 'Effect attempts (provider mutations), by operation kind and outcome', labelNames: ['kind', 'status'], registers }),
+    stationRuns: new Counter({ name: 'service_station_runs_total', help: 'Station runs, by station and outcome (error: the activity threw)', labelNames: ['station', 'outcome'], registers }),
+    stationDuration: new Histogram({ name: 'service_station_duration_seconds', help: 'Station run time, by station', labelNames: ['station'], buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600], registers }),
+    workerPolling: new Gauge({ name: 'service_worker_polling', help: 'Whether the worker has a poll outstanding on its task queue (1) or not (0), by poller', labelNames: ['poller'], registers }),
+    tickets: new Gauge({ name: 'service_tickets', help: 'Open tickets by workflow type, status, position and blocked flag (Temporal visibility, counted by the gateway)', labelNames: ['workflow_type', 'status', 'position', 'blocked'], registers, ...census }),
+    ticketCensusTimestamp: new Gauge({ name: 'service_ticket_census_timestamp_seconds', help: 'When the gateway last counted the open tickets (unix seconds)', registers, ...census }),
   };
   for (const type of WORKFLOW_TYPES) {
     metrics.workflowsStarted.inc({ type }, 0);
@@ -78,6 +119,9 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
     }
   }
   for (const service of ['tracker', 'scmhost', 'llm']) metrics.externalApiLatency.zero({ service });
+  // rate() needs a series before the first failure, or the first 503 of a source is lost to the alert.
+  for (const source of Object.keys(WEBHOOK_SOURCES)) for (const code of ['500', '503']) metrics.webhookResponses.inc({ source, code }, 0);
+  for (const reason of BLOCKING_REASONS) metrics.ticketsBlocked.inc({ reason }, 0);
   metrics.migrationEligibility.set(-1);
   return metrics;
 }
