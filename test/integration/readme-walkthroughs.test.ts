@@ -13,7 +13,7 @@ import type { SandboxSettings } from '../../src/sandbox/sandbox-settings';
 type View = Record<string, any>;
 const root = projectRoot();
 
-/** The paragraphs of README "Bugs and task takeover" whose next ```sh block is a walk-through, in README order. */
+/** The paragraphs of README ("The sandbox", "Bugs and task takeover") whose next ```sh block is a walk-through, in README order. */
 const WALKTHROUGHS = {
   feature: 'A walk-through in the sandbox',
   bug: 'A bug in the sandbox',

@@ -1,15 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Config } from '@oclif/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * Every `service` command line the README shows (in code blocks and in inline code) names a command this build has,
- * and every `--flag` it uses is a flag of that command: a newcomer who copies one gets the command, not "command not
- * found" or "Nonexistent flag". Reads dist/ (built by `npm test` before the tests run).
+ * Every `service` command line the README and the documents under docs/ show (in code blocks and in inline code)
+ * names a command this build has, and every `--flag` it uses is a flag of that command: a newcomer who copies one gets
+ * the command, not "command not found" or "Nonexistent flag". Reads dist/ (built by `npm test` before the tests run).
  */
 const root = join(__dirname, '..', '..', '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join('docs', name))];
+const readme = documents.map((path) => readFileSync(join(root, path), 'utf8')).join('\n');
 // Inline code that is output the README quotes, not a command to run.
 const NOT_COMMANDS = [/^service dev is running/, /^service v<version>$/];
 
@@ -33,7 +34,7 @@ function words(line: string): string[] {
   return [...line.matchAll(/"[^"]*"|'[^']*'|\S+/g)].map((m) => m[0].replace(/^\[|\]$/g, '')).filter(Boolean);
 }
 
-describe('the commands in the README', () => {
+describe('the commands in the README and docs/', () => {
   let config: Config;
   beforeAll(async () => {
     config = await Config.load(root);

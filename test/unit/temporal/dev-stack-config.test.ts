@@ -15,7 +15,7 @@ describe('temporal-dev.yaml', () => {
     const plan = planDevServer(parseDevStackConfig(shipped), '/srv/app');
     expect(plan.args).toEqual(expect.arrayContaining(['server', 'start-dev', '--db-filename', '/srv/app/.data/temporal.db', '--ui-port', '8233', '--port', '7233']));
     expect(plan.args).toContain('frontend.enableUpdateWorkflowExecution=true');
-    // The tuned defaults (README "The embedded Temporal server"): WAL, synchronous=normal, more shard IO at once.
+    // The tuned defaults (docs/operations.md "The embedded Temporal server"): WAL, synchronous=normal, more shard IO at once.
     expect(plan.args).toEqual(expect.arrayContaining(['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal', 'history.shardIOConcurrency=8']));
     expect(plan).toMatchObject({ address: '127.0.0.1:7233', uiUrl: 'http://127.0.0.1:8233', namespace: 'default' });
   });
