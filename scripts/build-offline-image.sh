@@ -9,6 +9,9 @@
 #   SERVICE_PODMAN_USER               the rootless account (default service-podman; ignored when not root)
 #   SERVICE_IMAGE_MIRROR              Debian mirror (default http://deb.debian.org/debian)
 #   SERVICE_IMAGE_FORCE=1             rebuild even when the recipe is unchanged
+#   SERVICE_IMAGE_NODE                the node binary copied into the image (default: the first node on PATH);
+#                                     scripts/test-on-node.sh keeps the machine's here, so testing the service on
+#                                     another Node line neither rebuilds the image nor changes the agent's node
 set -euo pipefail
 
 tag="${1:-${CONTAINER_IMAGE:-service-dev:latest}}"
@@ -16,7 +19,7 @@ account="${SERVICE_PODMAN_USER:-service-podman}"
 mirror="${SERVICE_IMAGE_MIRROR:-http://deb.debian.org/debian}"
 suite=bookworm
 packages="git,ca-certificates,ripgrep,procps,make,patch,less"
-node_bin="$(command -v node)"
+node_bin="${SERVICE_IMAGE_NODE:-$(command -v node)}"
 node_version="$("$node_bin" --version)"
 
 recipe_hash="$( { cat "$0"; echo "$suite $packages $mirror $node_version"; } | sha256sum | cut -c1-16)"

@@ -266,8 +266,11 @@ describe('container stations with real podman, real git and the simulators', () 
   });
 
   it('charges the next attempt what an interrupted attempt spent through the proxy, then removes the ledger', async () => {
-    const ledgers = () => readdirSync(workDir).filter((name) => /^spend-[0-9a-f]+\.jsonl$/.test(name));
-    expect(ledgers()).toEqual([]);
+    // The timeout test before this one keeps its ledger (no budget meter here) when its first model call settled
+    // within its 4 s, as it does on an idle machine and not on a loaded one; only the ledgers made here count.
+    const isLedger = (name: string) => /^spend-[0-9a-f]+\.jsonl$/.test(name);
+    const earlier = new Set(readdirSync(workDir).filter(isLedger));
+    const ledgers = () => readdirSync(workDir).filter((name) => isLedger(name) && !earlier.has(name));
     // The first attempt calls the model twice, then is cut off while its command runs (no usage reported).
     model.reset();
     model.script(
