@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ticketWorkflowId } from '../../workflows/messages';
@@ -8,6 +6,7 @@ import { startFailoverProxy, type FailoverProxy } from '../helpers/failover-prox
 import { freePort } from '../helpers/free-port';
 import { startService, type ServiceProcess } from '../helpers/service-process';
 import { eventually } from '../helpers/webhooks';
+import { setCurrentVersion } from '../helpers/worker-deployment';
 
 const REPO = 'acme/cluster';
 const DEPLOYMENT = 'cluster-flow';
@@ -36,13 +35,7 @@ describe('on a Temporal cluster with two gateways and two workers', () => {
     workers.push(worker);
     return worker;
   };
-  const setCurrent = (buildId: string) => eventually(async () => {
-    await promisify(execFile)(inject('temporalCliPath'), [
-      'worker', 'deployment', 'set-current-version', '--deployment-name', DEPLOYMENT, '--build-id', buildId,
-      '--address', inject('temporalAddress'), '--namespace', 'default', '--yes',
-    ]);
-    return true;
-  }, 120_000, `${DEPLOYMENT} ${buildId} to become the current version`);
+  const setCurrent = (buildId: string) => setCurrentVersion(inject('temporalCliPath'), inject('temporalAddress'), DEPLOYMENT, buildId, 120_000);
   const describeTicket = (key: string) => client.workflow.getHandle(ticketWorkflowId(key)).describe();
   const pinnedBuild = async (key: string) => {
     const info = (await describeTicket(key)).raw.workflowExecutionInfo?.versioningInfo;

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureContainerImage } from '../helpers/container-image';
+import { startDevOnFreshData } from '../helpers/dev-on-fresh-data';
 import { freePort } from '../helpers/free-port';
 import { SERVICE_BIN, startService, type ServiceProcess } from '../helpers/service-process';
 import { eventually, getJson } from '../helpers/webhooks';
@@ -159,26 +160,7 @@ const explain = (ran: Ran) => `exit ${ran.code}\nstdout:\n${ran.stdout.slice(-30
 interface Sandbox { dev: ServiceProcess; dataDir: string; api: string; temporal: string; settings: SandboxSettings }
 
 async function startDev(name: string, readmeWords: string[], sandbox: boolean): Promise<{ dev: ServiceProcess; dataDir: string; ports: Record<string, number> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), `service-readme-commands-${name}-`));
-  // The container account runs the stations' containers on workspaces below it: it must pass through.
-  chmodSync(dataDir, 0o711);
-  const ports = { temporal: await freePort(), ui: await freePort(), gateway: await freePort(), metrics: await freePort() };
-  const dev = startService([...service(readmeWords), '--headless', '--data-dir', dataDir, '--temporal-port', String(ports.temporal)], {
-    TEMPORAL_CLI_PATH: inject('temporalCliPath'),
-    SERVICE_TASK_QUEUE: `it-readme-commands-${name}`,
-    SERVICE_GATEWAY_HOST: '127.0.0.1',
-    SERVICE_GATEWAY_PORT: String(ports.gateway),
-    SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
-    SERVICE_WORKER_METRICS_PORT: String(ports.metrics),
-    CONTAINER_WORK_DIR: join(dataDir, 'workspaces'),
-  });
-  try {
-    await dev.waitForOutput(/Press Ctrl-C to stop/, 180_000);
-  } catch (error) {
-    await dev.stop('SIGINT');
-    rmSync(dataDir, { recursive: true, force: true });
-    throw error;
-  }
+  const { dev, dataDir, ports } = await startDevOnFreshData(`readme-commands-${name}`, service(readmeWords), inject('temporalCliPath'));
   if (sandbox) expect(existsSync(join(dataDir, 'sandbox', 'sandbox.json'))).toBe(true);
   return { dev, dataDir, ports };
 }

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureContainerImage } from '../helpers/container-image';
-import { freePort } from '../helpers/free-port';
-import { SERVICE_BIN, startService, type ServiceProcess } from '../helpers/service-process';
+import { startDevOnFreshData } from '../helpers/dev-on-fresh-data';
+import { SERVICE_BIN, type ServiceProcess } from '../helpers/service-process';
 import { getJson } from '../helpers/webhooks';
 import { projectRoot } from '../../src/temporal/temporal-cli-locator';
 import type { SandboxSettings } from '../../src/sandbox/sandbox-settings';
@@ -151,27 +150,7 @@ interface Sandbox {
 }
 
 async function startSandbox(name: string): Promise<Sandbox> {
-  const dataDir = mkdtempSync(join(tmpdir(), `service-readme-${name}-`));
-  // The container account runs the stations' containers on workspaces below it: it must pass through.
-  chmodSync(dataDir, 0o711);
-  const ports = { temporal: await freePort(), gateway: await freePort(), metrics: await freePort() };
-  const dev = startService(['dev', '--sandbox', '--headless', '--data-dir', dataDir, '--temporal-port', String(ports.temporal)], {
-    TEMPORAL_CLI_PATH: inject('temporalCliPath'),
-    SERVICE_TASK_QUEUE: `it-readme-${name}`,
-    SERVICE_GATEWAY_HOST: '127.0.0.1',
-    SERVICE_GATEWAY_PORT: String(ports.gateway),
-    SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
-    SERVICE_WORKER_METRICS_PORT: String(ports.metrics),
-    // The workspaces next to the test's own data, not in the checkout's .data/ that other sessions use.
-    CONTAINER_WORK_DIR: join(dataDir, 'workspaces'),
-  });
-  try {
-    await dev.waitForOutput(/Press Ctrl-C to stop/, 180_000);
-  } catch (error) {
-    await dev.stop('SIGINT');
-    rmSync(dataDir, { recursive: true, force: true });
-    throw error;
-  }
+  const { dev, dataDir, ports } = await startDevOnFreshData(`readme-${name}`, ['dev', '--sandbox'], inject('temporalCliPath'));
   const settings = JSON.parse(readFileSync(join(dataDir, 'sandbox', 'sandbox.json'), 'utf8')) as SandboxSettings;
   return { dev, dataDir, api: `http://127.0.0.1:${ports.gateway}`, settings };
 }

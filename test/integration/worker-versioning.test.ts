@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
@@ -13,6 +11,7 @@ import { freePort } from '../helpers/free-port';
 import { startService, type ServiceProcess } from '../helpers/service-process';
 import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
 import { eventually, getJson } from '../helpers/webhooks';
+import { setCurrentVersion } from '../helpers/worker-deployment';
 
 const SECRET = 'versioning-tracker-secret';
 const TOKEN = 'versioning-operator-token';
@@ -45,15 +44,8 @@ describe('worker deployment versioning: a ticket stays on the build it started o
   let client: Client;
   const files = mkdtempSync(join(tmpdir(), 'versioning-'));
 
-  // The CLI the suite's global setup found (TEMPORAL_CLI_PATH, .tools/bin or PATH). Until the version's worker has
-  // polled, the command fails; `eventually` keeps that error and names it if the wait runs out.
-  const setCurrent = (buildId: string) => eventually(async () => {
-    await promisify(execFile)(inject('temporalCliPath'), [
-      'worker', 'deployment', 'set-current-version', '--deployment-name', DEPLOYMENT, '--build-id', buildId,
-      '--address', inject('temporalAddress'), '--namespace', 'default', '--yes',
-    ]);
-    return true;
-  }, 60_000, `${DEPLOYMENT} ${buildId} to become the current version`);
+  // The CLI the suite's global setup found (TEMPORAL_CLI_PATH, .tools/bin or PATH).
+  const setCurrent = (buildId: string) => setCurrentVersion(inject('temporalCliPath'), inject('temporalAddress'), DEPLOYMENT, buildId);
 
   beforeAll(async () => {
     tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['WV'] });
