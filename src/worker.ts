@@ -43,7 +43,7 @@ import { workerDeploymentOptions, workerVersionFromEnv } from './temporal/worker
 import type { ServiceMetricsSinks } from '../workflows/metrics-sink';
 import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/messages';
 import { workerShutdownTimes } from './process/shutdown-grace';
-import { containerRunsSettled } from './containers/run-container';
+import { containerRunsSettled, PLAIN_PROCESS_AGENT_ENV } from './containers/run-container';
 import { healthRequestHandler } from './health/health-endpoints';
 import { workerReadiness } from './health/service-readiness';
 import { countEffectAttempts, measureStations } from './metrics/activity-metrics';
@@ -247,6 +247,10 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   let stopRequested = false;
   // Liveness and readiness on the metrics port (Kubernetes probes): readiness fails at once when a stop begins.
   const { activities, runsContainers } = createActivities(config, client, metrics, logger, options, tracing);
+  // The fault campaign's light mode trades the container's isolation for speed: never in a deployment.
+  if (runsContainers && process.env[PLAIN_PROCESS_AGENT_ENV] === '1') {
+    logger.error(`${PLAIN_PROCESS_AGENT_ENV}=1: container stations run their agent as a plain process WITHOUT a container (the fault campaign's light mode); unset it anywhere but npm run chaos`);
+  }
   const answerHealth = healthRequestHandler(workerReadiness({
     connection: client, config,
     state: () => worker?.getState() ?? 'INITIALIZED',

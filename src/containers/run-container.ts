@@ -28,8 +28,17 @@ export interface ContainerRun {
 const MAX_OUTPUT = 64_000;
 const LIMITS_IGNORED = /Resource limits are not supported and ignored[^\n]*/;
 
+/**
+ * The fault campaign's light mode (chaos/, `npm run chaos -- --light`) and nothing else sets this: the agent runs as
+ * a plain process on the same workspace and run folder instead of in a podman container, so that a seed takes
+ * seconds. It gives up the container's isolation, so no deployment may set it.
+ */
+export const PLAIN_PROCESS_AGENT_ENV = 'SERVICE_CHAOS_PLAIN_PROCESS_AGENT';
+const plainProcessAgent = () => process.env[PLAIN_PROCESS_AGENT_ENV] === '1';
+
 /** Removes a container whatever its state; a container that is already gone is fine. */
 export async function removeContainer(account: PodmanAccount, name: string): Promise<void> {
+  if (plainProcessAgent()) return;
   await podman(account, ['rm', '--force', '--time', '0', '--ignore', name], 60_000);
 }
 
@@ -69,7 +78,12 @@ async function runAndRemove(options: RunContainerOptions): Promise<ContainerRun>
   let timedOut = false;
   let cancelled = false;
   let output = '';
-  const child = spawn('podman', containerRunArgs(spec), { ...podmanSpawnOptions(account), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = plainProcessAgent()
+    ? spawn(process.execPath, [spec.agentPath, spec.runDir], {
+      ...podmanSpawnOptions(account), cwd: spec.workspaceDir, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...podmanSpawnOptions(account).env, SERVICE_WORKSPACE: spec.workspaceDir },
+    })
+    : spawn('podman', containerRunArgs(spec), { ...podmanSpawnOptions(account), stdio: ['ignore', 'pipe', 'pipe'] });
   const append = (chunk: Buffer) => {
     if (output.length < MAX_OUTPUT) output += chunk.toString('utf8');
   };
@@ -84,6 +98,7 @@ async function runAndRemove(options: RunContainerOptions): Promise<ContainerRun>
   // has returned, and once more after that.
   let stopper: NodeJS.Timeout | undefined;
   const stop = () => {
+    if (plainProcessAgent()) { child.kill('SIGKILL'); return; }
     if (stopper) return;
     void removeContainer(account, spec.name);
     stopper = setInterval(() => void removeContainer(account, spec.name), 2000);
