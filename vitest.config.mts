@@ -37,7 +37,8 @@ export default defineConfig({
           testTimeout: 900_000,
           hookTimeout: 900_000,
           fileParallelism: false,
-          // After the unit and integration files: two gateways, two workers and a server would starve them.
+          // A group of its own, so it never runs beside the integration files (vitest puts those, one at a time, in a
+          // group of their own at the end): two gateways, two workers and a server would starve them.
           sequence: { groupOrder: 1 },
         },
       },
