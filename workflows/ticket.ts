@@ -42,7 +42,7 @@ import { registerMigrationUpdate } from './migration-update';
 import { appendTimeline } from './timeline';
 import { countSpend, spendOf } from './token-spend';
 import { isStopRequest, KILL_SWITCH_PATCH, runStoppable, STOP_LABEL } from './kill-switch';
-import { holdInboxBehindStation, QUEUE_BEHIND_STATION_PATCH } from './inbox-drain';
+import { holdInboxBehindQuestion, QUEUE_BEHIND_QUESTION_PATCH } from './inbox-drain';
 import { actorIdsOf, commandLabelsOf, needsAllowedActor, TRUSTED_ACTORS_PATCH, type AuthorizeActorResult } from './trusted-actors';
 import type { ActorActivities } from '../activities/actor-activities';
 
@@ -784,8 +784,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       if (next.decision === 'accepted') await handleAccepted(next.observation);
       else await block('conflicting_evidence', `conflicting provider evidence: ${next.reason}`);
       publish();
-      // The rest waits until the station this command started has run (patched: histories from before judged it here).
-      if (holdInboxBehindStation(canAct(), state.inbox) && patched(QUEUE_BEHIND_STATION_PATCH)) break;
+      // After a `?` the rest waits until the answer is posted (patched: histories from before judged it at the station).
+      if (holdInboxBehindQuestion(canAct() && runtime.request?.kind === 'question', state.inbox) && patched(QUEUE_BEHIND_QUESTION_PATCH)) break;
     }
     if (runtime.ended === 'completed' && state.inbox.length === 0) {
       await condition(allHandlersFinished);

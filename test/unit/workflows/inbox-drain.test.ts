@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdInboxBehindStation } from '../../../workflows/inbox-drain';
+import { holdInboxBehindQuestion } from '../../../workflows/inbox-drain';
 import type { Observation } from '../../../workflows/observation';
 import type { TicketState } from '../../../workflows/ticket-state';
 
@@ -10,21 +10,21 @@ const comment = (body: string): Observation => ({
 } as unknown as Observation);
 const entry = (observation: Observation, decision: 'accepted' | 'conflict' = 'accepted'): TicketState['inbox'][number] => ({ observation, decision, reason: 'new' });
 
-describe('holdInboxBehindStation', () => {
-  it('holds the rest of the inbox once a command left a station to run', () => {
-    expect(holdInboxBehindStation(true, [entry(comment('? who reads it'))])).toBe(true);
+describe('holdInboxBehindQuestion', () => {
+  it('holds the rest of the inbox once a question sent the ticket to the station that answers it', () => {
+    expect(holdInboxBehindQuestion(true, [entry(comment('? who reads it'))])).toBe(true);
   });
 
-  it('hands out the next command while the ticket rests (a gate, a block) or nothing waits', () => {
-    expect(holdInboxBehindStation(false, [entry(comment('? who reads it'))])).toBe(false);
-    expect(holdInboxBehindStation(true, [])).toBe(false);
+  it('hands out the next command on any other move (an approval, review notes), while the ticket rests, or when nothing waits', () => {
+    expect(holdInboxBehindQuestion(false, [entry(comment('? who reads it'))])).toBe(false);
+    expect(holdInboxBehindQuestion(true, [])).toBe(false);
   });
 
   it('never holds back a stop request, nor what is queued with it', () => {
-    expect(holdInboxBehindStation(true, [entry(comment('? who reads it')), entry(comment('/service stop'))])).toBe(false);
+    expect(holdInboxBehindQuestion(true, [entry(comment('? who reads it')), entry(comment('/service stop'))])).toBe(false);
   });
 
   it('holds a conflicting fact that only looks like a stop (it blocks, it does not stop)', () => {
-    expect(holdInboxBehindStation(true, [entry(comment('/service stop'), 'conflict')])).toBe(true);
+    expect(holdInboxBehindQuestion(true, [entry(comment('/service stop'), 'conflict')])).toBe(true);
   });
 });
