@@ -1,7 +1,7 @@
 import { ALLOWED_ACTORS_PROPERTY, AllowedActorsError, allowedActors, decideActor, groupsUnreadable } from '../src/config/allowed-actors';
 import { systemOfActorId } from '../workflows/actor-identity';
 import { NotFoundProviderError } from '../src/providers/provider-errors';
-import type { ProjectPropertiesPort } from '../src/providers/tracker/project-properties-port';
+import type { ProjectPropertiesPort } from '../src/config/project-properties-port';
 import type { AuthorizeActorInput, AuthorizeActorResult } from '../workflows/trusted-actors';
 
 /**

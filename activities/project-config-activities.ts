@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ProjectPropertiesPort } from '../src/providers/tracker/project-properties-port';
+import type { ProjectPropertiesPort } from '../src/config/project-properties-port';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import type { ProjectRepositoriesCheck } from '../workflows/project-config-types';
 

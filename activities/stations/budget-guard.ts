@@ -4,7 +4,7 @@ import {
   addSpend, BUDGET_EXHAUSTED, BUDGET_RECOVERY, BudgetSettingsError, budgetExhaustedMessage, decideBudget, projectLimits, TOKEN_BUDGET_PROPERTY,
   type BudgetLimits, type Spend,
 } from '../../src/budgets/token-budget';
-import type { ProjectPropertiesPort } from '../../src/providers/tracker/project-properties-port';
+import type { ProjectPropertiesPort } from '../../src/config/project-properties-port';
 import { STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails, type StationInput } from '../../workflows/station-types';
 import { stationFailure } from './station-failure';
 

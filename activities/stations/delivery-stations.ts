@@ -5,7 +5,7 @@ import type { GitRemotes } from '../../src/containers/git-remote';
 import { resolvePodmanAccount } from '../../src/containers/podman-account';
 import type { Tracing } from '../../src/tracing/start-tracing';
 import type { Logger } from '../../src/logging/logger';
-import type { ProjectPropertiesPort } from '../../src/providers/tracker/project-properties-port';
+import type { ProjectPropertiesPort } from '../../src/config/project-properties-port';
 import type { StationActivity } from '../../workflows/station-types';
 import type { RepositoriesReader } from './planning/repositories';
 import { containerModelResolver } from './delivery/container-model-resolver';

@@ -1,6 +1,6 @@
 import { connectionIssue, formatTarget, parseTarget, targetIssue, type ModelConfiguration, type ModelConnection, type ModelTarget, type TargetIssueCode } from './model-configuration';
 import { defaultExecutionPlace, isModelPolicyKey, type ModelPolicyKey } from './model-policy-keys';
-import type { ProjectPropertiesPort } from '../providers/tracker/project-properties-port';
+import type { ProjectPropertiesPort } from './project-properties-port';
 
 /** The project's model properties (SPEC 2.8) as read from the tracker: `service.model_policy`, `service.model_default`. */
 export interface ProjectModelPolicy {

@@ -1,4 +1,4 @@
-import type { ProjectPropertiesPort } from '../providers/tracker/project-properties-port';
+import type { ProjectPropertiesPort } from './project-properties-port';
 
 /**
  * Proposal review (SPEC 2.8, REFERENCE "Source host conventions"): with `service.prd_proposals_repo` set, the PRD and

@@ -3,7 +3,7 @@ import { isModelPolicyKey, type ModelPolicyKey } from '../../../src/config/model
 import { modelPolicyReport } from '../../../src/config/model-policy-report';
 import { ModelPolicyError, resolveForExecution } from '../../../src/config/model-target-resolver';
 import type { ResolvedTarget } from '../../../src/models/model-client';
-import type { ProjectPropertiesPort } from '../../../src/providers/tracker/project-properties-port';
+import type { ProjectPropertiesPort } from '../../../src/config/project-properties-port';
 import type { StationInput } from '../../../workflows/station-types';
 import { stationFailure } from '../station-failure';
 

@@ -5,7 +5,7 @@ import { isModelPolicyKey, type ModelPolicyKey } from '../../../src/config/model
 import { modelPolicyReport } from '../../../src/config/model-policy-report';
 import { ModelPolicyError, resolveForExecution } from '../../../src/config/model-target-resolver';
 import { ModelCallError, type ModelClient } from '../../../src/models/model-client';
-import type { ProjectPropertiesPort } from '../../../src/providers/tracker/project-properties-port';
+import type { ProjectPropertiesPort } from '../../../src/config/project-properties-port';
 import { loadSkill, SkillError } from '../../../src/skills/load-skill';
 import type { StationInput, StationResult } from '../../../workflows/station-types';
 import { BUDGET_EXHAUSTED, BUDGET_RECOVERY, estimateTokens } from '../../../src/budgets/token-budget';

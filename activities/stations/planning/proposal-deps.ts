@@ -1,6 +1,6 @@
 import type { ProposalDeps } from './proposal-publisher';
 import type { GitRemotes } from '../../../src/containers/git-remote';
-import type { ProjectPropertiesPort } from '../../../src/providers/tracker/project-properties-port';
+import type { ProjectPropertiesPort } from '../../../src/config/project-properties-port';
 import type { ScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
 import { readProposalSettings } from '../../../src/config/proposal-settings';
 import type { ServiceConfig } from '../../../src/config/service-config';

@@ -9,7 +9,7 @@ import type { RetryPolicy } from '../retry-policy';
 import { adfToMarkdown } from './adf/adf-to-markdown';
 import { isAdfDocument } from './adf/adf-types';
 import { markdownToAdf } from './adf/markdown-to-adf';
-import type { ProjectPropertiesPort } from './project-properties-port';
+import type { ProjectPropertiesPort } from '../../config/project-properties-port';
 import type {
   CreateIssueInput,
   CreatedIssue,
