@@ -1,7 +1,7 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { searchAttributeProblems, temporalReadiness } from '../../../src/temporal/temporal-readiness';
+import { searchAttributeProblems, temporalReadiness } from '../../../src/health/temporal-readiness';
 
 const T = temporal.api.enums.v1.IndexedValueType;
 const wanted = { ServiceStatus: 'Keyword', ServiceBlocked: 'Bool', ServicePullRequests: 'KeywordList' } as const;

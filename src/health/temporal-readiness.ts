@@ -1,8 +1,8 @@
 import { isGrpcServiceError, type Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { failed, passed, skipped, type CheckResult } from '../health/readiness';
-import type { SearchAttributeTypeName } from './dev-stack-config';
-import { TYPE_BY_NAME } from './search-attributes';
+import { failed, passed, skipped, type CheckResult } from './readiness';
+import type { SearchAttributeTypeName } from '../temporal/dev-stack-config';
+import { TYPE_BY_NAME } from '../temporal/search-attributes';
 
 const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_NOT_FOUND = 5;

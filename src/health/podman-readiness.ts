@@ -1,5 +1,5 @@
-import { failed, passed, type CheckResult } from '../health/readiness';
-import { podman, PodmanSetupError, type PodmanAccount, type PodmanOutput } from './podman-account';
+import { failed, passed, type CheckResult } from './readiness';
+import { podman, PodmanSetupError, type PodmanAccount, type PodmanOutput } from '../containers/podman-account';
 
 export const PODMAN_CHECK = 'podman';
 

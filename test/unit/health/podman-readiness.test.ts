@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PodmanSetupError, type PodmanAccount } from '../../../src/containers/podman-account';
-import { podmanReadiness } from '../../../src/containers/podman-readiness';
+import { podmanReadiness } from '../../../src/health/podman-readiness';
 
 const account: PodmanAccount = { name: 'service-podman', uid: 999, gid: 995, home: '/var/lib/service-podman', runtimeDir: '/tmp/service-podman-runtime-999', switchUser: true };
 
