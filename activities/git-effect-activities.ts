@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { GitCommandError, remoteBranchHead, runGit, type GitRemote, type GitRemotes } from '../src/containers/git-remote';
+import { GitCommandError, remoteBranchHead, runGit } from '../src/containers/git-remote';
+import type { GitRemote, GitRemotes } from '../src/providers/git-remote-types';
 import { parseRepoRef } from '../src/poller/scmhost-poll';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import type { RegistryRepository } from '../src/config/repository-registry';

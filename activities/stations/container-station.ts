@@ -10,7 +10,7 @@ import { exposeWorkspace, hostTreeDir, syncWorkspaceIntoHostTree, WorkspaceSyncE
 import { stageAgentBundle } from '../../src/containers/mount-access';
 import type { ServiceConfig } from '../../src/config/service-config';
 import { containerName, type ContainerSpec } from '../../src/containers/container-args';
-import type { GitRemotes } from '../../src/containers/git-remote';
+import type { GitRemotes } from '../../src/providers/git-remote-types';
 import { proxyUpstreamOf, ProxyUpstreamError, startModelProxy } from '../../src/containers/model-proxy';
 import { loadMcpServers, McpServersError, type McpServers } from '../../src/config/mcp-servers';
 import { runToolServers } from '../../src/containers/run-tool-servers';

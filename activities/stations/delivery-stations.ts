@@ -1,7 +1,7 @@
 import type { ModelConfiguration } from '../../src/config/model-configuration';
 import type { ModelClient } from '../../src/models/model-client';
 import type { ServiceConfig } from '../../src/config/service-config';
-import type { GitRemotes } from '../../src/containers/git-remote';
+import type { GitRemotes } from '../../src/providers/git-remote-types';
 import { resolvePodmanAccount } from '../../src/containers/podman-account';
 import type { Tracing } from '../../src/tracing/start-tracing';
 import type { Logger } from '../../src/logging/logger';

@@ -2,24 +2,7 @@ import { execFile } from 'node:child_process';
 import { connectionCredential, findRegistryRepository, type RepositoryRegistry } from '../config/repository-registry';
 import { redactSecrets } from '../redaction/redact-secrets';
 import { githubChangeRequestMode } from '../providers/scmhost/github-fork-mode';
-
-/**
- * Git over HTTPS with the host's token. The token reaches git only through the environment of one git process
- * (GIT_CONFIG_COUNT / http.extraHeader), never a command line (visible in `ps`), `.git/config` or the workspace.
- */
-export interface GitAuth {
-  username: string;
-  token: string;
-}
-
-export interface GitRemote {
-  /** Without credentials. */
-  url: string;
-  auth?: GitAuth;
-  /** `direct` pushes to the repository, `fork` to the service account's fork of it. */
-  changeRequestMode: 'direct' | 'fork';
-  defaultBranch?: string;
-}
+import type { GitAuth, GitRemote, GitRemotes } from '../providers/git-remote-types';
 
 export class GitCommandError extends Error {
   override readonly name = 'GitCommandError';
@@ -86,10 +69,6 @@ export function githubWebRoot(apiUrl: string): string {
   const url = apiUrl.replace(/\/+$/, '');
   if (/^https:\/\/api\.github\.com$/i.test(url)) return 'https://github.com';
   return url.replace(/\/api\/v3$/, '');
-}
-
-export interface GitRemotes {
-  remoteFor(repository: string): GitRemote;
 }
 
 /**

@@ -10,7 +10,8 @@ import type { ResolvedTarget } from '../models/model-client';
 import { startModelSimulator, type ModelSimulator, type ScriptedReply } from '../sandbox/model-simulator/model-simulator';
 import type { EffectAttemptResult } from '../../workflows/effect-types';
 import type { StationInput, StationResult } from '../../workflows/station-types';
-import { runGit, type GitRemotes } from './git-remote';
+import { runGit } from './git-remote';
+import type { GitRemotes } from '../providers/git-remote-types';
 import { resolvePodmanAccount } from './podman-account';
 
 /**

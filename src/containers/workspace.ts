@@ -1,7 +1,8 @@
 import { mkdir, rm, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readContainedText } from './contained-file';
-import { remoteBranchHead, runGit, type GitRemote } from './git-remote';
+import { remoteBranchHead, runGit } from './git-remote';
+import type { GitRemote } from '../providers/git-remote-types';
 
 /** The branch of a ticket (REFERENCE "Source host conventions"). */
 export function serviceBranch(ticketKey: string): string {

@@ -8,7 +8,8 @@ import { createContainerStations, type ContainerStationDeps, type ContainerStati
 import { createRebaseStation } from '../../activities/stations/delivery/rebase-station';
 import type { ModelConnection } from '../../src/config/model-configuration';
 import type { ServiceConfig } from '../../src/config/service-config';
-import { createGitRemotes, runGit, type GitRemotes } from '../../src/containers/git-remote';
+import { createGitRemotes, runGit } from '../../src/containers/git-remote';
+import type { GitRemotes } from '../../src/providers/git-remote-types';
 import { podman, resolvePodmanAccount } from '../../src/containers/podman-account';
 import { runContainer } from '../../src/containers/run-container';
 import { containerWorkDir } from '../../src/containers/mount-access';

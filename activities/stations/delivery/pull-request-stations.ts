@@ -1,7 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { GitRemotes } from '../../../src/containers/git-remote';
+import type { GitRemotes } from '../../../src/providers/git-remote-types';
 import { parentLabel } from '../../../src/planning/provisioning-labels';
 import type { TrackerClient } from '../../../src/providers/tracker/tracker-client';
 import type { TrackerIssue } from '../../../src/providers/tracker/tracker-types';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { GitRemotes } from '../../../src/containers/git-remote';
+import type { GitRemotes } from '../../../src/providers/git-remote-types';
 import { commitWorkspace, filesWithConflictMarkers, prepareWorkspace, serviceBranch, startBaseMerge } from '../../../src/containers/workspace';
 import { hostTreeDir } from '../../../src/containers/workspace-sync';
 import type { PullRequest, RepoRef } from '../../../src/providers/scmhost/scmhost-types';

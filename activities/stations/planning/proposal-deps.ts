@@ -1,5 +1,5 @@
 import type { ProposalDeps } from './proposal-publisher';
-import type { GitRemotes } from '../../../src/containers/git-remote';
+import type { GitRemotes } from '../../../src/providers/git-remote-types';
 import type { ProjectPropertiesPort } from '../../../src/config/project-properties-port';
 import type { ScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
 import { readProposalSettings } from '../../../src/config/proposal-settings';

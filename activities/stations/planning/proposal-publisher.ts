@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { GitRemotes } from '../../../src/containers/git-remote';
+import type { GitRemotes } from '../../../src/providers/git-remote-types';
 import { commitWorkspace, prepareWorkspace } from '../../../src/containers/workspace';
 import { hostTreeDir } from '../../../src/containers/workspace-sync';
 import type { ProposalSettings } from '../../../src/config/proposal-settings';

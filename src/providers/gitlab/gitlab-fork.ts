@@ -1,4 +1,4 @@
-import type { GitRemote, GitRemotes } from '../../containers/git-remote';
+import type { GitRemote, GitRemotes } from '../git-remote-types';
 import { PreconditionProviderError } from '../provider-errors';
 import type { GitLabClient, GitLabProject } from './gitlab-client';
 
