@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseRepoRef } from '../src/poller/scmhost-poll';
+import { parseRepoRef } from '../src/providers/scmhost/repo-ref';
 import { effectStatusOf, isProviderError } from '../src/providers/provider-errors';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import type { TrackerClient } from '../src/providers/tracker/tracker-client';

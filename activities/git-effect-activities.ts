@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { GitCommandError, remoteBranchHead, runGit } from '../src/containers/git-remote';
 import type { GitRemote, GitRemotes } from '../src/providers/git-remote-types';
-import { parseRepoRef } from '../src/poller/scmhost-poll';
+import { parseRepoRef } from '../src/providers/scmhost/repo-ref';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import type { RegistryRepository } from '../src/config/repository-registry';
 import { forkRemote, serviceForkOf, type ForkClient } from '../src/providers/gitlab/gitlab-fork';

@@ -1,4 +1,4 @@
-import { parseRepoRef } from '../src/poller/scmhost-poll';
+import { parseRepoRef } from '../src/providers/scmhost/repo-ref';
 import { RetryableProviderError } from '../src/providers/provider-errors';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import { idempotencyKeyOf } from '../src/providers/scmhost/idempotency-marker';

@@ -3,7 +3,8 @@ import { SERVICE_BRANCH_PREFIX } from '../ingress/ticket-routing';
 import { normaliseScmhostEvent } from '../ingress/scmhost/normalise-scmhost-event';
 import { SCMHOST_EVENT_SCHEMAS, type ScmhostEventName } from '../ingress/scmhost/scmhost-webhook-schema';
 import type { ScmhostClient } from '../providers/scmhost/scmhost-client';
-import type { PullRequest, RepoRef } from '../providers/scmhost/scmhost-types';
+import { parseRepoRef } from '../providers/scmhost/repo-ref';
+import type { PullRequest } from '../providers/scmhost/scmhost-types';
 
 type Delivery = Extract<NormalisedDelivery, { kind: 'observation' }>;
 
@@ -23,12 +24,6 @@ function pullRequestObject(pr: PullRequest) {
     number: pr.number, title: pr.title, state: pr.state, merged: pr.merged, merge_commit_sha: pr.mergeCommitSha ?? null,
     head: { ref: pr.headRef, sha: pr.headSha }, base: { ref: pr.baseRef }, updated_at: pr.updatedAt, closed_at: pr.closedAt ?? null,
   };
-}
-
-export function parseRepoRef(fullName: string): RepoRef {
-  const [owner, repo] = fullName.split('/');
-  if (!owner || !repo) throw new Error(`repository "${fullName}" is not owner/repo`);
-  return { owner, repo };
 }
 
 /** A fact is in the window when the provider says it happened or changed at or after `since` (unknown: it is). */

@@ -4,7 +4,7 @@ import type { GitRemotes } from '../../../src/providers/git-remote-types';
 import { commitWorkspace, prepareWorkspace } from '../../../src/containers/workspace';
 import { hostTreeDir } from '../../../src/containers/workspace-sync';
 import type { ProposalSettings } from '../../../src/config/proposal-settings';
-import { parseRepoRef } from '../../../src/poller/scmhost-poll';
+import { parseRepoRef } from '../../../src/providers/scmhost/repo-ref';
 import type { ScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
 import { proposalBranch, proposalFile, type ProposalKind, type ProposalOutput } from '../../../workflows/proposal-review';
 import type { EffectIntent, StationInput } from '../../../workflows/station-types';
