@@ -7,7 +7,7 @@
  *   npm run bench:container -- [--runs 5]
  */
 import { loadServiceConfig } from '../src/config/service-config';
-import { runLocalContainerStation } from '../src/containers/local-station-run';
+import { runLocalContainerStation } from '../src/smoke/local-station-run';
 
 function arg(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);

@@ -1,7 +1,7 @@
 import { Command, Flags } from '@oclif/core';
 import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
 import { loadServiceConfig } from '../config/service-config';
-import { checkAgentWritesVerificationFile, checkContainerStageModels, checkRootlessContainer, type SmokeStep } from '../containers/smoke-checks';
+import { checkAgentWritesVerificationFile, checkContainerStageModels, checkRootlessContainer, type SmokeStep } from '../smoke/smoke-checks';
 import { checkTwoNodeGraphResumes } from '../smoke/graph-resume-check';
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { loadServiceConfig } from '../config/service-config';
-import type { SmokeStep } from '../containers/smoke-checks';
+import type { SmokeStep } from './smoke-checks';
 import { pinDefinition } from '../definitions/definition-digest';
 import { createLogger } from '../logging/logger';
 import { startDevServer } from '../temporal/dev-server';

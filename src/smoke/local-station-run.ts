@@ -10,9 +10,9 @@ import type { ResolvedTarget } from '../models/model-client';
 import { startModelSimulator, type ModelSimulator, type ScriptedReply } from '../sandbox/model-simulator/model-simulator';
 import type { EffectAttemptResult } from '../../workflows/effect-types';
 import type { StationInput, StationResult } from '../../workflows/station-types';
-import { runGit } from './git-remote';
+import { runGit } from '../containers/git-remote';
 import type { GitRemotes } from '../providers/git-remote-types';
-import { resolvePodmanAccount } from './podman-account';
+import { resolvePodmanAccount } from '../containers/podman-account';
 
 /**
  * One container station end to end on this machine, with no provider at all: a mocked git tree in a local bare

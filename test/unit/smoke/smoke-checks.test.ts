@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseModelConfiguration } from '../../../src/config/model-configuration';
-import { checkContainerStageModels, configuredImplementationModel, containerStageModels } from '../../../src/containers/smoke-checks';
+import { checkContainerStageModels, configuredImplementationModel, containerStageModels } from '../../../src/smoke/smoke-checks';
 
 const ANTHROPIC = {
   MODEL_CONNECTIONS: JSON.stringify({ claude: { backend: 'anthropic', allowed_models: ['claude-sonnet-4'], capabilities: ['structured_output', 'tools'] } }),

@@ -1,10 +1,10 @@
 import { formatTarget, parseModelConfiguration, type ModelConfiguration } from '../config/model-configuration';
 import { CONTAINER_STATION_KEYS } from '../config/model-policy-keys';
 import { resolveModelTarget } from '../config/model-target-resolver';
-import { resolveStages, unreadyContainerStages } from './container-readiness';
+import { resolveStages, unreadyContainerStages } from '../containers/container-readiness';
 import { loadServiceConfig } from '../config/service-config';
 import type { ResolvedTarget } from '../models/model-client';
-import { podman, PodmanSetupError, resolvePodmanAccount } from './podman-account';
+import { podman, PodmanSetupError, resolvePodmanAccount } from '../containers/podman-account';
 import { runLocalContainerStation } from './local-station-run';
 
 /** One step of `service smoke-test`: passed, failed, or not available in this build (which fails the run too). */
