@@ -18,7 +18,7 @@ function folders(dir: string): string[] {
     .flatMap((entry) => [`${dir}/${entry.name}`, ...folders(`${dir}/${entry.name}`)]);
 }
 
-describe('the layer rule of eslint.config.mjs (lint/layers.mjs)', () => {
+describe('the layer rule of eslint.config.mjs (LAYERS)', () => {
   it('refuses an import of a layer above, at any folder depth', async () => {
     expect(await importErrors('src/providers/layer-probe.ts', "import { createApp } from '../gateway/app';"))
       .toEqual([expect.stringContaining('src/providers (layer "providers") must not import src/gateway')]);
