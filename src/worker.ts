@@ -15,7 +15,7 @@ import { createGitLabRepositories } from './providers/gitlab/gitlab-repositories
 import { createIntakeStation } from '../activities/stations/intake-station';
 import { createStationActivities } from '../activities/stations/station-activities';
 import { createBudgetGuard } from '../activities/stations/budget-guard';
-import { budgetDefaultsFromEnv } from './budgets/token-budget';
+import { budgetDefaultsFromEnv, NEARLY_EXHAUSTED_RATIO } from './budgets/token-budget';
 import { createPlanningStations } from '../activities/stations/planning-stations';
 import { createDeliveryStations } from '../activities/stations/delivery-stations';
 import { createDraftEditActivities } from '../activities/draft-edit-activities';
@@ -142,7 +142,16 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     ...projectConfig,
     ...measureStations(createStationActivities({
       implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...delivery, ...options.stations },
-      budget: createBudgetGuard({ defaults: budgetDefaultsFromEnv(process.env), properties: tracker, onSpent: (stage, tokens) => metrics.tokensSpent.inc({ stage }, tokens) }),
+      budget: createBudgetGuard({
+        defaults: budgetDefaultsFromEnv(process.env),
+        properties: tracker,
+        onSpent: (stage, tokens) => metrics.tokensSpent.inc({ stage }, tokens),
+        onBudgetUse: (use, attempt) => {
+          metrics.tokenBudgetUsed.observe({ scope: use.scope }, use.ratio);
+          // The histogram says that some ticket is close to its budget (ServiceBudgetNearlyExhausted); this says which.
+          if (use.ratio > NEARLY_EXHAUSTED_RATIO) logger.warn('token budget nearly used', { ...attempt, scope: use.scope, used: Number(use.ratio.toFixed(3)) });
+        },
+      }),
     }), metrics),
   };
   // Container stations are registered only with a model and a source host: only then does podman matter.
