@@ -275,6 +275,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       workflowsPath: require.resolve(deploymentOptions ? '../workflows/versioned' : '../workflows'),
       activities,
       sinks: workerSinks(metrics),
+      // Counts ticket workflows that end failed (service_workflows_failed_total) without touching the workflow code.
+      interceptors: { workflowModules: [require.resolve('../workflows/failure-metrics')] },
       // A station's heartbeat reaches the server at least every 2 s, and with its answer a cancellation (service:stop).
       maxHeartbeatThrottleInterval: '2 seconds',
       // SIGTERM: polling stops at once, running activities get the grace, then they are cancelled (containers removed).
