@@ -103,7 +103,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     tokensSpent: new Counter({ name: 'service_tokens_spent_total', help: 'Model tokens (input plus output) spent by stations, by stage', labelNames: ['stage'], registers }),
     tokenBudgetUsed: new Histogram({ name: 'service_token_budget_used_ratio', help: 'Share of a token budget (scope ticket or stage) the ticket has used, observed after each station attempt that spent tokens', labelNames: ['scope'], buckets: [0.25, 0.5, 0.8, 0.9, 1], registers }),
     cachedWorkflows: new Gauge({ name: 'service_worker_cached_workflows', help: 'Ticket workflows held in the worker\'s workflow cache (a query or task of one not held replays its history)', registers }),
-    webhookResponses: new Counter({ name: 'service_webhook_responses_total', help: 'Webhook answers by source and HTTP status code', labelNames: ['source', 'code'], registers }),
+    webhookResponses: new Counter({ name: 'service_webhook_responses_total', help: 'Webhook answers by source and HTTP status code (499: the sender hung up before any answer)', labelNames: ['source', 'code'], registers }),
     ticketsBlocked: new Counter({ name: 'service_tickets_blocked_total', help: 'Tickets that became blocked, by blocking code', labelNames: ['reason'], registers }),
     effectAttempts: new Counter({ name: 'service_effect_attempts_total', help: 'Effect attempts (provider mutations), by operation kind and outcome', labelNames: ['kind', 'status'], registers }),
     stationRuns: new Counter({ name: 'service_station_runs_total', help: 'Station runs, by station and outcome (error: the activity threw)', labelNames: ['station', 'outcome'], registers }),
