@@ -15,7 +15,7 @@ import { createGitLabRepositories } from './providers/gitlab/gitlab-repositories
 import { createIntakeStation } from '../activities/stations/intake-station';
 import { createStationActivities } from '../activities/stations/station-activities';
 import { createBudgetGuard } from '../activities/stations/budget-guard';
-import { budgetDefaultsFromEnv } from './budgets/token-budget';
+import { budgetDefaultsFromEnv, NEARLY_EXHAUSTED_RATIO } from './budgets/token-budget';
 import { createPlanningStations } from '../activities/stations/planning-stations';
 import { createDeliveryStations } from '../activities/stations/delivery-stations';
 import { createDraftEditActivities } from '../activities/draft-edit-activities';
@@ -142,7 +142,16 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
     ...projectConfig,
     ...measureStations(createStationActivities({
       implemented: { ...createIntakeStation(projectConfig.checkProjectRepositories), ...planning, ...delivery, ...options.stations },
-      budget: createBudgetGuard({ defaults: budgetDefaultsFromEnv(process.env), properties: tracker, onSpent: (stage, tokens) => metrics.tokensSpent.inc({ stage }, tokens) }),
+      budget: createBudgetGuard({
+        defaults: budgetDefaultsFromEnv(process.env),
+        properties: tracker,
+        onSpent: (stage, tokens) => metrics.tokensSpent.inc({ stage }, tokens),
+        onBudgetUse: (use, attempt) => {
+          metrics.tokenBudgetUsed.observe({ scope: use.scope }, use.ratio);
+          // The histogram says that some ticket is close to its budget (ServiceBudgetNearlyExhausted); this says which.
+          if (use.ratio > NEARLY_EXHAUSTED_RATIO) logger.warn('token budget nearly used', { ...attempt, scope: use.scope, used: Number(use.ratio.toFixed(3)) });
+        },
+      }),
     }), metrics),
   };
   // Container stations are registered only with a model and a source host: only then does podman matter.
@@ -266,6 +275,8 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       workflowsPath: require.resolve(deploymentOptions ? '../workflows/versioned' : '../workflows'),
       activities,
       sinks: workerSinks(metrics),
+      // Counts ticket workflows that end failed (service_workflows_failed_total) without touching the workflow code.
+      interceptors: { workflowModules: [require.resolve('../workflows/failure-metrics')] },
       // A station's heartbeat reaches the server at least every 2 s, and with its answer a cancellation (service:stop).
       maxHeartbeatThrottleInterval: '2 seconds',
       // SIGTERM: polling stops at once, running activities get the grace, then they are cancelled (containers removed).

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import {
-  addSpend, BUDGET_EXHAUSTED, BUDGET_RECOVERY, BudgetSettingsError, budgetExhaustedMessage, decideBudget, projectLimits, TOKEN_BUDGET_PROPERTY,
-  type BudgetLimits, type Spend,
+  addSpend, BUDGET_EXHAUSTED, BUDGET_RECOVERY, BudgetSettingsError, budgetExhaustedMessage, budgetUse, decideBudget, projectLimits,
+  TOKEN_BUDGET_PROPERTY, type BudgetLimits, type BudgetUse, type Spend,
 } from '../../src/budgets/token-budget';
 import type { ProjectPropertiesPort } from '../../src/config/project-properties-port';
 import { STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails, type StationInput } from '../../workflows/station-types';
@@ -17,6 +17,8 @@ import { stationFailure } from './station-failure';
  */
 export class BudgetMeter {
   private limits?: Promise<BudgetLimits>;
+  /** The limits once read (by the first allowance); undefined while no call was checked. */
+  private loaded?: BudgetLimits;
   /** Tokens spent by this attempt so far (input plus output). */
   spentHere = 0;
 
@@ -30,6 +32,7 @@ export class BudgetMeter {
   async allowance(estimate: number): Promise<number | null> {
     this.limits ??= this.load();
     const limits = await this.limits;
+    this.loaded = limits;
     const spend = this.spend();
     const decision = decideBudget(limits, spend, this.stage, estimate);
     if (!decision.ok) throw stationFailure({ code: BUDGET_EXHAUSTED, message: budgetExhaustedMessage(decision, spend, this.stage, limits), recovery: BUDGET_RECOVERY });
@@ -38,6 +41,11 @@ export class BudgetMeter {
 
   record(tokens: number): void {
     this.spentHere += Math.max(0, tokens);
+  }
+
+  /** How much of each of its budgets the ticket has used after this attempt; empty when no call was checked. */
+  use(): BudgetUse[] {
+    return this.loaded ? budgetUse(this.loaded, this.spend(), this.stage) : [];
   }
 }
 
@@ -53,6 +61,11 @@ export interface BudgetGuardDeps {
   properties?: Pick<ProjectPropertiesPort, 'getProjectProperty'>;
   /** Called once per attempt with what it spent (service_tokens_spent_total{stage}). */
   onSpent?: (stage: string, tokens: number) => void;
+  /**
+   * Called once per attempt that spent tokens, for each budget that applies to it, with the share of that budget the
+   * ticket has used (service_token_budget_used_ratio{scope}) and the ticket, so a nearly spent budget can be logged.
+   */
+  onBudgetUse?: (use: BudgetUse, attempt: { ticket_key: string; station: string }) => void;
 }
 
 /** A station failure that spent tokens says how many, so the workflow counts them although the station failed. */
@@ -86,7 +99,10 @@ export function createBudgetGuard(deps: BudgetGuardDeps) {
     } catch (error) {
       throw withUsage(error, meter.spentHere);
     } finally {
-      if (meter.spentHere > 0) deps.onSpent?.(station, meter.spentHere);
+      if (meter.spentHere > 0) {
+        deps.onSpent?.(station, meter.spentHere);
+        for (const use of meter.use()) deps.onBudgetUse?.(use, { ticket_key: input.ticket_key, station });
+      }
     }
   };
 }

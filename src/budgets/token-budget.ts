@@ -89,6 +89,29 @@ export function decideBudget(limits: BudgetLimits, spend: Spend, stage: string, 
   return { ok: true, remaining };
 }
 
+/** The share of a budget past which the worker warns and ServiceBudgetNearlyExhausted fires (its le="0.8" bucket). */
+export const NEARLY_EXHAUSTED_RATIO = 0.8;
+
+/** How much of one budget a ticket has used: spent / limit (over 1 when a call overshot its estimate). */
+export interface BudgetUse {
+  scope: 'ticket' | 'stage';
+  ratio: number;
+}
+
+/**
+ * The share of each budget that applies to `stage` the ticket has used with `spend` (none without a limit), for
+ * service_token_budget_used_ratio: the alert that a ticket is close to its budget before the next call is refused.
+ * A zero limit counts as used up.
+ */
+export function budgetUse(limits: BudgetLimits, spend: Spend, stage: string): BudgetUse[] {
+  const uses: BudgetUse[] = [];
+  const ratio = (spent: number, limit: number) => (limit === 0 ? 1 : spent / limit);
+  const forStage = stageLimit(limits, stage);
+  if (forStage !== null) uses.push({ scope: 'stage', ratio: ratio(spend.stages[stage] ?? 0, forStage) });
+  if (limits.ticket !== null) uses.push({ scope: 'ticket', ratio: ratio(spend.ticket, limits.ticket) });
+  return uses;
+}
+
 /** A rough token count of a prompt (about four characters a token), for the check before a call. */
 export function estimateTokens(...texts: Array<string | undefined>): number {
   const chars = texts.reduce((sum, text) => sum + (text?.length ?? 0), 0);

@@ -1,9 +1,10 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import type { ServiceConfig } from '../config/service-config';
 import type { Logger } from '../logging/logger';
 import type { ServiceMetrics } from '../metrics/service-metrics';
 import { loopGuardOf, type LoopGuardOptions } from '../ingress/loop-guard';
 import { errorBody } from './http-errors';
+import { gatewayErrorHandler } from './error-handler';
 import { readApiRouter } from './routes/read-api';
 import type { RepositoryRegistry } from '../config/repository-registry';
 import { effectApiRouter } from './routes/effect-api';
@@ -97,11 +98,6 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorBody('not_found', `no route for ${req.method} ${req.path}`));
   });
-  app.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
-    const status = typeof error.status === 'number' && error.status >= 400 && error.status < 600 ? error.status : 500;
-    const code = error.type === 'entity.too.large' ? 'body_too_large' : status === 500 ? 'internal_error' : 'bad_request';
-    if (status === 500) deps.logger.error('unhandled gateway error', { error: error.message });
-    res.status(status).json(errorBody(code, error.message));
-  });
+  app.use(gatewayErrorHandler(deps.logger));
   return app;
 }

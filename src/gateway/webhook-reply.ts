@@ -10,7 +10,9 @@ export type WebhookSource = 'tracker' | 'scmhost' | 'gitlab';
 
 /**
  * One way to answer a webhook, whatever its source, so every outcome is counted (received / processed / failed /
- * ignored by reason) and logged the same way, and nothing is answered 2xx before Temporal accepted it.
+ * ignored by reason) and logged the same way, and nothing is answered 2xx before Temporal accepted it. The HTTP
+ * status of the answer is counted by webhookResponseCounter in front of the route, which also sees the answers of
+ * the gateway's error handler.
  */
 export class WebhookReply {
   private event = 'unknown';
@@ -35,7 +37,6 @@ export class WebhookReply {
 
   fail(status: number, code: string, message: string): void {
     this.metrics.webhooksFailed.inc({ source: this.source, event: this.event });
-    this.metrics.webhookResponses.inc({ source: this.source, code: String(status) });
     this.logger.warn(`${this.source} webhook rejected`, { status, code, event: this.event, reason: message });
     this.res.status(status).json(errorBody(code, message));
   }
@@ -43,7 +44,6 @@ export class WebhookReply {
   ignored(reasonCode: string, reason: string, extra: Record<string, unknown> = {}): void {
     this.metrics.webhooksIgnored.inc({ source: this.source, reason: reasonCode });
     this.metrics.webhooksProcessed.inc({ source: this.source, event: this.event });
-    this.metrics.webhookResponses.inc({ source: this.source, code: String(this.acceptedStatus) });
     this.logger.info(`${this.source} webhook not forwarded`, { event: this.event, reason, ...extra });
     this.res.status(this.acceptedStatus).json({ ignored: reason, ...extra });
   }
@@ -54,7 +54,6 @@ export class WebhookReply {
    */
   queued(body: Record<string, unknown>): void {
     this.metrics.webhooksProcessed.inc({ source: this.source, event: this.event });
-    this.metrics.webhookResponses.inc({ source: this.source, code: String(this.acceptedStatus) });
     this.res.status(this.acceptedStatus).json({ status: 'queued', ...body });
   }
 
@@ -68,8 +67,10 @@ export class WebhookReply {
         this.fail(503, 'temporal_unavailable', 'the workflow store is unavailable; retry later');
         return;
       }
-      this.logger.error(`${this.source} webhook failed`, { event: this.event, error: (error as Error).message });
-      this.fail(500, 'internal_error', `the delivery could not be handed over: ${(error as Error).message}`);
+      // A dependency may reject with anything (undefined, a string); reading .message of that must not throw here.
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.error(`${this.source} webhook failed`, { event: this.event, error: message });
+      this.fail(500, 'internal_error', `the delivery could not be handed over: ${message}`);
     }
   }
 }

@@ -44,6 +44,11 @@ export interface ServiceMetrics {
   migrationEligibility: Gauge;
   /** Model tokens (input plus output) spent by stations, by stage (issue 17: budgets). */
   tokensSpent: Counter<'stage'>;
+  /**
+   * After each station attempt that spent tokens: the share of its ticket's budget (scope ticket) and of its stage's
+   * budget (scope stage) the ticket has used; only budgets that have a limit are observed (issue 32: nearly exhausted).
+   */
+  tokenBudgetUsed: Histogram<'scope'>;
   /** Workflows held in the worker's cache; read from the worker when scraped (set by the worker process only). */
   cachedWorkflows: Gauge;
   /** Webhook answers by HTTP status: 5xx (503 when Temporal is unreachable) means the provider has to redeliver. */
@@ -96,8 +101,9 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     blockedState: new Gauge({ name: 'service_execution_blocked_state', help: 'Whether the most recently sampled execution is blocked (1) or not (0)', registers }),
     migrationEligibility: new Gauge({ name: 'service_execution_migration_eligibility', help: 'Migration eligibility of the most recently sampled execution (1 eligible, 0 not, -1 no decision)', registers }),
     tokensSpent: new Counter({ name: 'service_tokens_spent_total', help: 'Model tokens (input plus output) spent by stations, by stage', labelNames: ['stage'], registers }),
+    tokenBudgetUsed: new Histogram({ name: 'service_token_budget_used_ratio', help: 'Share of a token budget (scope ticket or stage) the ticket has used, observed after each station attempt that spent tokens', labelNames: ['scope'], buckets: [0.25, 0.5, 0.8, 0.9, 1], registers }),
     cachedWorkflows: new Gauge({ name: 'service_worker_cached_workflows', help: 'Ticket workflows held in the worker\'s workflow cache (a query or task of one not held replays its history)', registers }),
-    webhookResponses: new Counter({ name: 'service_webhook_responses_total', help: 'Webhook answers by source and HTTP status code', labelNames: ['source', 'code'], registers }),
+    webhookResponses: new Counter({ name: 'service_webhook_responses_total', help: 'Webhook answers by source and HTTP status code (499: the sender hung up before any answer)', labelNames: ['source', 'code'], registers }),
     ticketsBlocked: new Counter({ name: 'service_tickets_blocked_total', help: 'Tickets that became blocked, by blocking code', labelNames: ['reason'], registers }),
     effectAttempts: new Counter({ name: 'service_effect_attempts_total', help: 'Effect attempts (provider mutations), by operation kind and outcome', labelNames: ['kind', 'status'], registers }),
     stationRuns: new Counter({ name: 'service_station_runs_total', help: 'Station runs, by station and outcome (error: the activity threw)', labelNames: ['station', 'outcome'], registers }),
@@ -119,6 +125,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     }
   }
   for (const service of ['tracker', 'scmhost', 'llm']) metrics.externalApiLatency.zero({ service });
+  for (const scope of ['ticket', 'stage']) metrics.tokenBudgetUsed.zero({ scope });
   // rate() needs a series before the first failure, or the first 503 of a source is lost to the alert.
   for (const source of Object.keys(WEBHOOK_SOURCES)) for (const code of ['500', '503']) metrics.webhookResponses.inc({ source, code }, 0);
   for (const reason of BLOCKING_REASONS) metrics.ticketsBlocked.inc({ reason }, 0);

@@ -12,6 +12,7 @@ import { secretsMatching } from '../webhook-signature';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
 import { readWebhookBody } from '../webhook-intake';
+import { webhookResponseCounter } from '../webhook-response-counter';
 
 export const GITLAB_WEBHOOK_PATH = '/api/v1/webhooks/gitlab';
 
@@ -53,7 +54,7 @@ export function authenticatedConnections(registry: RepositoryRegistry | undefine
  */
 export function gitlabWebhookRouter(deps: GitLabWebhookDeps): Router {
   const router = express.Router();
-  router.post(GITLAB_WEBHOOK_PATH, async (req: Request, res: Response) => {
+  router.post(GITLAB_WEBHOOK_PATH, webhookResponseCounter('gitlab', deps.metrics), async (req: Request, res: Response) => {
     const reply = new WebhookReply('gitlab', res, deps.metrics, deps.logger, 202);
     const env = deps.env ?? process.env;
     const token = req.get('x-sourcehost-token') ?? req.get('x-gitlab-token');

@@ -9,6 +9,7 @@ import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { answerDelivery, describeIssues, parseWebhookBody, WebhookReply } from '../webhook-reply';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
 import { readSignedWebhook } from '../webhook-intake';
+import { webhookResponseCounter } from '../webhook-response-counter';
 
 export interface ScmhostWebhookDeps {
   workflows: TicketWorkflowsPort;
@@ -32,6 +33,7 @@ export function scmhostWebhookRouter(deps: ScmhostWebhookDeps): Router {
   const router = express.Router();
   router.post(
     '/api/v1/webhooks/scmhost',
+    webhookResponseCounter('scmhost', deps.metrics),
     async (req: Request, res: Response) => {
       const reply = new WebhookReply('scmhost', res, deps.metrics, deps.logger);
       // Authenticated before parsed: the signature header is checked before the body is read, the body when read.

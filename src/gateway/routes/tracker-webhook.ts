@@ -12,6 +12,7 @@ import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
 import { readSignedWebhook } from '../webhook-intake';
+import { webhookResponseCounter } from '../webhook-response-counter';
 
 export interface TrackerWebhookDeps {
   workflows: TicketWorkflowsPort;
@@ -36,6 +37,7 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
   const router = express.Router();
   router.post(
     '/api/v1/webhooks/tracker',
+    webhookResponseCounter('tracker', deps.metrics),
     async (req: Request, res: Response) => {
       const reply = new WebhookReply('tracker', res, deps.metrics, deps.logger);
       // Authenticated before parsed: the signature header is checked before the body is read, the body when read.

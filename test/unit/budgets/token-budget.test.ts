@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addSpend, budgetDefaultsFromEnv, BudgetSettingsError, budgetExhaustedMessage, decideBudget, estimateTokens, projectLimits, stageLimit,
+  addSpend, budgetDefaultsFromEnv, BudgetSettingsError, budgetExhaustedMessage, budgetUse, decideBudget, estimateTokens, projectLimits, stageLimit,
 } from '../../../src/budgets/token-budget';
 
 const none = { ticket: null, stage: null, stages: {} };
@@ -45,6 +45,18 @@ describe('token budgets', () => {
     expect(message).toContain('next model call needs about 20 more');
     expect(message).toContain('did not call the model');
     expect(message).toContain('11 tokens in total (no ticket limit); by stage: generate_prd 4, triage 7');
+  });
+
+  it('says how much of each budget that applies the ticket has used, for the nearly-exhausted alert', () => {
+    const spend = { ticket: 850, stages: { generate_prd: 90, implement: 760 } };
+    // The stage's own limit wins over the default stage limit; the ticket limit applies to every stage.
+    const limits = { ticket: 1000, stage: 2000, stages: { generate_prd: 100 } };
+    expect(budgetUse(limits, spend, 'generate_prd')).toEqual([{ scope: 'stage', ratio: 0.9 }, { scope: 'ticket', ratio: 0.85 }]);
+    expect(budgetUse(limits, spend, 'implement')).toEqual([{ scope: 'stage', ratio: 0.38 }, { scope: 'ticket', ratio: 0.85 }]);
+    expect(budgetUse(none, spend, 'implement')).toEqual([]);
+    // A zero limit is used up; a call that overshot its estimate shows as more than all of it.
+    expect(budgetUse({ ticket: null, stage: 0, stages: {} }, spend, 'triage')).toEqual([{ scope: 'stage', ratio: 1 }]);
+    expect(budgetUse({ ticket: 800, stage: null, stages: {} }, spend, 'implement')).toEqual([{ scope: 'ticket', ratio: 850 / 800 }]);
   });
 
   it('estimates about four characters a token', () => {

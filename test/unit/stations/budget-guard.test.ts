@@ -45,6 +45,22 @@ describe('the budget guard around a station', () => {
     expect(spent).toEqual([['generate_prd', 50]]);
   });
 
+  it('reports how much of its budgets the ticket has used after an attempt that spent tokens, and nothing otherwise', async () => {
+    const uses: unknown[] = [];
+    const guard = createBudgetGuard({ defaults: { ticket: 1000, stage: 200, stages: {} }, onBudgetUse: (use, attempt) => uses.push([use, attempt]) });
+    const spending = guard('generate_prd', async () => {
+      const meter = currentBudgetMeter()!;
+      await meter.allowance(10);
+      meter.record(60);
+      return { outcome: 'done' };
+    });
+    await spending(input({ ticket: 800, stages: { generate_prd: 100 } }));
+    expect(uses).toEqual([[{ scope: 'stage', ratio: 0.8 }, { ticket_key: 'P-1', station: 'generate_prd' }], [{ scope: 'ticket', ratio: 0.86 }, { ticket_key: 'P-1', station: 'generate_prd' }]]);
+    uses.length = 0;
+    await guard('create_pr', async () => ({ outcome: 'opened' }))(input({ ticket: 990, stages: {} }));
+    expect(uses).toEqual([]);
+  });
+
   it('makes no tracker request for a station that calls no model, and reports an invalid property as such', async () => {
     let reads = 0;
     const guard = createBudgetGuard({ defaults: { ticket: 5, stage: null, stages: {} }, properties: { getProjectProperty: async () => { reads += 1; return { ticket: 'many' }; } } });
