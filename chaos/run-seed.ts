@@ -52,7 +52,7 @@ export interface SeedResult {
   faultsFired: number;
   /** Blocks after vendor faults that the person's service:retry cleared. */
   blocksCleared: number;
-  faultsApplied: { vendor: number; webhooks: { dropped: number; duplicated: number; delayed: number } ; kills: number };
+  faultsApplied: { vendor: number; webhooks: { dropped: number; duplicated: number; delayed: number }; kills: number; secondWorkers: number };
   verdict: Verdict;
   replayed: number;
   timeline: TimelineEntry[];
@@ -131,7 +131,9 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       LOG_LEVEL: 'info',
       ...(options.light ? { [PLAIN_PROCESS_AGENT_ENV]: '1' } : {}),
     };
-    supervisor = createProcessSupervisor({ cliPath: options.cliPath, plan: devPlan, env });
+    // The second worker is another host's: a metrics port and a work folder of its own.
+    const worker2Env = { SERVICE_WORKER_METRICS_PORT: String(await freePort()), CONTAINER_WORK_DIR: join(dataDir, 'work-2') };
+    supervisor = createProcessSupervisor({ cliPath: options.cliPath, plan: devPlan, env, envOf: { worker2: worker2Env } });
     await supervisor.start('temporal');
     await Promise.all([supervisor.start('worker'), supervisor.start('gateway')]);
     stopWatch = supervisor.watch();
@@ -153,6 +155,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
     let blocksCleared = 0;
     let faultsFired = 0;
     let kills = 0;
+    let secondWorkers = 0;
     for (const { atMs, fault } of plan.faults) {
       timers.push(setTimeout(() => {
         faultsFired += 1;
@@ -160,6 +163,14 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
         if (fault.kind === 'kill') {
           kills += 1;
           void supervisor!.kill(fault.target, fault.downMs);
+        } else if (fault.kind === 'second-worker') {
+          secondWorkers += 1;
+          // Stopped at its moment even if it is still starting (then it never polled: a start that failed).
+          void supervisor!.start('worker2').catch((error: unknown) => mark(`second worker did not get ready: ${(error as Error).message.split('\n')[0]}`));
+          timers.push(setTimeout(() => {
+            mark(`FAULT second worker ${fault.stop}`);
+            void supervisor!.stop('worker2', fault.stop);
+          }, fault.upMs));
         } else {
           const target = injectors[fault.host];
           target.faults.enqueue({ ...fault.rule, match: { ...fault.rule.match, unlessHeader: { name: 'authorization', pattern: target.unless } } });
@@ -340,7 +351,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       seed: options.seed,
       tickets: keys.map((key, i) => ({ key, kind: scripts[i]!.kind })),
       plan, faultsFired, blocksCleared,
-      faultsApplied: { vendor: vendorApplied, kills, webhooks: { dropped: webhookCount('drop'), duplicated: webhookCount('duplicate'), delayed: webhookCount('delay') } },
+      faultsApplied: { vendor: vendorApplied, kills, secondWorkers, webhooks: { dropped: webhookCount('drop'), duplicated: webhookCount('duplicate'), delayed: webhookCount('delay') } },
       verdict, replayed, timeline: timeline.sort((a, b) => a.atMs - b.atMs), durationMs: Date.now() - started, dataDir,
       workerTail: supervisor.output('worker').split('\n').slice(-60).join('\n'),
     };
