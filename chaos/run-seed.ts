@@ -260,13 +260,13 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
               const rest = script.review.slice(progress.reviewStep);
               // A merge conflict now is the person's: the service has handed the pull request over.
               if (rest.some((a) => a.kind === 'merge')) await act(key, { kind: 'merge' }, false);
-              return { key, expected: script.expect.status, status: 'completed', position };
+              return { key, expected: script.expect.status, draftEdits: script.draftEdits, status: 'completed', position };
             }
             if (current.status === 'blocked') {
               const blocking = `${current.blocking?.code ?? ''}: ${String(current.blocking?.message ?? '').slice(0, 300)}`;
               // A block is an expected answer to a vendor that kept failing, provided it says why and
               // service:retry clears it; a block with no vendor fault behind it, or one that keeps coming back, is not.
-              if (vendorFaultsApplied() === 0 || retries >= 2) return { key, expected: script.expect.status, status: 'blocked', position, blocking: `${blocking}${retries ? ` (after ${retries} service:retry)` : ''}${vendorFaultsApplied() === 0 ? '; no vendor fault had been applied' : ''}` };
+              if (vendorFaultsApplied() === 0 || retries >= 2) return { key, expected: script.expect.status, draftEdits: script.draftEdits, status: 'blocked', position, blocking: `${blocking}${retries ? ` (after ${retries} service:retry)` : ''}${vendorFaultsApplied() === 0 ? '; no vendor fault had been applied' : ''}` };
               retries += 1;
               blocksCleared += 1;
               mark(`${key}: blocked at ${position} (${blocking.slice(0, 160)}); person adds service:retry`);
@@ -285,12 +285,12 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
         }
         if (Date.now() - changedAt > options.stuckAfterMs) {
           const pending = ((last?.effects ?? []) as Json[]).filter((e) => UNRESOLVED_EFFECTS.has(e.status)).map((e) => `${e.name ?? e.idempotency_key}:${e.status}`);
-          return { key, expected: script.expect.status, status: String(last?.status ?? 'unknown'), position: last?.current_position,
+          return { key, expected: script.expect.status, draftEdits: script.draftEdits, status: String(last?.status ?? 'unknown'), position: last?.current_position,
             stuck: `no progress for ${Math.round(options.stuckAfterMs / 1000)} s at ${last?.current_position ?? '?'} (${last?.status ?? 'no view'}${pending.length ? `; unresolved effects ${pending.join(', ')}` : ''}; next person action: ${(() => { const a = last ? nextAction(script, progress, String(last.current_position)) : undefined; return a ? describeAction(a) : 'none'; })()})` };
         }
         await sleep(500);
       }
-      return { key, expected: script.expect.status, status: String(last?.status ?? 'unknown'), position: last?.current_position, stuck: `the seed's deadline passed at ${last?.current_position ?? '?'}` };
+      return { key, expected: script.expect.status, draftEdits: script.draftEdits, status: String(last?.status ?? 'unknown'), position: last?.current_position, stuck: `the seed's deadline passed at ${last?.current_position ?? '?'}` };
     };
     outcomes.push(...await Promise.all(keys.map((key, i) => drive(key, scripts[i]!))));
     for (const timer of timers) clearTimeout(timer);
