@@ -20,6 +20,7 @@ import { startSandbox } from '../src/sandbox/sandbox-stack';
 import { parseDevStackConfig, planDevServer } from '../src/temporal/dev-stack-config';
 import { projectRoot } from '../src/temporal/temporal-cli-locator';
 import { ticketWorkflowId } from '../workflows/messages';
+import { checkActionsReflected, historyMoments, type AcknowledgedAction, type HistoryMoment, type RawHistoryEvent } from './acknowledged-actions';
 import { describeFault, planFaults, type FaultPlan, type VendorHost } from './fault-plan';
 import { checkInvariants, type TicketOutcome, type Verdict, type WorldRecords } from './invariants';
 import { createProcessSupervisor, type ProcessSupervisor } from './process-supervisor';
@@ -54,6 +55,8 @@ export interface SeedResult {
   blocksCleared: number;
   faultsApplied: { vendor: number; webhooks: { dropped: number; duplicated: number; delayed: number }; kills: number; secondWorkers: number };
   verdict: Verdict;
+  /** The person's acknowledged actions checked against the workflows' histories. */
+  actionsChecked: number;
   replayed: number;
   timeline: TimelineEntry[];
   durationMs: number;
@@ -202,19 +205,26 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       rebaseRequests[key] = (rebaseRequests[key] ?? 0) + 1;
       mark(`${key}: person: merge refused (not mergeable), commented /service rebase on #${pull.number}`);
     };
-    /** Does what the person does; false when the action must be tried again after the ticket settles. */
-    const act = async (key: string, action: PersonAction, rebaseIfRefused = true): Promise<boolean> => {
+    /** What the simulators accepted from the person, checked against the workflows' histories at the end. */
+    const acknowledged: AcknowledgedAction[] = [];
+    /**
+     * Does what the person does; false when the action must be tried again after the ticket settles. `where` is the
+     * place the ticket rested when the person acted (the reflection invariant asks that the ticket left it).
+     */
+    const act = async (key: string, action: PersonAction, where: { position: string; blocked?: boolean; afterCompletion?: boolean }, rebaseIfRefused = true): Promise<boolean> => {
       for (let attempt = 1; ; attempt += 1) {
         try {
+          const answer: { commentId?: string; headSha?: string } = {};
           switch (action.kind) {
-            case 'comment': await person.comment(key, action.text); break;
+            case 'comment': answer.commentId = await person.comment(key, action.text); break;
             case 'label': await person.label(key, action.label, false); break;
-            case 'check': await person.reportCheck(key, { name: 'build', conclusion: action.conclusion, summary: action.summary }); break;
+            case 'check': answer.headSha = (await person.reportCheck(key, { name: 'build', conclusion: action.conclusion, summary: action.summary })).sha; break;
             case 'review': await person.requestChanges(key, { body: action.body, ...(action.line ? { line: action.line } : {}) }); break;
             case 'approve-pr': await person.approvePullRequest(key); break;
             case 'merge': await person.mergePullRequest(key); break;
           }
           mark(`${key}: person: ${describeAction(action)}`);
+          acknowledged.push({ ticket: key, action, ...where, ...answer, atMs: Date.now() - started });
           return true;
         } catch (error) {
           if (action.kind === 'merge' && /not mergeable/.test((error as Error).message)) {
@@ -259,7 +269,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
               // Approving can finish the ticket before the merge; the person still presses the button.
               const rest = script.review.slice(progress.reviewStep);
               // A merge conflict now is the person's: the service has handed the pull request over.
-              if (rest.some((a) => a.kind === 'merge')) await act(key, { kind: 'merge' }, false);
+              if (rest.some((a) => a.kind === 'merge')) await act(key, { kind: 'merge' }, { position, afterCompletion: true }, false);
               return { key, expected: script.expect.status, draftEdits: script.draftEdits, status: 'completed', position };
             }
             if (current.status === 'blocked') {
@@ -270,14 +280,14 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
               retries += 1;
               blocksCleared += 1;
               mark(`${key}: blocked at ${position} (${blocking.slice(0, 160)}); person adds service:retry`);
-              await act(key, { kind: 'label', label: 'service:retry' });
+              await act(key, { kind: 'label', label: 'service:retry' }, { position, blocked: true });
               actedOn = print;
               changedAt = Date.now();
               continue;
             }
             const action = nextAction(script, progress, position);
             if (action) {
-              if (await act(key, action)) progress = takeAction(script, progress, position);
+              if (await act(key, action, { position })) progress = takeAction(script, progress, position);
               actedOn = print;
               changedAt = Date.now();
             }
@@ -306,6 +316,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
     const connection = await Connection.connect({ address: devPlan.address });
     const client = new Client({ connection, namespace: devPlan.namespace });
     const histories: Array<{ workflowId: string; history: unknown }> = [];
+    const moments = new Map<string, HistoryMoment[]>();
     for (const outcome of outcomes) {
       const handle = client.workflow.getHandle(ticketWorkflowId(outcome.key));
       const description = await handle.describe();
@@ -313,12 +324,21 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       // The person's view said completed; Temporal must agree (a running workflow resting at a gate is not done).
       if (outcome.status === 'completed' && status !== 'completed') outcome.status = `${status} (the view said completed)`;
       if (outcome.status !== 'completed' && !outcome.stuck) outcome.status = outcome.status === 'blocked' ? 'blocked' : status;
-      histories.push({ workflowId: ticketWorkflowId(outcome.key), history: await handle.fetchHistory() });
+      const history = await handle.fetchHistory();
+      histories.push({ workflowId: ticketWorkflowId(outcome.key), history });
+      // The reflection check reads every run of the ticket, oldest first (a continue-as-new starts a new history).
+      const runs = [history];
+      for (let previous = firstRunBefore(history); previous && runs.length < 50; previous = firstRunBefore(runs[0]!)) {
+        runs.unshift(await client.workflow.getHandle(ticketWorkflowId(outcome.key), previous).fetchHistory());
+      }
+      moments.set(outcome.key, runs.flatMap((run) => historyMoments((run.events ?? []) as RawHistoryEvent[])));
     }
     await connection.close();
 
     const records = { ...await gatherRecords(sandbox, stateDir, keys, mainBefore), rebaseRequests };
     const verdict = checkInvariants(records, outcomes);
+    const reflected = checkActionsReflected(acknowledged, (ticket) => moments.get(ticket));
+    verdict.violations.push(...reflected.violations);
 
     const { DefaultLogger, Runtime, Worker } = await import('@temporalio/worker');
     // webpack's statistics of the replay bundle are noise on the campaign's console; warnings still show.
@@ -352,7 +372,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       tickets: keys.map((key, i) => ({ key, kind: scripts[i]!.kind })),
       plan, faultsFired, blocksCleared,
       faultsApplied: { vendor: vendorApplied, kills, secondWorkers, webhooks: { dropped: webhookCount('drop'), duplicated: webhookCount('duplicate'), delayed: webhookCount('delay') } },
-      verdict, replayed, timeline: timeline.sort((a, b) => a.atMs - b.atMs), durationMs: Date.now() - started, dataDir,
+      verdict, actionsChecked: reflected.checked, replayed, timeline: timeline.sort((a, b) => a.atMs - b.atMs), durationMs: Date.now() - started, dataDir,
       workerTail: supervisor.output('worker').split('\n').slice(-60).join('\n'),
     };
   } finally {
@@ -396,4 +416,9 @@ async function gatherRecords(sandbox: Awaited<ReturnType<typeof startSandbox>>, 
     }
   }
   return { issues, pulls, pullComments, reviewComments, branchCommits };
+}
+
+/** The run this history continued from, when it began with a continue-as-new. */
+function firstRunBefore(history: { events?: Array<{ workflowExecutionStartedEventAttributes?: { continuedExecutionRunId?: string | null } | null }> | null }): string | undefined {
+  return history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
 }
