@@ -60,7 +60,7 @@ export function seedLine(result: SeedResult): string {
   const { webhooks } = result.faultsApplied;
   const verdict = result.verdict.violations.length === 0 ? 'PASS' : `FAIL (${result.verdict.violations.length} violation${result.verdict.violations.length === 1 ? '' : 's'})`;
   return `seed ${result.seed}: ${result.tickets.length} tickets (${kinds}); faults ${result.faultsFired}/${result.plan.faults.length} fired `
-    + `(${result.faultsApplied.kills} kills, ${result.faultsApplied.secondWorkers ? `${result.faultsApplied.secondWorkers} second worker up and down, ` : ''}${result.faultsApplied.vendor} vendor faults applied), webhooks ${webhooks.dropped} dropped/${webhooks.duplicated} duplicated/${webhooks.delayed} delayed; `
+    + `(${result.faultsApplied.kills} kills, ${result.faultsApplied.secondWorkers ? `a second worker up and down (${result.secondWorkerActivities} activity attempts on it), ` : ''}${result.faultsApplied.vendor} vendor faults applied), webhooks ${webhooks.dropped} dropped/${webhooks.duplicated} duplicated/${webhooks.delayed} delayed; `
     + `${result.blocksCleared ? `${result.blocksCleared} blocks cleared by service:retry; ` : ''}${result.verdict.writesChecked} writes checked, ${result.actionsChecked} person's actions checked, ${result.replayed} histories replayed; ${(result.durationMs / 1000).toFixed(1)} s: ${verdict}`;
 }
 

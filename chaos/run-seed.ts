@@ -54,6 +54,8 @@ export interface SeedResult {
   /** Blocks after vendor faults that the person's service:retry cleared. */
   blocksCleared: number;
   faultsApplied: { vendor: number; webhooks: { dropped: number; duplicated: number; delayed: number }; kills: number; secondWorkers: number };
+  /** Activity attempts the tickets' histories show started by the second worker (by its identity, pid@host). */
+  secondWorkerActivities: number;
   verdict: Verdict;
   /** The person's acknowledged actions checked against the workflows' histories. */
   actionsChecked: number;
@@ -317,6 +319,8 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
     const client = new Client({ connection, namespace: devPlan.namespace });
     const histories: Array<{ workflowId: string; history: unknown }> = [];
     const moments = new Map<string, HistoryMoment[]>();
+    // Which worker started each activity attempt (the SDK's identity is pid@host): shows work landed on the second.
+    const activityWorkers: string[] = [];
     for (const outcome of outcomes) {
       const handle = client.workflow.getHandle(ticketWorkflowId(outcome.key));
       const description = await handle.describe();
@@ -332,6 +336,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
         runs.unshift(await client.workflow.getHandle(ticketWorkflowId(outcome.key), previous).fetchHistory());
       }
       moments.set(outcome.key, runs.flatMap((run) => historyMoments((run.events ?? []) as RawHistoryEvent[])));
+      for (const run of runs) activityWorkers.push(...(run.events ?? []).map((event) => event.activityTaskStartedEventAttributes?.identity ?? '').filter(Boolean));
     }
     await connection.close();
 
@@ -355,6 +360,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       if (result.error) verdict.violations.push({ invariant: 'each history replays without nondeterminism', ticket: result.workflowId.replace(/^ticket-/, ''), detail: `${result.error.name}: ${result.error.message.slice(0, 500)}` });
     }
 
+    const secondWorkerPids = supervisor.events.filter((e) => e.name === 'worker2' && e.what === 'started').map((e) => (e.detail ?? '').replace(/^pid /, ''));
     const webhookCount = (fate: string) => relay.records.filter((r) => r.fate === fate).length;
     const vendorApplied = vendorFaultsApplied();
     for (const [host, { faults }] of Object.entries(injectors)) {
@@ -372,6 +378,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       tickets: keys.map((key, i) => ({ key, kind: scripts[i]!.kind })),
       plan, faultsFired, blocksCleared,
       faultsApplied: { vendor: vendorApplied, kills, secondWorkers, webhooks: { dropped: webhookCount('drop'), duplicated: webhookCount('duplicate'), delayed: webhookCount('delay') } },
+      secondWorkerActivities: activityWorkers.filter((identity) => secondWorkerPids.some((pid) => identity.startsWith(`${pid}@`))).length,
       verdict, actionsChecked: reflected.checked, replayed, timeline: timeline.sort((a, b) => a.atMs - b.atMs), durationMs: Date.now() - started, dataDir,
       workerTail: supervisor.output('worker').split('\n').slice(-60).join('\n'),
     };
