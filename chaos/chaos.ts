@@ -103,9 +103,10 @@ async function main(): Promise<number> {
   const failed = results.filter((r) => r.verdict.violations.length > 0);
   const writes = results.reduce((sum, r) => sum + r.verdict.writesChecked, 0);
   const faults = results.reduce((sum, r) => sum + r.faultsFired, 0);
+  const actions = results.reduce((sum, r) => sum + r.actionsChecked, 0);
   console.log(`chaos: ${results.length + errors.length} seeds (${first}..${first + args.seeds - 1}${args.light ? ', light' : ''}) in ${((Date.now() - started) / 1000).toFixed(1)} s: `
     + `${results.length - failed.length} passed, ${failed.length} failed${failed.length ? ` (${failed.map((r) => r.seed).join(', ')})` : ''}, ${errors.length} harness errors${errors.length ? ` (${errors.map((e) => e.seed).join(', ')})` : ''}; `
-    + `${faults} faults fired, ${writes} writes checked`);
+    + `${faults} faults fired, ${writes} writes checked, ${actions} person's actions checked`);
   for (const error of errors) console.log(`--- seed ${error.seed}: harness error\n${error.message}`);
   return failed.length > 0 || errors.length > 0 ? 1 : 0;
 }
