@@ -4,8 +4,10 @@
  *   npm run chaos -- [--seeds N] [--seed S] [--tickets K] [--light] [--keep] [--timeline] [--stuck-after SECONDS]
  *
  * Runs seeds S, S+1, ... S+N-1 (default 1..N): per seed a fresh world, K tickets driven by the sandbox's person,
- * worker/gateway/Temporal kills, vendor faults and webhook faults drawn from the seed; then the invariants. One line
- * per seed, the details of every failing seed, a summary; exit 1 on any violation.
+ * worker/gateway/Temporal kills, a second worker started and stopped, vendor faults and webhook faults drawn from the
+ * seed; then the invariants (writes once, each acknowledged person's action reflected, each draft edit in the
+ * artefact, where each ticket ends, replay). One line per seed, the details of every failing seed, a summary; exit 1
+ * on any violation.
  */
 import { ensureTemporalCli } from '../src/temporal/temporal-cli-locator';
 import { describeFault } from './fault-plan';
@@ -60,8 +62,8 @@ export function seedLine(result: SeedResult): string {
   const { webhooks } = result.faultsApplied;
   const verdict = result.verdict.violations.length === 0 ? 'PASS' : `FAIL (${result.verdict.violations.length} violation${result.verdict.violations.length === 1 ? '' : 's'})`;
   return `seed ${result.seed}: ${result.tickets.length} tickets (${kinds}); faults ${result.faultsFired}/${result.plan.faults.length} fired `
-    + `(${result.faultsApplied.kills} kills, ${result.faultsApplied.vendor} vendor faults applied), webhooks ${webhooks.dropped} dropped/${webhooks.duplicated} duplicated/${webhooks.delayed} delayed; `
-    + `${result.blocksCleared ? `${result.blocksCleared} blocks cleared by service:retry; ` : ''}${result.verdict.writesChecked} writes checked, ${result.replayed} histories replayed; ${(result.durationMs / 1000).toFixed(1)} s: ${verdict}`;
+    + `(${result.faultsApplied.kills} kills, ${result.faultsApplied.secondWorkers ? `a second worker up and down (${result.secondWorkerActivities} activity attempts on it), ` : ''}${result.faultsApplied.vendor} vendor faults applied), webhooks ${webhooks.dropped} dropped/${webhooks.duplicated} duplicated/${webhooks.delayed} delayed; `
+    + `${result.blocksCleared ? `${result.blocksCleared} blocks cleared by service:retry; ` : ''}${result.verdict.writesChecked} writes checked, ${result.actionsChecked} person's actions checked, ${result.replayed} histories replayed; ${(result.durationMs / 1000).toFixed(1)} s: ${verdict}`;
 }
 
 export function failureReport(result: SeedResult, light: boolean, tickets: number): string {
@@ -103,9 +105,10 @@ async function main(): Promise<number> {
   const failed = results.filter((r) => r.verdict.violations.length > 0);
   const writes = results.reduce((sum, r) => sum + r.verdict.writesChecked, 0);
   const faults = results.reduce((sum, r) => sum + r.faultsFired, 0);
+  const actions = results.reduce((sum, r) => sum + r.actionsChecked, 0);
   console.log(`chaos: ${results.length + errors.length} seeds (${first}..${first + args.seeds - 1}${args.light ? ', light' : ''}) in ${((Date.now() - started) / 1000).toFixed(1)} s: `
     + `${results.length - failed.length} passed, ${failed.length} failed${failed.length ? ` (${failed.map((r) => r.seed).join(', ')})` : ''}, ${errors.length} harness errors${errors.length ? ` (${errors.map((e) => e.seed).join(', ')})` : ''}; `
-    + `${faults} faults fired, ${writes} writes checked`);
+    + `${faults} faults fired, ${writes} writes checked, ${actions} person's actions checked`);
   for (const error of errors) console.log(`--- seed ${error.seed}: harness error\n${error.message}`);
   return failed.length > 0 || errors.length > 0 ? 1 : 0;
 }

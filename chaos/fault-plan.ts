@@ -13,7 +13,12 @@ export type PlannedFault =
   /** SIGKILL the process, keep it down for downMs, start it again (Temporal on its SQLite file). */
   | { kind: 'kill'; target: ProcessTarget; downMs: number }
   /** One rule for a simulator's fault injector, matching only the service's own requests. */
-  | { kind: 'vendor'; host: VendorHost; write: string; rule: FaultRule };
+  | { kind: 'vendor'; host: VendorHost; write: string; rule: FaultRule }
+  /**
+   * A second worker on the same task queue, started at the fault's moment and stopped upMs later with `stop`
+   * (SIGTERM drains it, SIGKILL leaves its activities to time out and be retried on the first worker).
+   */
+  | { kind: 'second-worker'; upMs: number; stop: 'SIGTERM' | 'SIGKILL' };
 
 export interface ScheduledFault {
   atMs: number;
@@ -68,6 +73,8 @@ export interface FaultPlanOptions {
   processFaults?: boolean;
   vendorFaults?: boolean;
   webhookFaults?: boolean;
+  /** The chance of a second worker started and stopped during the seed (0.5 by default; never without process faults). */
+  secondWorkerOdds?: number;
 }
 
 export function planFaults(rng: Prng, options: FaultPlanOptions): FaultPlan {
@@ -86,6 +93,11 @@ export function planFaults(rng: Prng, options: FaultPlanOptions): FaultPlan {
       faults.push({ atMs, fault: { kind: 'vendor', host: target.host, write: target.write, rule: vendorRule(rng, target) } });
     }
   }
+  // Drawn from a generator of its own, so the faults above stay what each seed drew before this kind existed.
+  const extra = rng.fork('second-worker');
+  if (processFaults && extra.chance(options.secondWorkerOdds ?? 0.5)) {
+    faults.push({ atMs: extra.int(1_000, Math.max(1_000, Math.floor(options.spanMs / 2))), fault: { kind: 'second-worker', upMs: extra.int(5_000, Math.max(5_000, options.spanMs)), stop: extra.pick(['SIGTERM', 'SIGKILL'] as const) } });
+  }
   faults.sort((a, b) => a.atMs - b.atMs);
   const webhooks: WebhookFaultOdds = options.webhookFaults ?? true
     ? { drop: rng.pick([0, 0.05, 0.15]), duplicate: rng.pick([0, 0.1, 0.25]), delay: rng.pick([0, 0.1, 0.25]), maxDelayMs: rng.int(500, 4_000) }
@@ -96,6 +108,7 @@ export function planFaults(rng: Prng, options: FaultPlanOptions): FaultPlan {
 /** One line of the fault timeline. */
 export function describeFault(fault: PlannedFault): string {
   if (fault.kind === 'kill') return `SIGKILL ${fault.target}, restarted after ${fault.downMs} ms`;
+  if (fault.kind === 'second-worker') return `second worker started, ${fault.stop} after ${fault.upMs} ms`;
   const rule = fault.rule;
   const detail = rule.kind === 'status' ? `status ${rule.status}`
     : rule.kind === 'rate-limit' ? `${rule.variant === 'secondary' ? '403' : '429'} Retry-After ${rule.retryAfterSeconds} s`

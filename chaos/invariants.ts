@@ -27,6 +27,8 @@ export interface TicketOutcome {
   blocking?: string;
   /** Set when the person's script did not finish (the ticket stopped moving). */
   stuck?: string;
+  /** The person's draft edits at the plan and task gates: each summary must be an issue the service created. */
+  draftEdits?: Array<{ gate: string; summary: string }>;
 }
 
 export interface Violation {
@@ -119,6 +121,7 @@ export function checkInvariants(records: WorldRecords, outcomes: TicketOutcome[]
     } else if (outcome.status !== outcome.expected) {
       violations.push({ invariant: 'each ticket ends where its script says', ticket: outcome.key, detail: `expected ${outcome.expected}, workflow is ${outcome.status}${outcome.position ? ` at ${outcome.position}` : ''}${outcome.blocking ? ` (${outcome.blocking})` : ''}` });
     }
+    if (outcome.status === 'completed') violations.push(...checkDraftEdits(records, outcome));
     const issue = records.issues.find((i) => i.key === outcome.key);
     if (issue && outcome.status === 'completed') {
       const stages = issue.labels.filter(isStageLabel);
@@ -126,4 +129,19 @@ export function checkInvariants(records: WorldRecords, outcomes: TicketOutcome[]
     }
   }
   return { writesChecked, violations };
+}
+
+/**
+ * A draft edit is reflected in the artefact: the epic or task it renamed was created under the ticket (an epic's
+ * parent is the ticket, a task's parent one of its epics) with the summary the person wrote, not the model's.
+ */
+function checkDraftEdits(records: WorldRecords, outcome: TicketOutcome): Violation[] {
+  if (!outcome.draftEdits?.length) return [];
+  const epics = records.issues.filter((i) => i.createdByService && i.parentKey === outcome.key);
+  const epicKeys = new Set(epics.map((i) => i.key));
+  const tree = [...epics, ...records.issues.filter((i) => i.createdByService && i.parentKey !== undefined && epicKeys.has(i.parentKey))];
+  return outcome.draftEdits.filter((edit) => !tree.some((i) => i.summary === edit.summary)).map((edit) => ({
+    invariant: 'each draft edit reflected in the artefact', ticket: outcome.key, write: `create the item renamed at ${edit.gate}`,
+    detail: `no issue under ${outcome.key} has the summary "${edit.summary}"; created: ${tree.map((i) => `${i.key} "${i.summary.slice(0, 60)}"`).join(', ') || 'none'}`,
+  }));
 }

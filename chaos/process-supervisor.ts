@@ -2,6 +2,10 @@
  * The one place the campaign starts, kills and restarts the service's processes: the Temporal dev server on its
  * SQLite file, the worker and the gateway, each a real child process. A fault is a SIGKILL (no drain, no goodbye),
  * and a restart starts the same command with the same environment, as a process manager would.
+ *
+ * `worker2` is a second `service worker` on the same task queue, as a second host would run it: started and stopped
+ * (SIGTERM or SIGKILL) as a fault, so activities land on either worker. It runs with environment of its own (its
+ * metrics port, its work folder) and is brought back by the watchdog only between its start and its stop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -9,7 +13,8 @@ import { startDevServer, type RunningDevServer } from '../src/temporal/dev-serve
 import type { DevServerPlan } from '../src/temporal/dev-stack-config';
 import { projectRoot } from '../src/temporal/temporal-cli-locator';
 
-export type SupervisedName = 'temporal' | 'worker' | 'gateway';
+export type SupervisedName = 'temporal' | 'worker' | 'gateway' | 'worker2';
+type NodeName = Exclude<SupervisedName, 'temporal'>;
 
 export interface SupervisorEvent {
   at: number;
@@ -29,6 +34,11 @@ export interface ProcessSupervisor {
   /** SIGKILL; resolves once the process is gone. The watchdog starts it again after downMs. */
   kill(name: SupervisedName, downMs?: number): Promise<void>;
   /**
+   * Stops a process for good (the watchdog leaves it down until it is started again): SIGTERM lets a worker drain
+   * (SIGKILL after 15 s), SIGKILL does not. Resolves once it is gone.
+   */
+  stop(name: NodeName, signal: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+  /**
    * Restarts any process that is not running (killed, or exited because Temporal went away) once its down time is
    * over, Temporal first, as a process manager with a restart policy would. Returns the stop function.
    */
@@ -41,20 +51,36 @@ export interface ProcessSupervisor {
 }
 
 const READY: Record<'worker' | 'gateway', RegExp> = { worker: /worker polling task queue/, gateway: /gateway listening on/ };
+const NODE_NAMES: readonly NodeName[] = ['worker', 'gateway', 'worker2'];
 const KEEP_OUTPUT = 200_000;
 
-export function createProcessSupervisor(options: { cliPath: string; plan: DevServerPlan; env: NodeJS.ProcessEnv; startTimeoutMs?: number }): ProcessSupervisor {
+export interface SupervisorOptions {
+  cliPath: string;
+  plan: DevServerPlan;
+  /** The environment of every service process. */
+  env: NodeJS.ProcessEnv;
+  /** What one process sets on top of `env` (the second worker's metrics port and work folder). */
+  envOf?: Partial<Record<NodeName, NodeJS.ProcessEnv>>;
+  startTimeoutMs?: number;
+}
+
+/** The `service` subcommand each supervised process runs. */
+const COMMAND: Record<NodeName, 'worker' | 'gateway'> = { worker: 'worker', gateway: 'gateway', worker2: 'worker' };
+
+export function createProcessSupervisor(options: SupervisorOptions): ProcessSupervisor {
   const root = projectRoot();
   const bin = join(root, 'bin', 'run.js');
   const events: SupervisorEvent[] = [];
-  const outputs: Record<SupervisedName, string> = { temporal: '', worker: '', gateway: '' };
+  const outputs: Record<SupervisedName, string> = { temporal: '', worker: '', gateway: '', worker2: '' };
   let server: RunningDevServer | undefined;
-  const children: Partial<Record<'worker' | 'gateway', NodeChild>> = {};
+  const children: Partial<Record<NodeName, NodeChild>> = {};
+  // Processes the watchdog keeps up; the second worker only between its start and its stop.
+  const wanted = new Set<SupervisedName>(['temporal', 'worker', 'gateway']);
   const note = (name: SupervisedName, what: SupervisorEvent['what'], detail?: string) => events.push({ at: Date.now(), name, what, ...(detail ? { detail } : {}) });
   const append = (name: SupervisedName, text: string) => { outputs[name] = (outputs[name] + text).slice(-KEEP_OUTPUT); };
 
-  const startNode = async (name: 'worker' | 'gateway') => {
-    const child = spawn(process.execPath, [bin, name], { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const startNode = async (name: NodeName) => {
+    const child = spawn(process.execPath, [bin, COMMAND[name]], { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env, ...options.envOf?.[name] }, stdio: ['ignore', 'pipe', 'pipe'] });
     const entry: NodeChild = { process: child, output: '', exited: new Promise((resolve) => child.once('exit', (code, signal) => { note(name, 'exited', String(signal ?? code)); resolve(); })) };
     children[name] = entry;
     append(name, `\n----- ${name} started (pid ${child.pid}) at ${new Date().toISOString()} -----\n`);
@@ -64,7 +90,7 @@ export function createProcessSupervisor(options: { cliPath: string; plan: DevSer
         const text = chunk.toString();
         entry.output += text;
         append(name, text);
-        if (READY[name].test(entry.output)) { clearTimeout(timer); resolve(); }
+        if (READY[COMMAND[name]].test(entry.output)) { clearTimeout(timer); resolve(); }
       };
       child.stdout?.on('data', onData);
       child.stderr?.on('data', onData);
@@ -78,7 +104,7 @@ export function createProcessSupervisor(options: { cliPath: string; plan: DevSer
   const starting = new Set<SupervisedName>();
   // The campaign interrupted (Ctrl-C, a crash) must not leave a worker, a gateway or a server behind.
   const killAllNow = () => {
-    for (const child of [children.worker?.process, children.gateway?.process, server?.process]) if (child && alive(child)) child.kill('SIGKILL');
+    for (const child of [...NODE_NAMES.map((name) => children[name]?.process), server?.process]) if (child && alive(child)) child.kill('SIGKILL');
   };
   process.once('exit', killAllNow);
   const alive = (child: ChildProcess | undefined) => Boolean(child && child.exitCode === null && child.signalCode === null);
@@ -88,6 +114,7 @@ export function createProcessSupervisor(options: { cliPath: string; plan: DevSer
     output: (name) => outputs[name],
     running: (name) => (name === 'temporal' ? alive(server?.process) : alive(children[name]?.process)),
     async start(name) {
+      wanted.add(name);
       if (name === 'temporal') {
         append('temporal', `\n----- temporal started at ${new Date().toISOString()} -----\n`);
         server = await startDevServer(options.cliPath, options.plan, { timeoutMs: options.startTimeoutMs ?? 90_000, onOutput: (text) => append('temporal', text) });
@@ -102,7 +129,8 @@ export function createProcessSupervisor(options: { cliPath: string; plan: DevSer
         if (busy) return;
         busy = true;
         void (async () => {
-          for (const name of ['temporal', 'worker', 'gateway'] as const) {
+          for (const name of ['temporal', ...NODE_NAMES] as const) {
+            if (!wanted.has(name)) continue;
             const running = name === 'temporal' ? alive(server?.process) : alive(children[name]?.process);
             if (running || starting.has(name) || Date.now() < (downUntil[name] ?? 0)) continue;
             if (name !== 'temporal' && !alive(server?.process)) continue;
@@ -128,9 +156,19 @@ export function createProcessSupervisor(options: { cliPath: string; plan: DevSer
       await gone;
       note(name, 'killed');
     },
+    async stop(name, signal) {
+      wanted.delete(name);
+      const child = children[name];
+      if (!child || !alive(child.process)) return;
+      child.process.kill(signal);
+      const timer = signal === 'SIGTERM' ? setTimeout(() => child.process.kill('SIGKILL'), 15_000) : undefined;
+      await child.exited;
+      clearTimeout(timer);
+      note(name, signal === 'SIGKILL' ? 'killed' : 'stopped', `${signal}, not restarted`);
+    },
     async stopAll() {
       process.off('exit', killAllNow);
-      for (const name of ['gateway', 'worker'] as const) {
+      for (const name of ['gateway', 'worker2', 'worker'] as const) {
         const child = children[name];
         if (child && alive(child.process)) {
           child.process.kill('SIGTERM');

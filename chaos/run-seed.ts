@@ -20,6 +20,7 @@ import { startSandbox } from '../src/sandbox/sandbox-stack';
 import { parseDevStackConfig, planDevServer } from '../src/temporal/dev-stack-config';
 import { projectRoot } from '../src/temporal/temporal-cli-locator';
 import { ticketWorkflowId } from '../workflows/messages';
+import { checkActionsReflected, historyMoments, type AcknowledgedAction, type HistoryMoment, type RawHistoryEvent } from './acknowledged-actions';
 import { describeFault, planFaults, type FaultPlan, type VendorHost } from './fault-plan';
 import { checkInvariants, type TicketOutcome, type Verdict, type WorldRecords } from './invariants';
 import { createProcessSupervisor, type ProcessSupervisor } from './process-supervisor';
@@ -52,8 +53,12 @@ export interface SeedResult {
   faultsFired: number;
   /** Blocks after vendor faults that the person's service:retry cleared. */
   blocksCleared: number;
-  faultsApplied: { vendor: number; webhooks: { dropped: number; duplicated: number; delayed: number } ; kills: number };
+  faultsApplied: { vendor: number; webhooks: { dropped: number; duplicated: number; delayed: number }; kills: number; secondWorkers: number };
+  /** Activity attempts the tickets' histories show started by the second worker (by its identity, pid@host). */
+  secondWorkerActivities: number;
   verdict: Verdict;
+  /** The person's acknowledged actions checked against the workflows' histories. */
+  actionsChecked: number;
   replayed: number;
   timeline: TimelineEntry[];
   durationMs: number;
@@ -131,7 +136,9 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       LOG_LEVEL: 'info',
       ...(options.light ? { [PLAIN_PROCESS_AGENT_ENV]: '1' } : {}),
     };
-    supervisor = createProcessSupervisor({ cliPath: options.cliPath, plan: devPlan, env });
+    // The second worker is another host's: a metrics port and a work folder of its own.
+    const worker2Env = { SERVICE_WORKER_METRICS_PORT: String(await freePort()), CONTAINER_WORK_DIR: join(dataDir, 'work-2') };
+    supervisor = createProcessSupervisor({ cliPath: options.cliPath, plan: devPlan, env, envOf: { worker2: worker2Env } });
     await supervisor.start('temporal');
     await Promise.all([supervisor.start('worker'), supervisor.start('gateway')]);
     stopWatch = supervisor.watch();
@@ -153,6 +160,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
     let blocksCleared = 0;
     let faultsFired = 0;
     let kills = 0;
+    let secondWorkers = 0;
     for (const { atMs, fault } of plan.faults) {
       timers.push(setTimeout(() => {
         faultsFired += 1;
@@ -160,6 +168,14 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
         if (fault.kind === 'kill') {
           kills += 1;
           void supervisor!.kill(fault.target, fault.downMs);
+        } else if (fault.kind === 'second-worker') {
+          secondWorkers += 1;
+          // Stopped at its moment even if it is still starting (then it never polled: a start that failed).
+          void supervisor!.start('worker2').catch((error: unknown) => mark(`second worker did not get ready: ${(error as Error).message.split('\n')[0]}`));
+          timers.push(setTimeout(() => {
+            mark(`FAULT second worker ${fault.stop}`);
+            void supervisor!.stop('worker2', fault.stop);
+          }, fault.upMs));
         } else {
           const target = injectors[fault.host];
           target.faults.enqueue({ ...fault.rule, match: { ...fault.rule.match, unlessHeader: { name: 'authorization', pattern: target.unless } } });
@@ -191,19 +207,26 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       rebaseRequests[key] = (rebaseRequests[key] ?? 0) + 1;
       mark(`${key}: person: merge refused (not mergeable), commented /service rebase on #${pull.number}`);
     };
-    /** Does what the person does; false when the action must be tried again after the ticket settles. */
-    const act = async (key: string, action: PersonAction, rebaseIfRefused = true): Promise<boolean> => {
+    /** What the simulators accepted from the person, checked against the workflows' histories at the end. */
+    const acknowledged: AcknowledgedAction[] = [];
+    /**
+     * Does what the person does; false when the action must be tried again after the ticket settles. `where` is the
+     * place the ticket rested when the person acted (the reflection invariant asks that the ticket left it).
+     */
+    const act = async (key: string, action: PersonAction, where: { position: string; blocked?: boolean; afterCompletion?: boolean }, rebaseIfRefused = true): Promise<boolean> => {
       for (let attempt = 1; ; attempt += 1) {
         try {
+          const answer: { commentId?: string; headSha?: string } = {};
           switch (action.kind) {
-            case 'comment': await person.comment(key, action.text); break;
+            case 'comment': answer.commentId = await person.comment(key, action.text); break;
             case 'label': await person.label(key, action.label, false); break;
-            case 'check': await person.reportCheck(key, { name: 'build', conclusion: action.conclusion, summary: action.summary }); break;
+            case 'check': answer.headSha = (await person.reportCheck(key, { name: 'build', conclusion: action.conclusion, summary: action.summary })).sha; break;
             case 'review': await person.requestChanges(key, { body: action.body, ...(action.line ? { line: action.line } : {}) }); break;
             case 'approve-pr': await person.approvePullRequest(key); break;
             case 'merge': await person.mergePullRequest(key); break;
           }
           mark(`${key}: person: ${describeAction(action)}`);
+          acknowledged.push({ ticket: key, action, ...where, ...answer, atMs: Date.now() - started });
           return true;
         } catch (error) {
           if (action.kind === 'merge' && /not mergeable/.test((error as Error).message)) {
@@ -248,25 +271,25 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
               // Approving can finish the ticket before the merge; the person still presses the button.
               const rest = script.review.slice(progress.reviewStep);
               // A merge conflict now is the person's: the service has handed the pull request over.
-              if (rest.some((a) => a.kind === 'merge')) await act(key, { kind: 'merge' }, false);
-              return { key, expected: script.expect.status, status: 'completed', position };
+              if (rest.some((a) => a.kind === 'merge')) await act(key, { kind: 'merge' }, { position, afterCompletion: true }, false);
+              return { key, expected: script.expect.status, draftEdits: script.draftEdits, status: 'completed', position };
             }
             if (current.status === 'blocked') {
               const blocking = `${current.blocking?.code ?? ''}: ${String(current.blocking?.message ?? '').slice(0, 300)}`;
               // A block is an expected answer to a vendor that kept failing, provided it says why and
               // service:retry clears it; a block with no vendor fault behind it, or one that keeps coming back, is not.
-              if (vendorFaultsApplied() === 0 || retries >= 2) return { key, expected: script.expect.status, status: 'blocked', position, blocking: `${blocking}${retries ? ` (after ${retries} service:retry)` : ''}${vendorFaultsApplied() === 0 ? '; no vendor fault had been applied' : ''}` };
+              if (vendorFaultsApplied() === 0 || retries >= 2) return { key, expected: script.expect.status, draftEdits: script.draftEdits, status: 'blocked', position, blocking: `${blocking}${retries ? ` (after ${retries} service:retry)` : ''}${vendorFaultsApplied() === 0 ? '; no vendor fault had been applied' : ''}` };
               retries += 1;
               blocksCleared += 1;
               mark(`${key}: blocked at ${position} (${blocking.slice(0, 160)}); person adds service:retry`);
-              await act(key, { kind: 'label', label: 'service:retry' });
+              await act(key, { kind: 'label', label: 'service:retry' }, { position, blocked: true });
               actedOn = print;
               changedAt = Date.now();
               continue;
             }
             const action = nextAction(script, progress, position);
             if (action) {
-              if (await act(key, action)) progress = takeAction(script, progress, position);
+              if (await act(key, action, { position })) progress = takeAction(script, progress, position);
               actedOn = print;
               changedAt = Date.now();
             }
@@ -274,12 +297,12 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
         }
         if (Date.now() - changedAt > options.stuckAfterMs) {
           const pending = ((last?.effects ?? []) as Json[]).filter((e) => UNRESOLVED_EFFECTS.has(e.status)).map((e) => `${e.name ?? e.idempotency_key}:${e.status}`);
-          return { key, expected: script.expect.status, status: String(last?.status ?? 'unknown'), position: last?.current_position,
+          return { key, expected: script.expect.status, draftEdits: script.draftEdits, status: String(last?.status ?? 'unknown'), position: last?.current_position,
             stuck: `no progress for ${Math.round(options.stuckAfterMs / 1000)} s at ${last?.current_position ?? '?'} (${last?.status ?? 'no view'}${pending.length ? `; unresolved effects ${pending.join(', ')}` : ''}; next person action: ${(() => { const a = last ? nextAction(script, progress, String(last.current_position)) : undefined; return a ? describeAction(a) : 'none'; })()})` };
         }
         await sleep(500);
       }
-      return { key, expected: script.expect.status, status: String(last?.status ?? 'unknown'), position: last?.current_position, stuck: `the seed's deadline passed at ${last?.current_position ?? '?'}` };
+      return { key, expected: script.expect.status, draftEdits: script.draftEdits, status: String(last?.status ?? 'unknown'), position: last?.current_position, stuck: `the seed's deadline passed at ${last?.current_position ?? '?'}` };
     };
     outcomes.push(...await Promise.all(keys.map((key, i) => drive(key, scripts[i]!))));
     for (const timer of timers) clearTimeout(timer);
@@ -295,6 +318,9 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
     const connection = await Connection.connect({ address: devPlan.address });
     const client = new Client({ connection, namespace: devPlan.namespace });
     const histories: Array<{ workflowId: string; history: unknown }> = [];
+    const moments = new Map<string, HistoryMoment[]>();
+    // Which worker started each activity attempt (the SDK's identity is pid@host): shows work landed on the second.
+    const activityWorkers: string[] = [];
     for (const outcome of outcomes) {
       const handle = client.workflow.getHandle(ticketWorkflowId(outcome.key));
       const description = await handle.describe();
@@ -302,12 +328,22 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       // The person's view said completed; Temporal must agree (a running workflow resting at a gate is not done).
       if (outcome.status === 'completed' && status !== 'completed') outcome.status = `${status} (the view said completed)`;
       if (outcome.status !== 'completed' && !outcome.stuck) outcome.status = outcome.status === 'blocked' ? 'blocked' : status;
-      histories.push({ workflowId: ticketWorkflowId(outcome.key), history: await handle.fetchHistory() });
+      const history = await handle.fetchHistory();
+      histories.push({ workflowId: ticketWorkflowId(outcome.key), history });
+      // The reflection check reads every run of the ticket, oldest first (a continue-as-new starts a new history).
+      const runs = [history];
+      for (let previous = firstRunBefore(history); previous && runs.length < 50; previous = firstRunBefore(runs[0]!)) {
+        runs.unshift(await client.workflow.getHandle(ticketWorkflowId(outcome.key), previous).fetchHistory());
+      }
+      moments.set(outcome.key, runs.flatMap((run) => historyMoments((run.events ?? []) as RawHistoryEvent[])));
+      for (const run of runs) activityWorkers.push(...(run.events ?? []).map((event) => event.activityTaskStartedEventAttributes?.identity ?? '').filter(Boolean));
     }
     await connection.close();
 
     const records = { ...await gatherRecords(sandbox, stateDir, keys, mainBefore), rebaseRequests };
     const verdict = checkInvariants(records, outcomes);
+    const reflected = checkActionsReflected(acknowledged, (ticket) => moments.get(ticket));
+    verdict.violations.push(...reflected.violations);
 
     const { DefaultLogger, Runtime, Worker } = await import('@temporalio/worker');
     // webpack's statistics of the replay bundle are noise on the campaign's console; warnings still show.
@@ -324,6 +360,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       if (result.error) verdict.violations.push({ invariant: 'each history replays without nondeterminism', ticket: result.workflowId.replace(/^ticket-/, ''), detail: `${result.error.name}: ${result.error.message.slice(0, 500)}` });
     }
 
+    const secondWorkerPids = supervisor.events.filter((e) => e.name === 'worker2' && e.what === 'started').map((e) => (e.detail ?? '').replace(/^pid /, ''));
     const webhookCount = (fate: string) => relay.records.filter((r) => r.fate === fate).length;
     const vendorApplied = vendorFaultsApplied();
     for (const [host, { faults }] of Object.entries(injectors)) {
@@ -340,8 +377,9 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       seed: options.seed,
       tickets: keys.map((key, i) => ({ key, kind: scripts[i]!.kind })),
       plan, faultsFired, blocksCleared,
-      faultsApplied: { vendor: vendorApplied, kills, webhooks: { dropped: webhookCount('drop'), duplicated: webhookCount('duplicate'), delayed: webhookCount('delay') } },
-      verdict, replayed, timeline: timeline.sort((a, b) => a.atMs - b.atMs), durationMs: Date.now() - started, dataDir,
+      faultsApplied: { vendor: vendorApplied, kills, secondWorkers, webhooks: { dropped: webhookCount('drop'), duplicated: webhookCount('duplicate'), delayed: webhookCount('delay') } },
+      secondWorkerActivities: activityWorkers.filter((identity) => secondWorkerPids.some((pid) => identity.startsWith(`${pid}@`))).length,
+      verdict, actionsChecked: reflected.checked, replayed, timeline: timeline.sort((a, b) => a.atMs - b.atMs), durationMs: Date.now() - started, dataDir,
       workerTail: supervisor.output('worker').split('\n').slice(-60).join('\n'),
     };
   } finally {
@@ -385,4 +423,9 @@ async function gatherRecords(sandbox: Awaited<ReturnType<typeof startSandbox>>, 
     }
   }
   return { issues, pulls, pullComments, reviewComments, branchCommits };
+}
+
+/** The run this history continued from, when it began with a continue-as-new. */
+function firstRunBefore(history: { events?: Array<{ workflowExecutionStartedEventAttributes?: { continuedExecutionRunId?: string | null } | null }> | null }): string | undefined {
+  return history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
 }

@@ -27,6 +27,16 @@ export interface TicketScript {
   review: PersonAction[];
   /** Where the ticket must end. */
   expect: { status: 'completed' };
+  /**
+   * The draft edits among the gate actions (`/service update 1 summary="..."` at plan_approval_gate or
+   * task_approval_gate): each must be reflected in the artefact, an issue of the ticket's created with that summary.
+   */
+  draftEdits: DraftEdit[];
+}
+
+export interface DraftEdit {
+  gate: 'plan_approval_gate' | 'task_approval_gate';
+  summary: string;
 }
 
 /** The positions of the pull-request phase: the person reports CI, reviews, approves and merges here. */
@@ -58,14 +68,23 @@ export function drawTicket(rng: Prng, index: number): TicketScript {
       if (rng.chance(0.5)) prd.push({ kind: 'comment', text: '? is Excel in scope' });
       if (rng.chance(0.5)) prd.push({ kind: 'comment', text: '! mention archived reports' });
       prd.push({ kind: 'label', label: 'service:prd-approved' });
+      // Drawn from a generator of their own, so the draws above stay what each seed drew before draft edits existed.
+      const editing = rng.fork('draft-edits');
+      const draftEdits: DraftEdit[] = [];
+      const draftGate = (gate: DraftEdit['gate'], what: string): PersonAction[] => {
+        if (!editing.chance(0.5)) return [APPROVE];
+        const summary = `Chaos feature ${index}: ${what} renamed by the person`;
+        draftEdits.push({ gate, summary });
+        return [{ kind: 'comment', text: `/service update 1 summary="${summary}"` }, APPROVE];
+      };
       return {
         kind, type: 'Feature', summary: `Chaos feature ${index}: export reports as CSV`, labels: ['service:managed'],
-        gates: { prd_approval_gate: prd, spec_approval_gate: [{ kind: 'label', label: 'service:spec-approved' }], plan_approval_gate: [APPROVE], task_approval_gate: [APPROVE] },
-        review, expect: { status: 'completed' },
+        gates: { prd_approval_gate: prd, spec_approval_gate: [{ kind: 'label', label: 'service:spec-approved' }], plan_approval_gate: draftGate('plan_approval_gate', 'first epic'), task_approval_gate: draftGate('task_approval_gate', 'first task') },
+        review, expect: { status: 'completed' }, draftEdits,
       };
     }
     case 'feature-yolo':
-      return { kind, type: 'Feature', summary: `Chaos feature ${index}: a yolo change`, labels: ['service:managed', 'service:yolo'], gates: {}, review, expect: { status: 'completed' } };
+      return { kind, type: 'Feature', summary: `Chaos feature ${index}: a yolo change`, labels: ['service:managed', 'service:yolo'], gates: {}, review, expect: { status: 'completed' }, draftEdits: [] };
     case 'bug': {
       // Without steps the triage asks for them; the person answers with `!`.
       const withSteps = rng.chance(0.5);
@@ -75,14 +94,14 @@ export function drawTicket(rng: Prng, index: number): TicketScript {
           ? 'Saving crashes.\n\nSteps to reproduce:\n1. create a file\n2. press Ctrl-S\n\nExpected: saved. Actual: TypeError.'
           : 'Saving a file with an emoji in its name crashes the editor. Expected: saved. Actual: TypeError.',
         gates: { triage_gate: [{ kind: 'comment', text: '! Steps: 1. create a file named café.txt 2. press Ctrl-S' }], rca_option_gate: [{ kind: 'comment', text: `>option ${rng.int(1, 2)}` }] },
-        review, expect: { status: 'completed' },
+        review, expect: { status: 'completed' }, draftEdits: [],
       };
     }
     case 'takeover':
       return {
         kind, type: 'Task', summary: `Chaos task ${index}: add a health endpoint`, labels: ['service:managed'],
         description: 'Intent: operators need a liveness probe. Scope: add GET /health, nothing else. Expected outcome: it answers 200.',
-        gates: {}, review, expect: { status: 'completed' },
+        gates: {}, review, expect: { status: 'completed' }, draftEdits: [],
       };
   }
 }

@@ -78,4 +78,25 @@ describe('the invariants of a seed', () => {
       expect.objectContaining({ invariant: 'label changes applied once and in order', ticket: 'SBX-1' }),
     ]));
   });
+
+  it('find each draft edit in the issues the service created under the ticket (epic, then its tasks), and say when one is missing', () => {
+    const world = clean();
+    world.issues.push(
+      { key: 'SBX-4', summary: 'Renamed epic', issueType: 'Epic', parentKey: 'SBX-1', labels: [], createdByService: true, links: [], comments: [] },
+      { key: 'SBX-5', summary: 'Renamed task', issueType: 'Task', parentKey: 'SBX-4', labels: [], createdByService: true, links: [], comments: [] },
+      // The same summary on someone else's tree or written by the person does not count.
+      { key: 'SBX-6', summary: 'Lost task', issueType: 'Task', parentKey: 'SBX-9', labels: [], createdByService: true, links: [], comments: [] },
+      { key: 'SBX-7', summary: 'Lost epic', issueType: 'Epic', parentKey: 'SBX-1', labels: [], createdByService: false, links: [], comments: [] },
+    );
+    const edited = (summaries: Array<[string, string]>) => [{ ...done[0]!, draftEdits: summaries.map(([gate, summary]) => ({ gate, summary })) }];
+    expect(checkInvariants(world, edited([['plan_approval_gate', 'Renamed epic'], ['task_approval_gate', 'Renamed task']])).violations).toEqual([]);
+    const { violations } = checkInvariants(world, edited([['plan_approval_gate', 'Lost epic'], ['task_approval_gate', 'Lost task']]));
+    expect(violations.map((v) => [v.invariant, v.ticket, v.write])).toEqual([
+      ['each draft edit reflected in the artefact', 'SBX-1', 'create the item renamed at plan_approval_gate'],
+      ['each draft edit reflected in the artefact', 'SBX-1', 'create the item renamed at task_approval_gate'],
+    ]);
+    expect(violations[0]!.detail).toContain('SBX-4 "Renamed epic"');
+    // A ticket that did not finish is reported as such, not as a missing edit.
+    expect(checkInvariants(world, [{ ...edited([['plan_approval_gate', 'Lost epic']])[0]!, status: 'running', stuck: 'no progress' }]).violations.map((v) => v.invariant)).toEqual(['no workflow stuck']);
+  });
 });

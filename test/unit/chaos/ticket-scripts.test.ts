@@ -7,7 +7,7 @@ describe('the person of a chaos ticket', () => {
     kind: 'feature', type: 'Feature', summary: 's', labels: ['service:managed'],
     gates: { prd_approval_gate: [{ kind: 'comment', text: '? q' }, { kind: 'label', label: 'service:prd-approved' }] },
     review: [{ kind: 'check', conclusion: 'success', summary: 'green' }, { kind: 'approve-pr' }, { kind: 'merge' }],
-    expect: { status: 'completed' },
+    expect: { status: 'completed' }, draftEdits: [],
   };
 
   it('does each gate action once, in order, then waits for the service', () => {
@@ -47,5 +47,31 @@ describe('the person of a chaos ticket', () => {
     }
     expect([...kinds].sort()).toEqual(['bug', 'feature', 'feature-yolo', 'takeover']);
     expect(drawTicket(createPrng(4), 2)).toEqual(drawTicket(createPrng(4), 2));
+  });
+
+  it('edits the draft at the plan and task gates on some features, before approving, and says what to expect', () => {
+    const gatesSeen = new Set<string>();
+    for (let seed = 1; seed <= 40; seed += 1) {
+      const script = drawTicket(createPrng(seed), 3);
+      if (script.kind !== 'feature') {
+        expect(script.draftEdits).toEqual([]);
+        continue;
+      }
+      for (const edit of script.draftEdits) {
+        gatesSeen.add(edit.gate);
+        expect(script.gates[edit.gate]).toEqual([{ kind: 'comment', text: `/service update 1 summary="${edit.summary}"` }, { kind: 'comment', text: '/service approve' }]);
+      }
+      for (const gate of ['plan_approval_gate', 'task_approval_gate'] as const) {
+        if (!script.draftEdits.some((e) => e.gate === gate)) expect(script.gates[gate]).toEqual([{ kind: 'comment', text: '/service approve' }]);
+      }
+    }
+    expect([...gatesSeen].sort()).toEqual(['plan_approval_gate', 'task_approval_gate']);
+  });
+
+  it('keeps what a seed drew before draft edits existed', () => {
+    // Seed 7's second ticket as the first version of the campaign drew it (checked against that version's code).
+    const script = drawTicket(createPrng(7), 2);
+    expect(script.gates.prd_approval_gate).toEqual([{ kind: 'comment', text: '? is Excel in scope' }, { kind: 'comment', text: '! mention archived reports' }, { kind: 'label', label: 'service:prd-approved' }]);
+    expect(script.review).toEqual([{ kind: 'check', conclusion: 'failure', summary: '5 tests failed' }, { kind: 'check', conclusion: 'success', summary: 'all green' }, { kind: 'merge' }]);
   });
 });
