@@ -52,8 +52,6 @@ export interface WorldOptions {
   /** Rootless podman stations: the station image is built and the work folder is one the container account passes. */
   containers?: boolean;
   worker?: keyof typeof WORKER_SCRIPTS;
-  /** `false`: the simulators only, for a test that starts the service processes itself. */
-  service?: boolean;
   /** The operator token of the gateway (`SERVICE_OPERATOR_TOKEN`). */
   operatorToken?: string;
   /** Settings of the service, over the world's (`TRACKER_WEBHOOK_SECRET` here is also what the tracker signs with). */
@@ -72,7 +70,7 @@ export interface World extends WorldRepositories {
   scm: ScmhostSimulator;
   gitlab: GitLabSimulator;
   model: ModelSimulator;
-  /** The gateway and worker processes (absent with `service: false`). */
+  /** The gateway and worker processes. */
   stack: ServiceStack;
   /** A Temporal client of the test's own, to look at the workflows behind the service's back. */
   client: Client;
@@ -88,6 +86,16 @@ export interface World extends WorldRepositories {
   /** The merge requests of the ticket branch in a GitLab project. */
   mergeRequestsOf(project: string, key: string): SimMergeRequest[];
   close(): Promise<void>;
+}
+
+/**
+ * The Temporal server of the integration run (its global setup provides it). Imported when needed, by a name the
+ * compiler does not follow: the delivery benchmark builds and runs this world outside vitest, with its own server.
+ */
+async function integrationRunTemporal(): Promise<string> {
+  const vitest = 'vitest';
+  const { inject } = await import(vitest) as { inject(key: 'temporalAddress'): string };
+  return inject('temporalAddress');
 }
 
 /** A part of the world the options did not ask for: a test that reads it is missing an option. */
@@ -123,8 +131,7 @@ export async function startWorld(options: WorldOptions): Promise<World> {
 async function buildWorld(options: WorldOptions, closers: Array<() => Promise<unknown>>, close: () => Promise<void>): Promise<World> {
   const { name } = options;
   const env = options.env ?? {};
-  // Imported here, not at the top: the delivery benchmark runs this world outside vitest, with its own server.
-  const temporalAddress = options.temporalAddress ?? (await import('vitest')).inject('temporalAddress');
+  const temporalAddress = options.temporalAddress ?? await integrationRunTemporal();
   const operatorToken = options.operatorToken ?? env.SERVICE_OPERATOR_TOKEN ?? `${name}-operator`;
   const secrets = {
     tracker: env.TRACKER_WEBHOOK_SECRET ?? `${name}-tracker-secret`,
@@ -135,7 +142,7 @@ async function buildWorld(options: WorldOptions, closers: Array<() => Promise<un
   const workDir = mkdtempSync(join(tmpdir(), `${name}-`));
   closers.push(async () => rmSync(workDir, { recursive: true, force: true }));
   // The container account runs the stations' containers on workspaces below it: it must pass through.
-  if (options.containers) chmodSync(workDir, 0o711);
+  chmodSync(workDir, 0o711);
   const worker = options.worker ?? 'service';
   const serviceEnv: NodeJS.ProcessEnv = { SERVICE_TASK_QUEUE: `it-${name}`, SERVICE_OPERATOR_TOKEN: operatorToken };
 
@@ -176,7 +183,7 @@ async function buildWorld(options: WorldOptions, closers: Array<() => Promise<un
     Object.assign(serviceEnv, {
       SERVICE_REPOS_CONFIG_PATH: registryFile,
       WORLD_GITLAB_TOKEN,
-      ...(scmWebhooks ? { WORLD_GITLAB_WEBHOOK_SECRET: secrets.gitlab } : {}),
+      WORLD_GITLAB_WEBHOOK_SECRET: secrets.gitlab,
     });
     hosts.gitlabHost = { url: started.url, auth: { username: 'oauth2', token: WORLD_GITLAB_TOKEN } };
     gitlab = started;
@@ -205,15 +212,11 @@ async function buildWorld(options: WorldOptions, closers: Array<() => Promise<un
     ? { STATION_CONTROL_DIR: join(workDir, 'control'), CONTAINER_TEST_WORK_DIR: join(workDir, 'work') }
     : { CONTAINER_WORK_DIR: join(workDir, 'work') });
 
-  let stack = absent<ServiceStack>('service processes', 'service');
-  if (options.service !== false) {
-    const started = await startServiceStack(temporalAddress, { ...serviceEnv, ...env }, { workerScript: WORKER_SCRIPTS[worker] });
-    closers.push(() => started.stop());
-    stack = started;
-    if (options.tracker && options.tracker.webhooks !== false) tracker.webhooks.setTarget({ url: `${started.api}/api/v1/webhooks/tracker`, secret: secrets.tracker });
-    if (options.scm?.github && scmWebhooks) scm.webhooks.setTarget({ url: `${started.api}/api/v1/webhooks/scmhost`, secret: secrets.scmhost });
-    if (options.scm?.gitlab && scmWebhooks) gitlab.webhooks.setTarget({ url: `${started.api}/api/v1/webhooks/gitlab`, secret: secrets.gitlab });
-  }
+  const stack = await startServiceStack(temporalAddress, { ...serviceEnv, ...env }, { workerScript: WORKER_SCRIPTS[worker] });
+  closers.push(() => stack.stop());
+  if (options.tracker && options.tracker.webhooks !== false) tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: secrets.tracker });
+  if (options.scm?.github && scmWebhooks) scm.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/scmhost`, secret: secrets.scmhost });
+  if (options.scm?.gitlab && scmWebhooks) gitlab.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/gitlab`, secret: secrets.gitlab });
 
   const connection = await Connection.connect({ address: temporalAddress });
   closers.push(() => connection.close());
