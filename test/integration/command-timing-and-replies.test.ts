@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
 import { markdownToAdf } from '../../src/providers/tracker/adf/markdown-to-adf';
-import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
+import type { ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
 import { sandboxResponder } from '../../src/sandbox/model-simulator/sandbox-responder';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { jiraTime } from '../../src/sandbox/tracker-simulator/tracker-state';
 import { pollNow } from '../helpers/poller';
-import { startTrackerStack, type TrackerStack } from '../helpers/tracker-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
 const SECRET = 'timing-tracker-secret';
@@ -24,31 +24,30 @@ type Json = Record<string, any>;
 describe('what commands a ticket, and the one answer to what does not', () => {
   let tracker: TrackerSimulator;
   let model: ModelSimulator;
-  let world: TrackerStack;
+  let world: World;
 
   beforeAll(async () => {
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['NEW'] });
-    tracker.state.setProperty(tracker.state.project('NEW').properties, 'service.repos', ['acme/api']);
-    // Unscripted calls get the sandbox's answers: a bug report with steps passes triage, and the ticket blocks at
-    // analyze_bug, which needs a source host this world does not have.
-    model = await startModelSimulator({ respond: sandboxResponder });
-    world = await startTrackerStack(inject('temporalAddress'), tracker, SECRET, {
-      SERVICE_TASK_QUEUE: TASK_QUEUE,
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-timing',
-      SERVICE_EFFECT_TIMEOUT_SECONDS: '10',
-      // Polls only when a test triggers the schedule; the first poll looks back ten minutes.
-      SERVICE_POLL_INTERVAL_SECONDS: '3600',
-      SERVICE_POLL_LOOKBACK_SECONDS: '600',
-      MODEL_CONNECTIONS: JSON.stringify({ sim: { backend: 'openai-compatible', base_url: model.url, allowed_models: ['planner'], capabilities: ['structured_output', 'tools'] } }),
-      MODEL_DEFAULT: JSON.stringify({ connection: 'sim', model: 'planner' }),
+    world = await startWorld({
+      name: 'command-timing',
+      tracker: { projects: ['NEW'], repos: ['acme/api'] },
+      // Unscripted calls get the sandbox's answers: a bug report with steps passes triage, and the ticket blocks at
+      // analyze_bug, which needs a source host this world does not have.
+      model: { respond: sandboxResponder },
+      operatorToken: TOKEN,
+      env: {
+        SERVICE_TASK_QUEUE: TASK_QUEUE,
+        TRACKER_WEBHOOK_SECRET: SECRET,
+        SERVICE_EFFECT_TIMEOUT_SECONDS: '10',
+        // Polls only when a test triggers the schedule; the first poll looks back ten minutes.
+        SERVICE_POLL_INTERVAL_SECONDS: '3600',
+        SERVICE_POLL_LOOKBACK_SECONDS: '600',
+      },
     });
+    ({ tracker, model } = world);
   });
 
   afterAll(async () => {
-    await world?.stop();
-    await Promise.all([tracker?.close(), model?.close()]);
+    await world?.close();
   });
 
   const api = () => world.stack.api;

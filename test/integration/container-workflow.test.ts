@@ -1,21 +1,18 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Client } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinDefinition } from '../../src/definitions/definition-digest';
 import { runGit } from '../../src/containers/git-remote';
-import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
-import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
+import type { ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
 import type { TicketWorkflowInput } from '../../workflows/observation';
-import { ensureContainerImage } from '../helpers/container-image';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, WORLD_GITHUB_TOKEN, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 import { containerEditDefinition } from '../helpers/container-edit-definition';
 
-const SCM_TOKEN = 'ghp_workflowContainerToken0123456789abcd';
 const TOKEN = 'container-workflow-operator';
 const REPO = 'acme/app';
 type Json = Record<string, any>;
@@ -32,47 +29,28 @@ describe('a container station in the ticket workflow', () => {
   let model: ModelSimulator;
   let tracker: TrackerSimulator;
   let stack: ServiceStack;
-  let connection: Connection;
   let client: Client;
   let workDir: string;
 
+  let world: World;
+
   beforeAll(async () => {
-    ensureContainerImage();
-    workDir = mkdtempSync(join(tmpdir(), 'container-workflow-'));
-    chmodSync(workDir, 0o711);
-    scm = await startScmhostSimulator({ tokens: { [SCM_TOKEN]: 'service-bot' }, repositories: [REPO] });
-    model = await startModelSimulator();
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['CW'] });
-    const seed = join(workDir, 'seed');
-    const auth = { username: 'x-access-token', token: SCM_TOKEN };
-    await runGit(['clone', '--quiet', `${scm.url}/${REPO}.git`, seed], { auth });
-    writeFileSync(join(seed, 'hello.txt'), 'hello, world\n');
-    await runGit(['add', '.'], { cwd: seed });
-    await runGit(['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', 'seed'], { cwd: seed });
-    await runGit(['push', '--quiet', `${scm.url}/${REPO}.git`, 'HEAD:main'], { cwd: seed, auth });
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-container-workflow',
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      EFFECT_OPERATOR_TOKEN: TOKEN,
-      TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-token-container-workflow',
-      SCMHOST_TOKEN: SCM_TOKEN,
-      SCMHOST_API_URL: scm.url,
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-      STATION_CONTROL_DIR: join(workDir, 'control'),
-      CONTAINER_TEST_WORK_DIR: join(workDir, 'work'),
-      MODEL_SIM_URL: model.url,
-    }, { workerScript: join(__dirname, '..', 'helpers', 'station-test-worker.cjs') });
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    world = await startWorld({
+      name: 'container-workflow',
+      tracker: { projects: ['CW'], webhooks: false },
+      scm: { github: [REPO], webhooks: false },
+      model: true,
+      seedRepo: { 'hello.txt': 'hello, world\n' },
+      containers: true,
+      worker: 'station-test',
+      operatorToken: TOKEN,
+      env: { EFFECT_OPERATOR_TOKEN: TOKEN, SERVICE_POLL_INTERVAL_SECONDS: '0' },
+    });
+    ({ scm, model, tracker, stack, client, workDir } = world);
   }, 600_000);
 
   afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
-    await Promise.all([scm?.close(), model?.close(), tracker?.close()]);
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    await world?.close();
   });
 
   it('pushes the commit exactly once when the worker is killed after the push and before its answer', async () => {
@@ -110,7 +88,7 @@ describe('a container station in the ticket workflow', () => {
     expect(repo.branches.get(branch)).toBe(pushed);
     // One commit on top of main: the service's, with the station's message.
     const clone = join(workDir, 'check');
-    await runGit(['clone', '--quiet', '--branch', branch, `${scm.url}/${REPO}.git`, clone], { auth: { username: 'x-access-token', token: SCM_TOKEN } });
+    await runGit(['clone', '--quiet', '--branch', branch, `${scm.url}/${REPO}.git`, clone], { auth: { username: 'x-access-token', token: WORLD_GITHUB_TOKEN } });
     const log = (await runGit(['log', '--format=%s', 'origin/main..HEAD'], { cwd: clone })).trim().split('\n');
     expect(log).toEqual([`[${issue.key}] Change the greeting`]);
   }, 600_000);

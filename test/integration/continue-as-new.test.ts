@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Client } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../helpers/fixtures';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
 const SECRET = 'can-tracker-secret';
@@ -11,26 +12,22 @@ const TOKEN = 'can-operator-token';
 type Json = Record<string, any>;
 
 describe('long-lived tickets: continue-as-new, retention and deterministic replay', () => {
+  let world: World;
   let stack: ServiceStack;
-  let connection: Connection;
   let client: Client;
 
   beforeAll(async () => {
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-continue-as-new',
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      SERVICE_HISTORY_EVENT_LIMIT: '60',
-      SERVICE_RETENTION_TIMELINE_ENTRIES: '20',
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
+    world = await startWorld({
+      name: 'continue-as-new',
+      operatorToken: TOKEN,
+      env: { TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_HISTORY_EVENT_LIMIT: '60', SERVICE_RETENTION_TIMELINE_ENTRIES: '20', SERVICE_POLL_INTERVAL_SECONDS: '0' },
     });
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    ({ stack, client } = world);
   });
 
   afterAll(async () => {
-    await connection?.close();
     expect(await stack.stop()).toEqual([0, 0]);
+    await world?.close();
   });
 
   const webhook = (payload: unknown) => postWebhook(`${stack.api}/api/v1/webhooks/tracker`, payload, { secret: SECRET });

@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinDefinition } from '../../src/definitions/definition-digest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import type { WorkflowDefinition } from '../../workflows/definitions/definition-types';
 import { startService } from '../helpers/service-process';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 
 const SECRET = 'registry-tracker-secret';
@@ -33,28 +34,24 @@ function feature(revision: number, approvedTo: 'generate_spec' | 'done'): Workfl
 }
 
 describe('the definition registry: publishing pins nothing in flight; migration is explicit', () => {
+  let world: World;
   let tracker: TrackerSimulator;
   let stack: ServiceStack;
   const files = mkdtempSync(join(tmpdir(), 'definitions-'));
 
   beforeAll(async () => {
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['RG'] });
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: TASK_QUEUE,
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-registry',
-      SERVICE_EFFECT_TIMEOUT_SECONDS: '5',
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-    }, { workerScript: join(__dirname, '..', 'helpers', 'registry-test-worker.cjs') });
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
+    world = await startWorld({
+      name: 'definition-registry',
+      tracker: { projects: ['RG'] },
+      worker: 'registry-test',
+      operatorToken: TOKEN,
+      env: { SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_EFFECT_TIMEOUT_SECONDS: '5', SERVICE_POLL_INTERVAL_SECONDS: '0' },
+    });
+    ({ tracker, stack } = world);
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await tracker?.close();
+    await world?.close();
     rmSync(files, { recursive: true, force: true });
   });
 

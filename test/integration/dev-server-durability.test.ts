@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startDevServer, type RunningDevServer } from '../../src/temporal/dev-server';
 import { parseDevStackConfig, planDevServer, type DevServerPlan } from '../../src/temporal/dev-stack-config';
 import { freePort } from '../helpers/free-port';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
 const SECRET = 'durability-secret';
@@ -23,6 +24,7 @@ function issue(key: string) {
  */
 describe('the embedded dev server, killed and restarted on the same SQLite file', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'service-durability-'));
+  let world: World;
   let plan: DevServerPlan;
   let server: RunningDevServer;
   let stack: ServiceStack;
@@ -31,13 +33,14 @@ describe('the embedded dev server, killed and restarted on the same SQLite file'
     const config = parseDevStackConfig(readFileSync(join(root, 'temporal-dev.yaml'), 'utf8'));
     plan = planDevServer(config, root, { dataDir, port: await freePort(), headless: true });
     server = await startDevServer(inject('temporalCliPath'), plan, { timeoutMs: 90_000 });
-    stack = await startServiceStack(plan.address, {
-      SERVICE_TASK_QUEUE: 'it-durability', TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_OPERATOR_TOKEN: TOKEN, SERVICE_POLL_INTERVAL_SECONDS: '0',
+    world = await startWorld({
+      name: 'durability', temporalAddress: plan.address, operatorToken: TOKEN, env: { TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_POLL_INTERVAL_SECONDS: '0' },
     });
+    ({ stack } = world);
   }, 180_000);
 
   afterAll(async () => {
-    await stack?.stop();
+    await world?.close();
     await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });

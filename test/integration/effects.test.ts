@@ -1,41 +1,35 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 
 const TRACKER_SECRET = 'effects-tracker-secret';
 const TOKEN = 'effects-operator-token';
 const EFFECT_TOKEN = 'effects-replay-token';
-const SERVICE_EMAIL = 'service@example.com';
 
 type Json = Record<string, any>;
 const FINAL = ['succeeded', 'terminal_failure', 'precondition_failure'];
 
 describe('durable effects against the tracker simulator', () => {
+  let world: World;
   let tracker: TrackerSimulator;
   let stack: ServiceStack;
 
   beforeAll(async () => {
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['EFF', 'CFG'] });
-    tracker.state.setProperty(tracker.state.project('CFG').properties, 'service.repos', ['acme/api']);
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-effects',
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      EFFECT_OPERATOR_TOKEN: EFFECT_TOKEN,
-      TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
-      TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: SERVICE_EMAIL,
-      TRACKER_API_TOKEN: 'tracker-api-token-effects',
-      SERVICE_EFFECT_TIMEOUT_SECONDS: '5',
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
+    world = await startWorld({
+      name: 'effects',
+      tracker: { projects: ['EFF', 'CFG'] },
+      operatorToken: TOKEN,
+      env: { TRACKER_WEBHOOK_SECRET: TRACKER_SECRET, EFFECT_OPERATOR_TOKEN: EFFECT_TOKEN, SERVICE_EFFECT_TIMEOUT_SECONDS: '5', SERVICE_POLL_INTERVAL_SECONDS: '0' },
     });
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: TRACKER_SECRET });
+    world.tracker.state.setProperty(world.tracker.state.project('CFG').properties, 'service.repos', ['acme/api']);
+    ({ tracker, stack } = world);
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await tracker?.close();
+    await world?.close();
   });
 
   const execution = async (key: string) => (await getJson(`${stack.api}/api/v1/workflows/${key}/execution`, TOKEN)).body;

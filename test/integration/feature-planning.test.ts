@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
-import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 
 const SECRET = 'planning-tracker-secret';
@@ -18,32 +19,24 @@ const task = (epicId: number, summary: string) => ({ epic_id: epicId, summary, d
  * tracker simulator and a scripted model: what a user sees in the tracker at every gate.
  */
 describe('feature planning end to end', () => {
+  let world: World;
   let tracker: TrackerSimulator;
   let model: ModelSimulator;
   let stack: ServiceStack;
 
   beforeAll(async () => {
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['PLN'] });
-    tracker.state.setProperty(tracker.state.project('PLN').properties, 'service.repos', ['acme/api']);
-    model = await startModelSimulator();
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-feature-planning',
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-planning',
-      SERVICE_EFFECT_TIMEOUT_SECONDS: '10',
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-      MODEL_CONNECTIONS: JSON.stringify({ sim: { backend: 'openai-compatible', base_url: model.url, allowed_models: ['planner'], capabilities: ['structured_output', 'tools'] } }),
-      MODEL_DEFAULT: JSON.stringify({ connection: 'sim', model: 'planner' }),
+    world = await startWorld({
+      name: 'feature-planning',
+      tracker: { projects: ['PLN'], repos: ['acme/api'] },
+      model: true,
+      operatorToken: TOKEN,
+      env: { TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_EFFECT_TIMEOUT_SECONDS: '10', SERVICE_POLL_INTERVAL_SECONDS: '0' },
     });
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
+    ({ tracker, model, stack } = world);
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([tracker?.close(), model?.close()]);
+    await world?.close();
   });
 
   const execution = async (key: string) => (await getJson(`${stack.api}/api/v1/workflows/${key}/execution`, TOKEN)).body;

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fixture } from '../helpers/fixtures';
 import { freePort } from '../helpers/free-port';
 import { startService } from '../helpers/service-process';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
 const SECRET = 'tracker-webhook-secret-it';
@@ -33,20 +34,19 @@ function commentPayload(key: string, id: string, text: string): Json {
 
 describe('worker and gateway against a real Temporal dev server', () => {
   const temporalAddress = inject('temporalAddress');
+  let world: World;
   let stack: ServiceStack;
   let api: string;
 
   beforeAll(async () => {
-    stack = await startServiceStack(temporalAddress, {
-      SERVICE_TASK_QUEUE: TASK_QUEUE,
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-    });
+    world = await startWorld({ name: 'foundation', operatorToken: TOKEN, env: { SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET } });
+    stack = world.stack;
     api = stack.api;
   });
 
   afterAll(async () => {
     expect(await stack.stop()).toEqual([0, 0]);
+    await world?.close();
   });
 
   const webhook = (payload: unknown, options: Parameters<typeof postWebhook>[2] = { secret: SECRET }) =>

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
-import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 
 const SECRET = 'guards-tracker-secret';
@@ -16,36 +17,28 @@ type Json = Record<string, any>;
  * stays until an allowed person approves.
  */
 describe('token budgets and allowed approvers', () => {
+  let world: World;
   let tracker: TrackerSimulator;
   let model: ModelSimulator;
   let stack: ServiceStack;
 
   beforeAll(async () => {
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['GRD'] });
-    const properties = tracker.state.project('GRD').properties;
-    tracker.state.setProperty(properties, 'service.repos', ['acme/api']);
-    tracker.state.setProperty(properties, 'service.token_budget', { stages: { generate_prd: 5 } });
-    tracker.state.setProperty(properties, 'service.allowed_actors', ['tracker-email:pat@example.com']);
-    model = await startModelSimulator();
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-guards-budget',
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-guards',
-      SERVICE_EFFECT_TIMEOUT_SECONDS: '10',
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-      SERVICE_TOKEN_BUDGET_TICKET: '1000000',
-      MODEL_CONNECTIONS: JSON.stringify({ sim: { backend: 'openai-compatible', base_url: model.url, allowed_models: ['planner'], capabilities: ['structured_output', 'tools'] } }),
-      MODEL_DEFAULT: JSON.stringify({ connection: 'sim', model: 'planner' }),
+    world = await startWorld({
+      name: 'guards-budget',
+      tracker: {
+        projects: ['GRD'],
+        repos: ['acme/api'],
+        properties: { 'service.token_budget': { stages: { generate_prd: 5 } }, 'service.allowed_actors': ['tracker-email:pat@example.com'] },
+      },
+      model: true,
+      operatorToken: TOKEN,
+      env: { TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_EFFECT_TIMEOUT_SECONDS: '10', SERVICE_POLL_INTERVAL_SECONDS: '0', SERVICE_TOKEN_BUDGET_TICKET: '1000000' },
     });
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
+    ({ tracker, model, stack } = world);
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([tracker?.close(), model?.close()]);
+    await world?.close();
   });
 
   const execution = async (key: string): Promise<Json> => (await getJson(`${stack.api}/api/v1/workflows/${key}/execution`, TOKEN)).body;

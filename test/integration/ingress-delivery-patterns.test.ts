@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { Client } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { fixture, FIXTURES } from '../helpers/fixtures';
 import { pollNow } from '../helpers/poller';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson, postWebhook, type PostResult } from '../helpers/webhooks';
 
 /**
@@ -24,34 +25,31 @@ const FIXTURES_WRITTEN = '2026-11-23T07:00:00.000+0000';
 type Json = Record<string, any>;
 
 describe('ingress under real delivery patterns', () => {
+  let world: World;
   let sim: TrackerSimulator;
   let stack: ServiceStack;
-  let connection: Connection;
   let client: Client;
 
   beforeAll(async () => {
     // No webhook target: the simulator records its webhooks, and the tests deliver them in the order they choose.
-    sim = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['DLV'] });
-    sim.state.setProperty(sim.state.project('DLV').properties, 'service.repos', ['acme/api']);
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: TASK_QUEUE,
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
-      SCMHOST_WEBHOOK_SECRET: SCMHOST_SECRET,
-      TRACKER_BASE_URL: sim.url,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-patterns',
-      // Polls only when a test triggers the schedule.
-      SERVICE_POLL_INTERVAL_SECONDS: '3600',
+    world = await startWorld({
+      name: 'delivery-patterns',
+      tracker: { projects: ['DLV'], repos: ['acme/api'], webhooks: false },
+      operatorToken: TOKEN,
+      env: {
+        SERVICE_TASK_QUEUE: TASK_QUEUE,
+        TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
+        SCMHOST_WEBHOOK_SECRET: SCMHOST_SECRET,
+        // Polls only when a test triggers the schedule.
+        SERVICE_POLL_INTERVAL_SECONDS: '3600',
+      },
     });
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    ({ tracker: sim, stack, client } = world);
   });
 
   afterAll(async () => {
-    await connection?.close();
     expect(await stack?.stop()).toEqual([0, 0]);
-    await sim?.close();
+    await world?.close();
   });
 
   const tracker = (payload: unknown): Promise<PostResult> => postWebhook(`${stack.api}/api/v1/webhooks/tracker`, payload, { secret: TRACKER_SECRET });

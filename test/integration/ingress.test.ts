@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withIdempotencyMarker } from '../../src/providers/scmhost/idempotency-marker';
 import { fixture } from '../helpers/fixtures';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
 const TRACKER_SECRET = 'ingress-tracker-secret';
@@ -16,6 +17,7 @@ type Json = Record<string, any>;
 
 describe('ingress from every webhook source into the ledger', () => {
   const dir = mkdtempSync(join(tmpdir(), 'service-ingress-'));
+  let world: World;
   let stack: ServiceStack;
 
   beforeAll(async () => {
@@ -36,20 +38,24 @@ describe('ingress from every webhook source into the ledger', () => {
       '    change_request_mode: direct',
       '',
     ].join('\n'));
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-ingress',
-      TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
-      SCMHOST_WEBHOOK_SECRET: SCMHOST_SECRET,
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      SERVICE_REPOS_CONFIG_PATH: registry,
-      GITLAB_TOKEN: 'glpat-not-used-in-these-tests',
-      GITLAB_HOOK_SECRET: GITLAB_SECRET,
-      SERVICE_BOT_COMMENT_PREFIX: '[svc-bot]',
+    world = await startWorld({
+      name: 'ingress',
+      operatorToken: TOKEN,
+      env: {
+        TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
+        SCMHOST_WEBHOOK_SECRET: SCMHOST_SECRET,
+        SERVICE_REPOS_CONFIG_PATH: registry,
+        GITLAB_TOKEN: 'glpat-not-used-in-these-tests',
+        GITLAB_HOOK_SECRET: GITLAB_SECRET,
+        SERVICE_BOT_COMMENT_PREFIX: '[svc-bot]',
+      },
     });
+    ({ stack } = world);
   });
 
   afterAll(async () => {
     expect(await stack.stop()).toEqual([0, 0]);
+    await world?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,23 +1,18 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Client } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinDefinition } from '../../src/definitions/definition-digest';
-import { runGit } from '../../src/containers/git-remote';
 import { podman, resolvePodmanAccount } from '../../src/containers/podman-account';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
-import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
-import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
+import type { ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
 import type { TicketWorkflowInput } from '../../workflows/observation';
-import { ensureContainerImage } from '../helpers/container-image';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 import { containerEditDefinition } from '../helpers/container-edit-definition';
 
-const SCM_TOKEN = 'ghp_killSwitchToken0123456789abcdefghij';
 const SECRET = 'kill-switch-tracker-secret';
 const TOKEN = 'kill-switch-operator';
 const REPO = 'acme/app';
@@ -35,48 +30,27 @@ describe('service:stop during a container station', () => {
   let model: ModelSimulator;
   let tracker: TrackerSimulator;
   let stack: ServiceStack;
-  let connection: Connection;
   let client: Client;
-  let workDir: string;
+
+  let world: World;
 
   beforeAll(async () => {
-    ensureContainerImage();
-    workDir = mkdtempSync(join(tmpdir(), 'kill-switch-'));
-    chmodSync(workDir, 0o711);
-    scm = await startScmhostSimulator({ tokens: { [SCM_TOKEN]: 'service-bot' }, repositories: [REPO] });
-    model = await startModelSimulator();
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['KS'] });
-    const seed = join(workDir, 'seed');
-    const auth = { username: 'x-access-token', token: SCM_TOKEN };
-    await runGit(['clone', '--quiet', `${scm.url}/${REPO}.git`, seed], { auth });
-    writeFileSync(join(seed, 'hello.txt'), 'hello, world\n');
-    await runGit(['add', '.'], { cwd: seed });
-    await runGit(['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', 'seed'], { cwd: seed });
-    await runGit(['push', '--quiet', `${scm.url}/${REPO}.git`, 'HEAD:main'], { cwd: seed, auth });
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-kill-switch',
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-token-kill-switch',
-      SCMHOST_TOKEN: SCM_TOKEN,
-      SCMHOST_API_URL: scm.url,
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-      STATION_CONTROL_DIR: join(workDir, 'control'),
-      CONTAINER_TEST_WORK_DIR: join(workDir, 'work'),
-      MODEL_SIM_URL: model.url,
-    }, { workerScript: join(__dirname, '..', 'helpers', 'station-test-worker.cjs') });
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    world = await startWorld({
+      name: 'kill-switch',
+      tracker: { projects: ['KS'] },
+      scm: { github: [REPO], webhooks: false },
+      model: true,
+      seedRepo: { 'hello.txt': 'hello, world\n' },
+      containers: true,
+      worker: 'station-test',
+      operatorToken: TOKEN,
+      env: { TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_POLL_INTERVAL_SECONDS: '0' },
+    });
+    ({ scm, model, tracker, stack, client } = world);
   }, 600_000);
 
   afterAll(async () => {
-    await connection?.close();
-    await stack?.stop();
-    await Promise.all([scm?.close(), model?.close(), tracker?.close()]);
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    await world?.close();
   });
 
   const execution = async (key: string): Promise<Json> => (await getJson(`${stack.api}/api/v1/workflows/${key}/execution`, TOKEN)).body;

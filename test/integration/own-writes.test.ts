@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { pollNow } from '../helpers/poller';
 import type { ServiceStack } from '../helpers/service-stack';
-import { startTrackerStack, type TrackerStack } from '../helpers/tracker-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 
 const SECRET = 'own-writes-tracker-secret';
@@ -17,29 +17,29 @@ type Json = Record<string, any>;
  */
 describe('the service account\'s own writes, named by account id only', () => {
   let tracker: TrackerSimulator;
-  let running: TrackerStack;
+  let running: World;
   let stack: ServiceStack;
   let client: Client;
 
   beforeAll(async () => {
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['OWN'], privateEmails: true });
-    running = await startTrackerStack(inject('temporalAddress'), tracker, SECRET, {
-      SERVICE_TASK_QUEUE: 'it-own-writes',
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-own-writes',
-      // Polls only when the test triggers the schedule, from the last watermark less one second.
-      SERVICE_POLL_INTERVAL_SECONDS: '3600',
-      SERVICE_POLL_OVERLAP_SECONDS: '1',
+    running = await startWorld({
+      name: 'own-writes',
+      tracker: { projects: ['OWN'], privateEmails: true },
+      operatorToken: TOKEN,
+      env: {
+        TRACKER_WEBHOOK_SECRET: SECRET,
+        // Polls only when the test triggers the schedule, from the last watermark less one second.
+        SERVICE_POLL_INTERVAL_SECONDS: '3600',
+        SERVICE_POLL_OVERLAP_SECONDS: '1',
+      },
     });
-    ({ stack, client } = running);
+    ({ tracker, stack, client } = running);
     await stack.gateway.waitForOutput(/tracker service account recognised by its account id too/, 30_000);
     await stack.worker.waitForOutput(/tracker service account recognised by its account id too/, 30_000);
   });
 
   afterAll(async () => {
-    await running?.stop();
-    await tracker?.close();
+    await running?.close();
   });
 
   const timeline = async (key: string): Promise<Json[]> => (await getJson(`${stack.api}/api/v1/workflows/${key}/execution/timeline?limit=200`, TOKEN)).body.entries ?? [];

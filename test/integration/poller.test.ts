@@ -1,11 +1,12 @@
-import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Client } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollerScheduleId } from '../../src/poller/poller-schedule';
 import { ticketWorkflowId } from '../../workflows/messages';
-import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { pollNow } from '../helpers/poller';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
 const TRACKER_SECRET = 'poller-tracker-secret';
@@ -16,45 +17,38 @@ const TASK_QUEUE = 'it-poller';
 type Json = Record<string, any>;
 
 describe('the poller delivers the same facts as the webhooks', () => {
+  let world: World;
   let tracker: TrackerSimulator;
   let scmhost: ScmhostSimulator;
   let stack: ServiceStack;
-  let connection: Connection;
   let client: Client;
 
   beforeAll(async () => {
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['POL'] });
-    scmhost = await startScmhostSimulator({ host: '127.0.0.1', port: 0, repositories: ['acme/api'] });
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: TASK_QUEUE,
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
-      SCMHOST_WEBHOOK_SECRET: SCMHOST_SECRET,
-      TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-poller',
-      SCMHOST_TOKEN: 'ghp_pollertokenpollertoken000000000000',
-      SCMHOST_API_URL: scmhost.url,
-      SCMHOST_KNOWN_REPOS: 'acme/api',
-      // Polls only when the test triggers the schedule.
-      SERVICE_POLL_INTERVAL_SECONDS: '3600',
-      // Each poll reads from the last one's watermark less one second (the default minute would make the idle-ticket
-      // test wait a minute).
-      SERVICE_POLL_OVERLAP_SECONDS: '1',
+    world = await startWorld({
+      name: 'poller',
+      tracker: { projects: ['POL'] },
+      scm: { github: ['acme/api'] },
+      operatorToken: TOKEN,
+      env: {
+        SERVICE_TASK_QUEUE: TASK_QUEUE,
+        TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
+        SCMHOST_WEBHOOK_SECRET: SCMHOST_SECRET,
+        SCMHOST_KNOWN_REPOS: 'acme/api',
+        // Polls only when the test triggers the schedule.
+        SERVICE_POLL_INTERVAL_SECONDS: '3600',
+        // Each poll reads from the last one's watermark less one second (the default minute would make the idle-ticket
+        // test wait a minute).
+        SERVICE_POLL_OVERLAP_SECONDS: '1',
+      },
     });
     // A configured project: its tickets pass intake instead of blocking for setup.
-    tracker.state.setProperty(tracker.state.project('POL').properties, 'service.repos', ['acme/api']);
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: TRACKER_SECRET });
-    scmhost.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/scmhost`, secret: SCMHOST_SECRET });
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    world.tracker.state.setProperty(world.tracker.state.project('POL').properties, 'service.repos', ['acme/api']);
+    ({ tracker, scm: scmhost, stack, client } = world);
   });
 
   afterAll(async () => {
-    await connection?.close();
     expect(await stack.stop()).toEqual([0, 0]);
-    await tracker.close();
-    await scmhost.close();
+    await world?.close();
   });
 
   /**

@@ -1,16 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/containers/git-remote';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
-import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
-import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
+import type { ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, WORLD_GITHUB_TOKEN, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 
-const SCM_TOKEN = 'ghp_proposalReviewToken0123456789abcdef';
 const TRACKER_SECRET = 'proposal-tracker-secret';
 const SCM_SECRET = 'proposal-scmhost-secret';
 const TOKEN = 'proposal-operator-token';
@@ -26,55 +24,36 @@ const doc = (title: string, markdown: string) => ({ content: JSON.stringify({ ti
  * worker and gateway; the tracker, GitHub and the model are simulators.
  */
 describe('proposal review of the PRD and the spec', () => {
+  let world: World;
   let tracker: TrackerSimulator;
   let scm: ScmhostSimulator;
   let model: ModelSimulator;
   let stack: ServiceStack;
   let workDir: string;
-  const auth = { username: 'x-access-token', token: SCM_TOKEN };
+  const auth = { username: 'x-access-token', token: WORLD_GITHUB_TOKEN };
 
   beforeAll(async () => {
-    workDir = mkdtempSync(join(tmpdir(), 'proposal-review-'));
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['PRV'] });
-    const properties = tracker.state.project('PRV').properties;
-    tracker.state.setProperty(properties, 'service.repos', ['acme/api']);
-    tracker.state.setProperty(properties, 'service.prd_proposals_repo', 'acme/proposals');
-    scm = await startScmhostSimulator({ tokens: { [SCM_TOKEN]: 'service-bot' }, repositories: ['acme/api', 'acme/proposals'] });
-    model = await startModelSimulator();
-    for (const repo of ['acme/api', 'acme/proposals']) {
-      const seed = join(workDir, 'seed', repo);
-      await runGit(['clone', '--quiet', `${scm.url}/${repo}.git`, seed], { auth });
-      writeFileSync(join(seed, 'SEED.md'), `# ${repo}\n`);
-      await runGit(['add', '.'], { cwd: seed });
-      await runGit(['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', 'seed'], { cwd: seed });
-      await runGit(['push', '--quiet', `${scm.url}/${repo}.git`, 'HEAD:main'], { cwd: seed, auth });
-    }
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-proposal-review',
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
-      TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-proposals',
-      SCMHOST_TOKEN: SCM_TOKEN,
-      SCMHOST_API_URL: scm.url,
-      SCMHOST_WEBHOOK_SECRET: SCM_SECRET,
-      SCMHOST_KNOWN_REPOS: 'acme/api',
-      SCMHOST_BOT_LOGIN: 'service-bot',
-      SERVICE_EFFECT_TIMEOUT_SECONDS: '15',
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-      CONTAINER_WORK_DIR: join(workDir, 'work'),
-      MODEL_CONNECTIONS: JSON.stringify({ sim: { backend: 'openai-compatible', base_url: model.url, allowed_models: ['planner'], capabilities: ['structured_output', 'tools'] } }),
-      MODEL_DEFAULT: JSON.stringify({ connection: 'sim', model: 'planner' }),
+    world = await startWorld({
+      name: 'proposal-review',
+      tracker: { projects: ['PRV'], repos: ['acme/api'], properties: { 'service.prd_proposals_repo': 'acme/proposals' } },
+      scm: { github: ['acme/api', 'acme/proposals'] },
+      model: true,
+      seedRepo: (repo) => ({ 'SEED.md': `# ${repo}\n` }),
+      operatorToken: TOKEN,
+      env: {
+        TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
+        SCMHOST_WEBHOOK_SECRET: SCM_SECRET,
+        SCMHOST_KNOWN_REPOS: 'acme/api',
+        SCMHOST_BOT_LOGIN: 'service-bot',
+        SERVICE_EFFECT_TIMEOUT_SECONDS: '15',
+        SERVICE_POLL_INTERVAL_SECONDS: '0',
+      },
     });
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: TRACKER_SECRET });
-    scm.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/scmhost`, secret: SCM_SECRET });
+    ({ tracker, scm, model, stack, workDir } = world);
   }, 120_000);
 
   afterAll(async () => {
-    await stack?.stop();
-    await Promise.all([tracker?.close(), scm?.close(), model?.close()]);
-    rmSync(workDir, { recursive: true, force: true });
+    await world?.close();
   });
 
   const proposals = () => scm.state.repo('acme', 'proposals');

@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { executionQuery, timelineQuery } from '../../workflows/messages';
 import { executionViewFromMemo } from '../../workflows/read-model-memo';
 import type { ServiceStack } from '../helpers/service-stack';
-import { startTrackerStack, type TrackerStack } from '../helpers/tracker-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 
 const SECRET = 'read-model-tracker-secret';
@@ -17,25 +17,22 @@ const TOKEN = 'read-model-operator-token';
  */
 describe('the read model in the workflow memo', () => {
   let tracker: TrackerSimulator;
-  let running: TrackerStack;
+  let running: World;
   let stack: ServiceStack;
   let client: Client;
 
   beforeAll(async () => {
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['READ'] });
-    running = await startTrackerStack(inject('temporalAddress'), tracker, SECRET, {
-      SERVICE_TASK_QUEUE: 'it-read-model',
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-read-model',
-      SERVICE_POLL_INTERVAL_SECONDS: '3600',
+    running = await startWorld({
+      name: 'read-model',
+      tracker: { projects: ['READ'] },
+      operatorToken: TOKEN,
+      env: { TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_POLL_INTERVAL_SECONDS: '3600' },
     });
-    ({ stack, client } = running);
+    ({ tracker, stack, client } = running);
   });
 
   afterAll(async () => {
-    await running?.stop();
-    await tracker?.close();
+    await running?.close();
   });
 
   const get = (key: string, path = '') => getJson(`${stack.api}/api/v1/workflows/${key}/execution${path}`, TOKEN);

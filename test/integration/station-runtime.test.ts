@@ -2,15 +2,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinDefinition } from '../../src/definitions/definition-digest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import type { WorkflowDefinition } from '../../workflows/definitions/definition-types';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
 import type { TicketWorkflowInput } from '../../workflows/observation';
 import type { ServiceStack } from '../helpers/service-stack';
-import { startTrackerStack, type TrackerStack } from '../helpers/tracker-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { fixture } from '../helpers/fixtures';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
@@ -40,28 +40,30 @@ function noteDefinition(revision: number, approvedTo: 'publish' | 'done' = 'publ
 
 describe('the station runtime walks a pinned definition', () => {
   let tracker: TrackerSimulator;
-  let running: TrackerStack;
+  let running: World;
   let stack: ServiceStack;
   let client: Client;
   const control = mkdtempSync(join(tmpdir(), 'station-control-'));
 
   beforeAll(async () => {
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['RT'] });
-    running = await startTrackerStack(inject('temporalAddress'), tracker, SECRET, {
-      SERVICE_TASK_QUEUE: TASK_QUEUE,
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-runtime',
-      SERVICE_EFFECT_TIMEOUT_SECONDS: '5',
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-      STATION_CONTROL_DIR: control,
-    }, { workerScript: join(__dirname, '..', 'helpers', 'station-test-worker.cjs') });
-    ({ stack, client } = running);
+    running = await startWorld({
+      name: 'station-runtime',
+      tracker: { projects: ['RT'] },
+      worker: 'station-test',
+      operatorToken: TOKEN,
+      env: {
+        SERVICE_TASK_QUEUE: TASK_QUEUE,
+        TRACKER_WEBHOOK_SECRET: SECRET,
+        SERVICE_EFFECT_TIMEOUT_SECONDS: '5',
+        SERVICE_POLL_INTERVAL_SECONDS: '0',
+        STATION_CONTROL_DIR: control,
+      },
+    });
+    ({ tracker, stack, client } = running);
   });
 
   afterAll(async () => {
-    await running?.stop();
-    await tracker?.close();
+    await running?.close();
     rmSync(control, { recursive: true, force: true });
   });
 

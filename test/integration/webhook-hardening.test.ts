@@ -7,7 +7,8 @@ import { signHmacSha256 } from '../../src/gateway/webhook-signature';
 import { fixture } from '../helpers/fixtures';
 import { freePort } from '../helpers/free-port';
 import { startService } from '../helpers/service-process';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 
 const TRACKER_SECRET = 'hardening-tracker-secret';
@@ -83,6 +84,7 @@ async function slowestHealth(api: string, during: Promise<unknown>): Promise<{ s
 
 describe('webhook hardening on the real gateway', () => {
   const dir = mkdtempSync(join(tmpdir(), 'service-hardening-'));
+  let world: World;
   let stack: ServiceStack;
 
   beforeAll(async () => {
@@ -94,21 +96,25 @@ describe('webhook hardening on the real gateway', () => {
       '  platform-api: { provider: gitlab, connection: gitlab-main, namespace: acme/platform/api }',
       '',
     ].join('\n'));
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-webhook-hardening',
-      TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
-      SCMHOST_WEBHOOK_SECRET: SCMHOST_SECRET,
-      SERVICE_REPOS_CONFIG_PATH: registry,
-      GITLAB_TOKEN: 'glpat-not-used-in-these-tests',
-      GITLAB_HOOK_SECRET: GITLAB_SECRET,
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-      SERVICE_ALLOWED_ACTORS: `tracker:${TRACKER_ACCOUNT},github:octo-lead`,
+    world = await startWorld({
+      name: 'webhook-hardening',
+      operatorToken: TOKEN,
+      env: {
+        TRACKER_WEBHOOK_SECRET: TRACKER_SECRET,
+        SCMHOST_WEBHOOK_SECRET: SCMHOST_SECRET,
+        SERVICE_REPOS_CONFIG_PATH: registry,
+        GITLAB_TOKEN: 'glpat-not-used-in-these-tests',
+        GITLAB_HOOK_SECRET: GITLAB_SECRET,
+        SERVICE_POLL_INTERVAL_SECONDS: '0',
+        SERVICE_ALLOWED_ACTORS: `tracker:${TRACKER_ACCOUNT},github:octo-lead`,
+      },
     });
+    ({ stack } = world);
   });
 
   afterAll(async () => {
     expect(await stack.stop()).toEqual([0, 0]);
+    await world?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,15 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import type { WorkflowDefinition } from '../../workflows/definitions/definition-types';
 import { ticketWorkflowId } from '../../workflows/messages';
 import { freePort } from '../helpers/free-port';
 import { startService, type ServiceProcess } from '../helpers/service-process';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 import { setCurrentVersion } from '../helpers/worker-deployment';
 
@@ -37,10 +38,10 @@ const feature: WorkflowDefinition = {
  * switch moves to B with its new definition.
  */
 describe('worker deployment versioning: a ticket stays on the build it started on', () => {
+  let world: World;
   let tracker: TrackerSimulator;
   let stack: ServiceStack;
   let workerB: ServiceProcess | undefined;
-  let connection: Connection;
   let client: Client;
   const files = mkdtempSync(join(tmpdir(), 'versioning-'));
 
@@ -48,30 +49,27 @@ describe('worker deployment versioning: a ticket stays on the build it started o
   const setCurrent = (buildId: string) => setCurrentVersion(inject('temporalCliPath'), inject('temporalAddress'), DEPLOYMENT, buildId);
 
   beforeAll(async () => {
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['WV'] });
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: TASK_QUEUE,
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-api-token-versioning',
-      SERVICE_EFFECT_TIMEOUT_SECONDS: '5',
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-      SERVICE_DEPLOYMENT_NAME: DEPLOYMENT,
-      SERVICE_BUILD_ID: 'build-a',
-    }, { workerScript: WORKER });
-    tracker.webhooks.setTarget({ url: `${stack.api}/api/v1/webhooks/tracker`, secret: SECRET });
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    world = await startWorld({
+      name: 'versioning',
+      tracker: { projects: ['WV'] },
+      worker: 'registry-test',
+      operatorToken: TOKEN,
+      env: {
+        SERVICE_TASK_QUEUE: TASK_QUEUE,
+        TRACKER_WEBHOOK_SECRET: SECRET,
+        SERVICE_EFFECT_TIMEOUT_SECONDS: '5',
+        SERVICE_POLL_INTERVAL_SECONDS: '0',
+        SERVICE_DEPLOYMENT_NAME: DEPLOYMENT,
+        SERVICE_BUILD_ID: 'build-a',
+      },
+    });
+    ({ tracker, stack, client } = world);
     await setCurrent('build-a');
   });
 
   afterAll(async () => {
     await workerB?.stop();
-    await connection?.close();
-    await stack?.stop();
-    await tracker?.close();
+    await world?.close();
     rmSync(files, { recursive: true, force: true });
   });
 
