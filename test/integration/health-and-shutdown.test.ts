@@ -1,27 +1,22 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pinDefinition } from '../../src/definitions/definition-digest';
-import { runGit } from '../../src/containers/git-remote';
 import { podman, resolvePodmanAccount } from '../../src/containers/podman-account';
 import { signHmacSha256 } from '../../src/gateway/webhook-signature';
 import { SHUTDOWN_MARGIN_SECONDS } from '../../src/process/shutdown-grace';
-import { startModelSimulator, type ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
-import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
-import { startTrackerSimulator, type TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
+import type { ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
+import type { ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
+import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
 import type { TicketWorkflowInput } from '../../workflows/observation';
-import { ensureContainerImage } from '../helpers/container-image';
 import { freePort } from '../helpers/free-port';
 import { startService, type ServiceProcess } from '../helpers/service-process';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';
 import { containerEditDefinition } from '../helpers/container-edit-definition';
 
-const SCM_TOKEN = 'ghp_healthShutdownToken0123456789abcdefgh';
 const SECRET = 'health-shutdown-tracker-secret';
 const TOKEN = 'health-shutdown-operator';
 const REPO = 'acme/app';
@@ -41,50 +36,29 @@ describe('health probes and SIGTERM', () => {
   let model: ModelSimulator;
   let tracker: TrackerSimulator;
   let stack: ServiceStack;
-  let connection: Connection;
   let client: Client;
-  let workDir: string;
   const extra: ServiceProcess[] = [];
 
+  let world: World;
+
   beforeAll(async () => {
-    ensureContainerImage();
-    workDir = mkdtempSync(join(tmpdir(), 'health-shutdown-'));
-    chmodSync(workDir, 0o711);
-    scm = await startScmhostSimulator({ tokens: { [SCM_TOKEN]: 'service-bot' }, repositories: [REPO] });
-    model = await startModelSimulator();
-    tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: ['HS'] });
-    const seed = join(workDir, 'seed');
-    const auth = { username: 'x-access-token', token: SCM_TOKEN };
-    await runGit(['clone', '--quiet', `${scm.url}/${REPO}.git`, seed], { auth });
-    writeFileSync(join(seed, 'hello.txt'), 'hello, world\n');
-    await runGit(['add', '.'], { cwd: seed });
-    await runGit(['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', 'seed'], { cwd: seed });
-    await runGit(['push', '--quiet', `${scm.url}/${REPO}.git`, 'HEAD:main'], { cwd: seed, auth });
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-health-shutdown',
-      SERVICE_OPERATOR_TOKEN: TOKEN,
-      SERVICE_SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: 'service@example.com',
-      TRACKER_API_TOKEN: 'tracker-token-health-shutdown',
-      SCMHOST_TOKEN: SCM_TOKEN,
-      SCMHOST_API_URL: scm.url,
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-      STATION_CONTROL_DIR: join(workDir, 'control'),
-      CONTAINER_TEST_WORK_DIR: join(workDir, 'work'),
-      MODEL_SIM_URL: model.url,
-    }, { workerScript: join(__dirname, '..', 'helpers', 'station-test-worker.cjs') });
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    world = await startWorld({
+      name: 'health-shutdown',
+      tracker: { projects: ['HS'] },
+      scm: { github: [REPO], webhooks: false },
+      model: true,
+      seedRepo: { 'hello.txt': 'hello, world\n' },
+      containers: true,
+      worker: 'station-test',
+      operatorToken: TOKEN,
+      env: { SERVICE_SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS), TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_POLL_INTERVAL_SECONDS: '0' },
+    });
+    ({ scm, model, tracker, stack, client } = world);
   }, 600_000);
 
   afterAll(async () => {
-    await connection?.close();
     await Promise.all(extra.map((p) => p.stop()));
-    await stack?.stop();
-    await Promise.all([scm?.close(), model?.close(), tracker?.close()]);
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    await world?.close();
   });
 
   const workerBase = () => stack.workerMetricsUrl.replace(/\/metrics$/, '');

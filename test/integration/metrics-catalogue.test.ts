@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../helpers/fixtures';
 import { freePort } from '../helpers/free-port';
 import { startService } from '../helpers/service-process';
 import { exposedFamilies, isExposed, metricNamesUsed, SYNTHETIC_METRICS } from '../helpers/promql-metric-names';
-import { startServiceStack, type ServiceStack } from '../helpers/service-stack';
+import type { ServiceStack } from '../helpers/service-stack';
+import { startWorld, type World } from '../helpers/start-world';
 import { eventually, postWebhook } from '../helpers/webhooks';
 
 const SECRET = 'metrics-catalogue-tracker-secret';
@@ -29,16 +30,14 @@ function sampleValue(text: string, series: string): number | undefined {
  * real gateway and a real worker export, and the series the alerts watch move when what they watch happens.
  */
 describe('the metrics catalogue of a running gateway and worker', () => {
+  let world: World;
   let stack: ServiceStack;
   let gatewayText = '';
   let workerText = '';
 
   beforeAll(async () => {
-    stack = await startServiceStack(inject('temporalAddress'), {
-      SERVICE_TASK_QUEUE: 'it-metrics-catalogue',
-      TRACKER_WEBHOOK_SECRET: SECRET,
-      SERVICE_POLL_INTERVAL_SECONDS: '0',
-    });
+    world = await startWorld({ name: 'metrics-catalogue', env: { TRACKER_WEBHOOK_SECRET: SECRET, SERVICE_POLL_INTERVAL_SECONDS: '0' } });
+    stack = world.stack;
     const webhooks = `${stack.api}/api/v1/webhooks/tracker`;
     expect((await postWebhook(webhooks, createdPayload('MCAT-1'), { secret: SECRET })).status).toBe(200);
     expect((await postWebhook(webhooks, createdPayload('MCAT-2'), { secret: 'not-the-secret' })).status).toBe(401);
@@ -55,6 +54,7 @@ describe('the metrics catalogue of a running gateway and worker', () => {
 
   afterAll(async () => {
     if (stack) expect(await stack.stop()).toEqual([0, 0]);
+    await world?.close();
   });
 
   it('every metric the dashboards and the alert rules read is exported by the gateway and by the worker', () => {
