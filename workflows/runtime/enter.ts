@@ -25,7 +25,7 @@ export function resolveOutcome(definition: WorkflowDefinition, returnTo: string 
  * The position after entering `target`: the visit is counted, and a station's retry bound applies (exhausted: the
  * escalation node instead, with the bounded node kept for service:retry). A gate pauses once its label is set.
  */
-export function enter(definition: WorkflowDefinition, position: Position, target: string, now: string): { position: Position; visit: number; exhausted?: Transition['exhausted'] } {
+export function enter(definition: WorkflowDefinition, position: Position, target: string): { position: Position; visit: number; exhausted?: Transition['exhausted'] } {
   const spec = definition.nodes[target];
   let node = target;
   let exhausted: Transition['exhausted'];
@@ -43,7 +43,7 @@ export function enter(definition: WorkflowDefinition, position: Position, target
   }
   const visit = (position.visits[node] ?? 0) + 1;
   return {
-    position: { ...position, node, paused: false, visits: { ...position.visits, [node]: visit }, bound_counts: boundCounts, resume_at: resumeAt, entered_at: now },
+    position: { ...position, node, paused: false, visits: { ...position.visits, [node]: visit }, bound_counts: boundCounts, resume_at: resumeAt },
     visit,
     ...(exhausted ? { exhausted } : {}),
   };

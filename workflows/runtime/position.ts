@@ -19,7 +19,6 @@ export function positionOf(checkpoint: Checkpoint, runtime: Runtime): Position {
     rebase_target: runtime.rebase_target ?? null,
     ci_fix_attempts: checkpoint.ci_fix_attempts,
     ci_skipped_checks: [...checkpoint.ci_skipped_checks],
-    entered_at: runtime.entered_at,
   };
 }
 
@@ -55,5 +54,4 @@ export function applyPosition(checkpoint: Checkpoint, runtime: Runtime, position
   runtime.request = position.request;
   runtime.yolo = position.yolo;
   if ((runtime.rebase_target ?? null) !== position.rebase_target) runtime.rebase_target = position.rebase_target;
-  runtime.entered_at = position.entered_at;
 }

@@ -31,8 +31,6 @@ export interface Position {
   /** SPEC 3.2: CI fix attempts since the last pass or service:retry. */
   ci_fix_attempts: number;
   ci_skipped_checks: readonly string[];
-  /** When the current node was entered (workflow time). */
-  entered_at: string;
 }
 
 /** What `step` reads besides the position; it never changes these (the driver and other modules do). */
@@ -51,11 +49,11 @@ export interface StepState {
 }
 
 /**
- * The deterministic environment of one step: the workflow's clock, and `patched` asked only where a decision depends
- * on it (so its marker is written where it always was).
+ * The deterministic environment of one step: the ticket its writes name, and `patched`, asked only where a decision
+ * depends on it (so its marker is written where it always was). No clock: the driver stamps what it records.
  */
 export interface StepEnv {
-  now: string;
+  ticketKey: string;
   patched: (patch: string) => boolean;
 }
 
@@ -70,8 +68,10 @@ export type StepEvent =
   | { type: 'command'; command: Command; by: string; delivery_identity: string }
   /** service:yolo switched on or off. */
   | { type: 'yolo'; enabled: boolean }
-  /** `/service skip-gate` or `/service unskip-gate`. */
-  | { type: 'ci_skips'; skip: boolean; match: string; via: string }
+  /** `/service skip-gate` or `/service unskip-gate` changes the skip list. */
+  | { type: 'ci_skips'; skip: boolean; match: string }
+  /** After the skip list changed (and the person was answered): a gate waiting for CI judges the checks again. */
+  | { type: 'ci_recheck'; via: string }
   /** `/service rebase` that rebaseDecision let run: the detour to `node`, back to where the ticket stands. */
   | { type: 'rebase'; node: string; target: string | null }
   /** service:retry resumed a blocked ticket (the driver has left the block): an escalation resumes its bounded node. */
@@ -85,8 +85,6 @@ export interface Transition {
   outcome: string;
   visit: number;
   reason: string;
-  /** Seconds the ticket stood at `from` (service_phase_duration_seconds). */
-  phase_seconds: number;
   exhausted?: { node: string; bound: number; code: string };
 }
 
@@ -118,7 +116,10 @@ export type Action =
   | { type: 'complete'; node: string };
 
 export interface StepResult {
-  /** The state once every action has been carried out. */
+  /**
+   * The state once every action has been carried out. Every change of the position is also carried by an action
+   * (`enter`, `wait` or a closing `set_position`), so the driver writes it at the moment the old runtime did.
+   */
   state: StepState;
   actions: Action[];
 }

@@ -13,7 +13,7 @@ import type { Action, Position, StepEnv, StepEvent, StepResult, StepState } from
  * The ticket runtime's decisions as one pure function (DESIGN 6): given the pinned definition, where the ticket
  * stands and what happened, the state afterwards and the actions that carry it out, in order. The driver in
  * workflows/ticket.ts performs the actions (stations, journaled writes, waits, blocks) and feeds what they return
- * back in as events. No I/O, no clock but `env.now`: unit-tested without Temporal, deterministic on replay.
+ * back in as events. No I/O and no clock: unit-tested without Temporal, deterministic on replay.
  */
 
 /** Waiting for CI, `/service skip-gate` judges the checks again (histories from before did not). */
@@ -29,26 +29,25 @@ function labelsEffect(state: StepState, ticketKey: string, name: string, node: s
   return { type: 'effect', name, node, visit: visitOf(state.position, node), operation: { kind: 'tracker.labels', issue_key: ticketKey, add, remove }, required: false };
 }
 
-function transition(definition: WorkflowDefinition, position: Position, outcome: string, target: string, reason: string, now: string): Moved {
-  const entered = enter(definition, position, target, now);
-  const phase = Math.max(0, (Date.parse(now) - Date.parse(position.entered_at)) / 1000);
+function transition(definition: WorkflowDefinition, position: Position, outcome: string, target: string, reason: string): Moved {
+  const entered = enter(definition, position, target);
   return {
     position: entered.position,
     actions: [{
       type: 'enter', position: entered.position,
-      transition: { from: position.node, to: entered.position.node, outcome, visit: entered.visit, reason, phase_seconds: phase, ...(entered.exhausted ? { exhausted: entered.exhausted } : {}) },
+      transition: { from: position.node, to: entered.position.node, outcome, visit: entered.visit, reason, ...(entered.exhausted ? { exhausted: entered.exhausted } : {}) },
     }],
   };
 }
 
-function moveOn(definition: WorkflowDefinition, position: Position, outcome: string, reason: string, now: string): Moved {
+function moveOn(definition: WorkflowDefinition, position: Position, outcome: string, reason: string): Moved {
   const resolved = resolveOutcome(definition, position.return_to, position.node, outcome);
   if (!resolved.ok) return { position, actions: [{ type: 'block', code: 'invalid_station_result', message: resolved.reason }] };
-  return transition(definition, position, outcome, resolved.target, reason, now);
+  return transition(definition, position, outcome, resolved.target, reason);
 }
 
 /** A gate's outcome: approval snapshots the artifact and takes the pending label off; the request goes along. */
-function passGate(definition: WorkflowDefinition, state: StepState, ticketKey: string, spec: GateNode, outcome: string, request: StationRequest | null, by: string, now: string): Moved {
+function passGate(definition: WorkflowDefinition, state: StepState, ticketKey: string, spec: GateNode, outcome: string, request: StationRequest | null, by: string): Moved {
   const node = state.position.node;
   const actions: Action[] = [{ type: 'wait_ended' }];
   // Choosing an RCA option (`>option N`) approves the analysis it was chosen from, as an approval label would.
@@ -58,12 +57,12 @@ function passGate(definition: WorkflowDefinition, state: StepState, ticketKey: s
   // The question detour: the answering station returns (`$return`) to the gate that was asked.
   const position: Position = { ...state.position, request, return_to: outcome === 'question' ? node : state.position.return_to, paused: false };
   actions.push({ type: 'set_position', position });
-  const moved = moveOn(definition, position, outcome, `${node}: ${outcome} by ${by}`, now);
+  const moved = moveOn(definition, position, outcome, `${node}: ${outcome} by ${by}`);
   return { position: moved.position, actions: [...actions, ...moved.actions] };
 }
 
 /** Entering a gate: its stage label replaces the others, then every merge or yolo passes it, or it waits. */
-function openGate(definition: WorkflowDefinition, state: StepState, ticketKey: string, spec: GateNode, now: string): Moved {
+function openGate(definition: WorkflowDefinition, state: StepState, ticketKey: string, spec: GateNode): Moved {
   const node = state.position.node;
   const actions: Action[] = [];
   if (spec.pending_label) {
@@ -74,10 +73,10 @@ function openGate(definition: WorkflowDefinition, state: StepState, ticketKey: s
   let passed: Moved | undefined;
   // Every pull request was merged while the ticket was elsewhere (a merge is remembered wherever it arrives).
   if (spec.on.merged && mergeProgress(state.pull_requests, state.merged_pull_requests).all) {
-    passed = passGate(definition, state, ticketKey, spec, 'merged', null, 'the merge of every pull request', now);
+    passed = passGate(definition, state, ticketKey, spec, 'merged', null, 'the merge of every pull request');
   } else if (state.position.yolo && spec.auto_approve_in_yolo) {
     actions.push({ type: 'record', kind: 'command_decision', status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } });
-    passed = passGate(definition, state, ticketKey, spec, 'approved', null, 'service:yolo', now);
+    passed = passGate(definition, state, ticketKey, spec, 'approved', null, 'service:yolo');
   }
   if (passed) return { position: passed.position, actions: [...actions, ...passed.actions] };
   const position = { ...state.position, paused: true };
@@ -93,7 +92,7 @@ function paramsFor(definition: WorkflowDefinition, position: Position, spec: Sta
 }
 
 /** What the node the ticket stands at does. */
-function act(definition: WorkflowDefinition, state: StepState, ticketKey: string, now: string): Moved {
+function act(definition: WorkflowDefinition, state: StepState, ticketKey: string): Moved {
   const { position } = state;
   const node = position.node;
   const spec = definition.nodes[node];
@@ -103,11 +102,11 @@ function act(definition: WorkflowDefinition, state: StepState, ticketKey: string
     case 'station':
       return { position, actions: [{ type: 'run_station', node, visit: visitOf(position), spec, params: paramsFor(definition, position, spec) }] };
     case 'gate':
-      return openGate(definition, state, ticketKey, spec, now);
+      return openGate(definition, state, ticketKey, spec);
     case 'router': {
       const decision = decideRouter(spec.router, state.outputs, visitOf(position));
       if (!decision.ok) return block(decision.reason);
-      const moved = moveOn(definition, position, decision.outcome, `router ${spec.router} decided ${decision.outcome}`, now);
+      const moved = moveOn(definition, position, decision.outcome, `router ${spec.router} decided ${decision.outcome}`);
       return { position: moved.position, actions: [...(decision.data ? [{ type: 'set_output', key: spec.router, data: decision.data } as const] : []), ...moved.actions] };
     }
     case 'end': {
@@ -118,7 +117,7 @@ function act(definition: WorkflowDefinition, state: StepState, ticketKey: string
   }
 }
 
-function stationReturned(definition: WorkflowDefinition, state: StepState, event: Extract<StepEvent, { type: 'station_returned' }>, now: string): Moved {
+function stationReturned(definition: WorkflowDefinition, state: StepState, event: Extract<StepEvent, { type: 'station_returned' }>): Moved {
   const { position } = state;
   const mapped = resolveOutcome(definition, position.return_to, event.node, event.outcome);
   if (!mapped.ok) {
@@ -143,12 +142,12 @@ function stationReturned(definition: WorkflowDefinition, state: StepState, event
   if (traits.counts_ci_fix_attempt) attempts += 1;
   if (traits.resets_ci_fix_attempts_on === event.outcome) attempts = 0;
   const done: Position = { ...position, request: null, rebase_target: traits.takes_rebase_target ? null : position.rebase_target, ci_fix_attempts: attempts };
-  const moved = transition(definition, done, event.outcome, mapped.target, `${event.station} returned ${event.outcome}`, now);
+  const moved = transition(definition, done, event.outcome, mapped.target, `${event.station} returned ${event.outcome}`);
   return { position: moved.position, actions: [...actions, ...moved.actions] };
 }
 
 /** A command at the ticket's node: a gate moves by the outcome it maps; elsewhere the station decides when it runs. */
-function commandAt(definition: WorkflowDefinition, state: StepState, ticketKey: string, command: Command, by: string, deliveryIdentity: string, now: string): Moved {
+function commandAt(definition: WorkflowDefinition, state: StepState, ticketKey: string, command: Command, by: string, deliveryIdentity: string): Moved {
   const { position } = state;
   const node = position.node;
   const meaning = gateCommandEffect(command);
@@ -177,7 +176,14 @@ function commandAt(definition: WorkflowDefinition, state: StepState, ticketKey: 
       };
     }
   }
-  return passGate(definition, state, ticketKey, spec, meaning.outcome, meaning.request, by, now);
+  return passGate(definition, state, ticketKey, spec, meaning.outcome, meaning.request, by);
+}
+
+/** The actions, closed by a `set_position` when the last position they carry is not the step's result. */
+function closed(start: Position, moved: Moved): Action[] {
+  let carried = start;
+  for (const action of moved.actions) if (action.type === 'enter' || action.type === 'wait' || action.type === 'set_position') carried = action.position;
+  return carried === moved.position ? moved.actions : [...moved.actions, { type: 'set_position', position: moved.position }];
 }
 
 /** A gate that waits here and may be passed now (not blocked, paused at it). */
@@ -190,15 +196,15 @@ function pausedGate(definition: WorkflowDefinition, state: StepState): GateNode 
  * One decision. `ticketKey` names the ticket in the writes the step asks for. The returned state is the one after
  * every action succeeded; a required write that fails ends the step where the ticket stood (the driver blocks it).
  */
-export function step(definition: WorkflowDefinition, state: StepState, event: StepEvent, env: StepEnv & { ticketKey: string }): StepResult {
-  const { now, ticketKey } = env;
-  const done = (moved: Moved): StepResult => ({ state: { ...state, position: moved.position }, actions: moved.actions });
+export function step(definition: WorkflowDefinition, state: StepState, event: StepEvent, env: StepEnv): StepResult {
+  const { ticketKey } = env;
+  const done = (moved: Moved): StepResult => ({ state: { ...state, position: moved.position }, actions: closed(state.position, moved) });
   const { position } = state;
   switch (event.type) {
     case 'act':
-      return done(act(definition, state, ticketKey, now));
+      return done(act(definition, state, ticketKey));
     case 'station_returned':
-      return done(stationReturned(definition, state, event, now));
+      return done(stationReturned(definition, state, event));
     case 'station_failed':
       return done({
         position,
@@ -209,28 +215,30 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
         ],
       });
     case 'command':
-      return done(commandAt(definition, state, ticketKey, event.command, event.by, event.delivery_identity, now));
+      return done(commandAt(definition, state, ticketKey, event.command, event.by, event.delivery_identity));
     case 'yolo': {
       const switched: StepState = { ...state, position: { ...position, yolo: event.enabled } };
       const gate = pausedGate(definition, switched);
-      if (event.enabled && gate?.auto_approve_in_yolo) return done(passGate(definition, switched, ticketKey, gate, 'approved', null, 'service:yolo', now));
+      if (event.enabled && gate?.auto_approve_in_yolo) return done(passGate(definition, switched, ticketKey, gate, 'approved', null, 'service:yolo'));
       return done({ position: switched.position, actions: [] });
     }
     case 'ci_skips': {
       const skipped = new Set(position.ci_skipped_checks);
       if (event.skip) skipped.add(event.match);
       else skipped.delete(event.match);
-      const updated: StepState = { ...state, position: { ...position, ci_skipped_checks: [...skipped].sort() } };
+      return done({ position: { ...position, ci_skipped_checks: [...skipped].sort() }, actions: [] });
+    }
+    case 'ci_recheck': {
       // Waiting for CI (or for a review with CI still open): the checks are judged again with the new skip list, so
       // skipping a check that will never finish ends the wait.
-      const gate = pausedGate(definition, updated);
-      if (gate?.on.ci_event && env.patched(SKIP_GATE_REEVALUATES_PATCH)) return done(passGate(definition, updated, ticketKey, gate, 'ci_event', null, event.via, now));
-      return done({ position: updated.position, actions: [] });
+      const gate = pausedGate(definition, state);
+      if (gate?.on.ci_event && env.patched(SKIP_GATE_REEVALUATES_PATCH)) return done(passGate(definition, state, ticketKey, gate, 'ci_event', null, event.via));
+      return done({ position, actions: [] });
     }
     case 'rebase': {
       // The rebase detour returns (`$return`) to where the ticket stood; a gate pauses there again.
       const leaving: Position = { ...position, rebase_target: event.target, return_to: position.node, request: null, paused: false };
-      return done(transition(definition, leaving, 'rebase_requested', event.node, `/service rebase at ${position.node}`, now));
+      return done(transition(definition, leaving, 'rebase_requested', event.node, `/service rebase at ${position.node}`));
     }
     case 'resumed': {
       // Escalated (a retry bound ran out): the bounded node starts its count again. Otherwise the same visit resumes,
@@ -239,7 +247,7 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
       if (spec?.kind !== 'end' || !position.resume_at) return done({ position, actions: [] });
       const target = position.resume_at;
       const restarted: Position = { ...position, bound_counts: { ...position.bound_counts, [target]: 0 }, resume_at: null };
-      return done(transition(definition, restarted, 'retry', target, `${RETRY_LABEL} after escalation`, now));
+      return done(transition(definition, restarted, 'retry', target, `${RETRY_LABEL} after escalation`));
     }
     case 'stop': {
       const node = position.node;

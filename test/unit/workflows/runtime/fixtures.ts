@@ -2,14 +2,13 @@ import type { Command } from '../../../../workflows/command-types';
 import type { WorkflowDefinition } from '../../../../workflows/definitions/definition-types';
 import type { Position, StepEnv, StepState } from '../../../../workflows/runtime/step-types';
 
-export const NOW = '2026-11-28T10:00:00.000Z';
-export const ENV: StepEnv & { ticketKey: string } = { now: NOW, patched: () => true, ticketKey: 'ACME-1' };
+export const ENV: StepEnv = { patched: () => true, ticketKey: 'ACME-1' };
 export const PR = 'acme/app#7';
 
 export function positionAt(node: string, overrides: Partial<Position> = {}): Position {
   return {
     node, paused: false, visits: { [node]: 1 }, bound_counts: {}, return_to: null, resume_at: null, request: null, yolo: false,
-    rebase_target: null, ci_fix_attempts: 0, ci_skipped_checks: [], entered_at: '2026-11-28T09:59:00.000Z', ...overrides,
+    rebase_target: null, ci_fix_attempts: 0, ci_skipped_checks: [], ...overrides,
   };
 }
 

@@ -109,9 +109,11 @@ for (const [kind, definition] of Object.entries(BUILT_IN_DEFINITIONS)) {
               return;
             }
             if (meaning.kind === 'ci_skips') {
-              const state = gateState(node, undefined);
-              const result = step(definition, state, { type: 'ci_skips', skip: meaning.skip, match: 'lint', via: '/service skip-gate' }, ENV);
-              expect(result.state.position.ci_skipped_checks).toEqual(meaning.skip ? ['lint'] : []);
+              const skips = step(definition, gateState(node, undefined), { type: 'ci_skips', skip: meaning.skip, match: 'lint' }, ENV);
+              expect(skips.state.position.ci_skipped_checks).toEqual(meaning.skip ? ['lint'] : []);
+              expect(skips.actions).toEqual([{ type: 'set_position', position: skips.state.position }]);
+              const state = skips.state;
+              const result = step(definition, state, { type: 'ci_recheck', via: '/service skip-gate' }, ENV);
               if (spec.kind === 'gate') expectGatePass(id, spec, result.actions, 'ci_event', state);
               else {
                 expect(result.actions).toEqual([]);

@@ -3,7 +3,7 @@ import { FEATURE_DEFINITION } from '../../../../workflows/definitions';
 import { stationTraits } from '../../../../workflows/runtime/node-traits';
 import { reviewRetryPosition, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
 import type { Action } from '../../../../workflows/runtime/step-types';
-import { ENV, INVENTED, NOW, PR, stateAt } from './fixtures';
+import { ENV, INVENTED, PR, stateAt } from './fixtures';
 
 const types = (actions: Action[]) => actions.map((action) => action.type);
 
@@ -29,13 +29,13 @@ describe('step on an invented definition (every node param)', () => {
     expect(resumed.state.position).toMatchObject({ node: 'write', resume_at: null, bound_counts: { write: 1 }, visits: { write: 1, gave_up: 1 } });
   });
 
-  it('counts visits and the phase time on every transition', () => {
+  it('counts visits on every transition', () => {
     const { actions, state } = step(INVENTED, stateAt('write'), { type: 'station_returned', node: 'write', station: 'write_note', outcome: 'written', intents: [] }, ENV);
     expect(actions.at(-1)).toEqual({
       type: 'enter', position: state.position,
-      transition: { from: 'write', to: 'note_gate', outcome: 'written', visit: 1, reason: 'write_note returned written', phase_seconds: 60 },
+      transition: { from: 'write', to: 'note_gate', outcome: 'written', visit: 1, reason: 'write_note returned written' },
     });
-    expect(state.position).toMatchObject({ visits: { write: 1, note_gate: 1 }, entered_at: NOW });
+    expect(state.position).toMatchObject({ visits: { write: 1, note_gate: 1 } });
   });
 
   it('runs the station\'s writes before it moves on, with the node and visit that name them', () => {
@@ -89,8 +89,9 @@ describe('step on an invented definition (every node param)', () => {
     const waiting = stateAt('note_gate', { paused: true });
     expect(step(INVENTED, waiting, { type: 'yolo', enabled: true }, ENV).state.position).toMatchObject({ node: 'route', yolo: true });
     const blocked = { ...waiting, blocked: true };
-    expect(step(INVENTED, blocked, { type: 'yolo', enabled: true }, ENV)).toEqual({ state: { ...blocked, position: { ...blocked.position, yolo: true } }, actions: [] });
-    expect(step(INVENTED, waiting, { type: 'yolo', enabled: false }, ENV).actions).toEqual([]);
+    const switched = { ...blocked.position, yolo: true };
+    expect(step(INVENTED, blocked, { type: 'yolo', enabled: true }, ENV)).toEqual({ state: { ...blocked, position: switched }, actions: [{ type: 'set_position', position: switched }] });
+    expect(types(step(INVENTED, waiting, { type: 'yolo', enabled: false }, ENV).actions)).toEqual(['set_position']);
   });
 
   it('the question detour: the answer goes back to the gate, and the station is told the gate\'s artifact', () => {
@@ -169,12 +170,11 @@ describe('step on an invented definition (every node param)', () => {
     const waiting = stateAt('wait_for_ci_gate', { paused: true }, { pull_requests: [PR] });
     const asked: string[] = [];
     const env = { ...ENV, patched: (patch: string) => (asked.push(patch), false) };
-    const old = step(FEATURE_DEFINITION, waiting, { type: 'ci_skips', skip: true, match: 'lint', via: '/service skip-gate' }, env);
-    expect(old.actions).toEqual([]);
-    expect(old.state.position.ci_skipped_checks).toEqual(['lint']);
+    expect(step(FEATURE_DEFINITION, waiting, { type: 'ci_recheck', via: '/service skip-gate' }, env)).toEqual({ state: waiting, actions: [] });
     expect(asked).toEqual([SKIP_GATE_REEVALUATES_PATCH]);
+    expect(step(FEATURE_DEFINITION, waiting, { type: 'ci_recheck', via: '/service skip-gate' }, ENV).state.position.node).toBe('ci_evaluator');
     // Not at a waiting CI gate: the patch is not asked (its marker is written only where it always was).
-    step(FEATURE_DEFINITION, stateAt('code_review'), { type: 'ci_skips', skip: true, match: 'lint', via: '/service skip-gate' }, env);
+    step(FEATURE_DEFINITION, stateAt('code_review'), { type: 'ci_recheck', via: '/service skip-gate' }, env);
     expect(asked).toHaveLength(1);
   });
 
@@ -196,7 +196,7 @@ describe('step on an invented definition (every node param)', () => {
     const frozen = JSON.stringify(state);
     step(INVENTED, state, { type: 'command', command: { type: 'question', text: '?' }, by: 'ada', delivery_identity: 'd1' }, ENV);
     step(INVENTED, state, { type: 'yolo', enabled: true }, ENV);
-    step(INVENTED, state, { type: 'ci_skips', skip: true, match: 'x', via: 'v' }, ENV);
+    step(INVENTED, state, { type: 'ci_skips', skip: true, match: 'x' }, ENV);
     expect(JSON.stringify(state)).toBe(frozen);
   });
 });
