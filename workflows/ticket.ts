@@ -17,7 +17,7 @@ import type { EffectOperation } from './effect-types';
 import { currentDetails, permittedCommands } from './execution-view';
 import { ignoredRequestOf, ONE_REPLY_PATCH, requestReplyName, type IgnoredRequest } from './ignored-request';
 import { BEFORE_MANAGEMENT, BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor, noteManagement } from './management-moment';
-import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, rcaOptionCount, stageLabels, targetOf } from './interpreter';
+import { initialRuntime, rcaOptionCount } from './interpreter';
 import { legacyTicketRun } from './legacy-ticket';
 import { observeSignal } from './messages';
 import type { ServiceMetricsSinks } from './metrics-sink';
@@ -29,7 +29,7 @@ import { stationTrigger } from './station-trigger';
 import { requestReply, statusReply } from './status-reply';
 import { draftIdsAtGate } from './draft-gate';
 import { pullRequestRefOf, REBASE_MERGED_PATCH, rebaseDecision } from './rebase-decision';
-import { mergeProgress, noteAcceptedPullRequest } from './merge-progress';
+import { noteAcceptedPullRequest } from './merge-progress';
 import { noteProposalEvent, noteProposalOpened, proposalPosition } from './proposal-review';
 import type { DraftCommand } from './drafts';
 import type { DraftEditActivities } from '../activities/draft-edit-activities';
@@ -45,6 +45,10 @@ import { isStopRequest, KILL_SWITCH_PATCH, runStoppable, STOP_LABEL } from './ki
 import { holdInboxBehindQuestion, QUEUE_BEHIND_QUESTION_PATCH } from './inbox-drain';
 import { actorIdsOf, commandLabelsOf, needsAllowedActor, TRUSTED_ACTORS_PATCH, type AuthorizeActorResult } from './trusted-actors';
 import type { ActorActivities } from '../activities/actor-activities';
+import { enter } from './runtime/enter';
+import { applyPosition, positionOf, stepStateOf } from './runtime/position';
+import { NO_DEFINITION, reviewRetryPosition, SKIP_GATE_REEVALUATES_PATCH, step } from './runtime/step';
+import type { Action, StepEvent } from './runtime/step-types';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
@@ -52,11 +56,18 @@ const { authorizeActor } = proxyActivities<ActorActivities>({ startToCloseTimeou
 
 /** The marker that tells a ticket run by the station runtime from one started by the v0.1 build (replayed as such). */
 export const STATION_RUNTIME_PATCH = 'station-runtime';
-export const SKIP_GATE_REEVALUATES_PATCH = 'skip-gate-reevaluates';
+export { SKIP_GATE_REEVALUATES_PATCH };
 /** Runs that keep the read model in their memo (workflows/read-model-publisher.ts); older runs answer by query. */
 export const READ_MODEL_PATCH = 'read-model-memo';
 /** service:yolo standing at a ticket's start counts only from an allowed actor (histories from before: from anyone). */
 export const TRUSTED_YOLO_AT_START_PATCH = 'trusted-yolo-at-start';
+
+/** The station result a step's `record_attempt` and `keep_result` act on. */
+interface Returned {
+  spec: StationNode;
+  result: StationResult;
+  base: StationAttempt;
+}
 
 const STATION_ATTEMPTS_KEPT = 50;
 const OUTPUT_STRING_LIMIT = 2_000;
@@ -153,10 +164,10 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   const timeline = (entry: Parameters<typeof appendTimeline>[1]) => appendTimeline(state.timeline, entry);
   const visit = () => runtime.visits[state.checkpoint.current_node] ?? 1;
 
-  /** Runs one named write of the current node's visit through the journal; returns whether it succeeded. */
-  const effect = async (name: string, operation: EffectOperation, required = false): Promise<boolean> => {
-    const node = state.checkpoint.current_node;
-    const key = effectKey({ ticket_key: ticketKey, run_id: state.run_id, node, visit: visit(), name });
+  /** Runs one named write of a node's visit (the current one unless named) through the journal; whether it succeeded. */
+  const effect = async (name: string, operation: EffectOperation, required = false, at?: { node: string; visit: number }): Promise<boolean> => {
+    const node = at?.node ?? state.checkpoint.current_node;
+    const key = effectKey({ ticket_key: ticketKey, run_id: state.run_id, node, visit: at?.visit ?? visit(), name });
     const record = await runKeyedEffect(effects, {
       key, node, operation, required, timeoutSeconds: settings.effect_timeout_seconds, summary: `${name} (${operation.kind}) for ${ticketKey} at ${node}`,
     });
@@ -211,27 +222,21 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     }
   };
 
-  /** Leaves the current node for `target`: phase metric, visit, retry bound, timeline. */
-  const transition = async (outcome: string, target: string, reason: string) => {
-    const from = state.checkpoint.current_node;
+  /** Carries out `enter`: the phase metric, the position, the ticket runs again, the timeline says why. */
+  const enterAt = (action: Extract<Action, { type: 'enter' }>) => {
+    const { from, to, outcome, visit: entered, reason, exhausted } = action.transition;
     const now = nowIso();
     serviceMetrics.phaseEnded(from, Math.max(0, (Date.parse(now) - Date.parse(runtime.entered_at)) / 1000));
-    const entry = enterNode(definition!, state.checkpoint, runtime, target, now);
+    applyPosition(state.checkpoint, runtime, action.position);
+    runtime.entered_at = now;
     state.status = 'running';
     state.waiting = null;
     timeline({
       kind: 'transition', occurred_at: now, status: outcome,
-      summary: `${from} → ${entry.node} (${outcome})${entry.exhausted ? `: ${entry.exhausted.node} reached its retry bound of ${entry.exhausted.bound}` : ''}`,
-      details: { from, to: entry.node, outcome, visit: entry.visit, reason, ...(entry.exhausted ? { exhausted: entry.exhausted } : {}) },
+      summary: `${from} → ${to} (${outcome})${exhausted ? `: ${exhausted.node} reached its retry bound of ${exhausted.bound}` : ''}`,
+      details: { from, to, outcome, visit: entered, reason, ...(exhausted ? { exhausted } : {}) },
     });
     publish();
-  };
-
-  const moveOn = async (outcome: string, reason: string) => {
-    const from = state.checkpoint.current_node;
-    const resolved = targetOf(definition!, runtime, from, outcome);
-    if (!resolved.ok) return block('invalid_station_result', resolved.reason);
-    return transition(outcome, resolved.target, reason);
   };
 
   const recordAttempt = (attempt: StationAttempt) => {
@@ -256,14 +261,6 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       };
     }
     countSpend(runtime, spec.station, result.usage);
-  };
-
-  /** A question is about the artifact of the gate it was asked at; the station is told which. */
-  const paramsFor = (spec: StationNode): StationNode['params'] => {
-    if (spec.station === 'rebase' && runtime.rebase_target) return { ...spec.params, pull_request: runtime.rebase_target };
-    const gate = runtime.return_to ? definition?.nodes[runtime.return_to] : undefined;
-    if (runtime.request?.kind !== 'question' || gate?.kind !== 'gate' || !gate.artifact) return spec.params;
-    return { ...spec.params, artifact: gate.artifact };
   };
 
   /** The kill switch: stop requests that arrived while a station runs, for the station's watcher. */
@@ -293,25 +290,16 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     && (await actorAllowed({ type: 'stop', via: 'label' }, request)).allowed;
   /** service:stop or `/service stop`: an operator action; the ticket blocks with `stopped` until service:retry. */
   const stopTicket = async (observation: Observation, cancelled: string | null) => {
-    const node = state.checkpoint.current_node;
     const viaLabel = observation.facts.label_change?.added.includes(STOP_LABEL) ?? false;
     const by = observation.facts.comment?.author ?? observation.facts.actor_ids?.[0] ?? observation.facts.sender ?? 'someone';
-    const how = viaLabel ? STOP_LABEL : '/service stop';
-    timeline({
-      kind: 'operator_action', occurred_at: nowIso(), status: 'stopped',
-      summary: `${how} by ${by}: ${cancelled ? `the running ${cancelled} station was cancelled at ${node}` : `stopped at ${node}`}`,
-      details: { action: 'stop', by, via: how, node, cancelled_station: cancelled, delivery_identity: observation.delivery_identity },
-    });
-    await block('stopped', `stopped by ${by} (${how})${cancelled ? `; the running ${cancelled} station was cancelled` : ''}`);
-    // The label is a request: once carried out it goes, so that it can be used again after service:retry.
-    if (viaLabel) await effect(`stop_${state.retry_count}_label`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [STOP_LABEL] });
+    await decide({ type: 'stop', by, via_label: viaLabel, cancelled, delivery_identity: observation.delivery_identity });
   };
 
-  const runStation = async (node: string, spec: StationNode) => {
+  const runStation = async (node: string, visitNo: number, spec: StationNode, params: StationNode['params']) => {
     const started = nowIso();
     const stationInput: StationInput = {
       ticket_key: ticketKey, project_key: input.project_key, issue_type: input.issue_type, workflow_kind: input.workflow_kind,
-      run_id: state.run_id, node, station: spec.station, visit: visit(), model_key: spec.model_key, params: paramsFor(spec),
+      run_id: state.run_id, node, station: spec.station, visit: visitNo, model_key: spec.model_key, params,
       artifacts, outputs, request: runtime.request ?? undefined, token_budget: null, spend: spendOf(runtime), pull_requests: [...state.pull_requests],
       ci: { skipped_checks: [...state.checkpoint.ci_skipped_checks], fix_attempts: state.checkpoint.ci_fix_attempts },
       trigger: stationTrigger(runtime, state.last_observation), retry_count: state.retry_count,
@@ -319,12 +307,12 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     stationRunning = true;
     const run = await runStoppable(() => callStation(spec, stationInput, {
       timeoutSeconds: settings.station_timeout_seconds, heartbeatSeconds: settings.station_heartbeat_seconds,
-      summary: `${spec.station} for ${ticketKey} (${node}, visit ${visit()})`,
+      summary: `${spec.station} for ${ticketKey} (${node}, visit ${visitNo})`,
     }), stopRequests, stopCounts).finally(() => {
       stationRunning = false;
     });
     const base: StationAttempt = {
-      node, station: spec.station, visit: visit(), started_at: started, finished_at: nowIso(), status: 'succeeded',
+      node, station: spec.station, visit: visitNo, started_at: started, finished_at: nowIso(), status: 'succeeded',
       outcome: null, summary: null, error: null, effects: 0, usage: null,
     };
     if (run.stoppedBy && (!run.value || run.value.type === 'error')) {
@@ -336,34 +324,18 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       const { failure } = outcome;
       countSpend(runtime, spec.station, failure.usage);
       recordAttempt({ ...base, status: failure.code === 'station_not_available' ? 'not_available' : 'failed', error: `${failure.code}: ${failure.message}`, effects: failure.effects?.length ?? 0 });
-      const reported = failure.effects && failure.effects.length > 0;
-      if (reported) await runIntents(failure.effects!);
-      return block(failure.code, failure.message, reported ? null : undefined);
+      return decide({ type: 'station_failed', node, code: failure.code, message: failure.message, intents: failure.effects ?? [] });
     }
     if (outcome.type === 'invalid') {
       recordAttempt({ ...base, status: 'invalid', error: outcome.message });
-      return block('invalid_station_result', `${spec.station} returned an invalid result: ${outcome.message}`);
+      return decide({ type: 'station_failed', node, code: 'invalid_station_result', message: `${spec.station} returned an invalid result: ${outcome.message}`, intents: [] });
     }
     if (outcome.type === 'error') {
       recordAttempt({ ...base, status: 'failed', error: outcome.message });
-      return block('station_failed', `${spec.station} failed after its retries: ${outcome.message}`);
+      return decide({ type: 'station_failed', node, code: 'station_failed', message: `${spec.station} failed after its retries: ${outcome.message}`, intents: [] });
     }
     const { result } = outcome;
-    const mapped = targetOf(definition!, runtime, node, result.outcome);
-    recordAttempt({
-      ...base, status: mapped.ok ? 'succeeded' : 'invalid', outcome: result.outcome, summary: result.summary ?? null,
-      error: mapped.ok ? null : mapped.reason, effects: result.effects?.length ?? 0,
-      usage: result.usage ? { input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens } : null,
-    });
-    if (!mapped.ok) return block('invalid_station_result', `${spec.station} returned outcome "${result.outcome}": ${mapped.reason}`);
-    keepResult(spec, result);
-    if (!(await runIntents(result.effects ?? []))) return;
-    runtime.request = null;
-    if (spec.station === 'rebase') runtime.rebase_target = null;
-    // SPEC 3.2: fix attempts count until the limit blocks; a pass (or service:retry) starts the count again.
-    if (spec.station === 'attempt_ci_fix') state.checkpoint.ci_fix_attempts += 1;
-    if (spec.station === 'ci_evaluator' && result.outcome === 'pass') state.checkpoint.ci_fix_attempts = 0;
-    return moveOn(result.outcome, `${spec.station} returned ${result.outcome}`);
+    return decide({ type: 'station_returned', node, station: spec.station, outcome: result.outcome, intents: result.effects ?? [] }, { spec, result, base });
   };
 
   const gateWaiting = (node: string, spec: GateNode) => {
@@ -374,51 +346,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     };
   };
 
-  /** Entering a gate: its stage label replaces the others, then the ticket pauses (or yolo approves at once). */
-  const openGate = async (node: string, spec: GateNode) => {
-    if (spec.pending_label) {
-      const others = stageLabels(definition!).filter((label) => label !== spec.pending_label);
-      await effect('stage_label', { kind: 'tracker.labels', issue_key: ticketKey, add: [spec.pending_label], remove: others });
-    }
-    if (state.checkpoint.is_blocked) return;
-    // Every pull request was merged while the ticket was elsewhere (a merge is remembered wherever it arrives).
-    if (spec.on.merged && mergeProgress(state.pull_requests, runtime.merged_pull_requests).all) {
-      return passGate(node, spec, 'merged', null, 'the merge of every pull request');
-    }
-    if (runtime.yolo && spec.auto_approve_in_yolo) {
-      timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } });
-      return passGate(node, spec, 'approved', null, 'service:yolo');
-    }
-    state.checkpoint.is_paused = true;
-    gateWaiting(node, spec);
-    publish();
-  };
-
-  /** A gate's outcome: approval snapshots the artifact, the pending label goes, and the ticket moves on. */
-  const passGate = async (node: string, spec: GateNode, outcome: string, request: StationInput['request'] | null, by: string) => {
-    const now = nowIso();
-    if (state.waiting?.since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(now) - Date.parse(state.waiting.since)) / 1000));
-    // Choosing an RCA option (`>option N`) approves the analysis it was chosen from, as an approval label would.
-    const approves = outcome === 'approved' || outcome === 'option_selected';
-    if (approves && spec.artifact && artifacts[spec.artifact]) {
-      const artifact = artifacts[spec.artifact]!;
-      // Trusted input: later stations build on this snapshot, whatever the artifact or the ticket says afterwards.
-      artifact.approved = { digest: artifact.digest, at: now, by, text: artifact.text };
-    }
-    if (approves && spec.pending_label) {
-      await effect('clear_stage_label', { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [spec.pending_label] });
-    }
-    runtime.request = request ?? null;
-    if (outcome === 'question') runtime.return_to = node;
-    state.checkpoint.is_paused = false;
-    return moveOn(outcome, `${node}: ${outcome} by ${by}`);
-  };
-
-  const finish = async (node: string, result: 'completed' | 'blocked', code?: string, message?: string) => {
-    if (result === 'blocked') {
-      const resume = runtime.resume_at ? `; service:retry resumes at ${runtime.resume_at}` : '';
-      return block(code ?? 'escalated', `${message ?? `reached ${node}`}${resume}`);
-    }
+  const complete = (node: string) => {
     runtime.ended = 'completed';
     state.status = 'completed';
     state.waiting = null;
@@ -427,22 +355,72 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     publish();
   };
 
+  /** Carries out one action of a step; false when a required write failed (the ticket is blocked, the step ends). */
+  const perform = async (action: Action, returned?: Returned): Promise<boolean> => {
+    switch (action.type) {
+      case 'run_station':
+        await runStation(action.node, action.visit, action.spec, action.params);
+        break;
+      case 'effect':
+        if (!(await effect(action.name, action.operation, action.required, action)) && action.required) return false;
+        break;
+      case 'record_attempt': {
+        const { base, result } = returned!;
+        recordAttempt({
+          ...base, status: action.status, outcome: result.outcome, summary: result.summary ?? null, error: action.error, effects: result.effects?.length ?? 0,
+          usage: result.usage ? { input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens } : null,
+        });
+        break;
+      }
+      case 'keep_result':
+        keepResult(returned!.spec, returned!.result);
+        break;
+      case 'set_output':
+        outputs[action.key] = action.data;
+        break;
+      case 'approve_artifact': {
+        // Trusted input: later stations build on this snapshot, whatever the artifact or the ticket says afterwards.
+        const artifact = artifacts[action.artifact];
+        if (artifact) artifact.approved = { digest: artifact.digest, at: nowIso(), by: action.by, text: artifact.text };
+        break;
+      }
+      case 'wait_ended':
+        if (state.waiting?.since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(nowIso()) - Date.parse(state.waiting.since)) / 1000));
+        break;
+      case 'set_position':
+        applyPosition(state.checkpoint, runtime, action.position);
+        break;
+      case 'enter':
+        enterAt(action);
+        break;
+      case 'wait':
+        applyPosition(state.checkpoint, runtime, action.position);
+        gateWaiting(action.node, action.spec);
+        publish();
+        break;
+      case 'record':
+        timeline({ kind: action.kind, occurred_at: nowIso(), status: action.status, summary: action.summary, details: action.details });
+        break;
+      case 'block':
+        await block(action.code, action.message, action.comment);
+        break;
+      case 'complete':
+        complete(action.node);
+        break;
+    }
+    return true;
+  };
+
+  /** Decides with the step function (workflows/runtime/step.ts) and carries out its actions in order. */
+  async function decide(event: StepEvent, returned?: Returned): Promise<void> {
+    const { actions } = step(definition ?? NO_DEFINITION, stepStateOf(state), event, { ticketKey, patched });
+    for (const action of actions) if (!(await perform(action, returned))) return;
+  }
+
   /** One step at the current node. */
   const act = async () => {
     if (!definition) return block('missing_workflow_route', input.route_error ?? `no workflow definition is pinned for issue type "${input.issue_type ?? ''}"`);
-    const action = actionAt(definition, state.checkpoint.current_node);
-    switch (action.type) {
-      case 'station': return runStation(action.node, action.spec);
-      case 'gate': return openGate(action.node, action.spec);
-      case 'router': {
-        const decision = decideRouter(action.spec.router, outputs, visit());
-        if (!decision.ok) return block('invalid_station_result', decision.reason);
-        if (decision.data) outputs[action.spec.router] = decision.data;
-        return moveOn(decision.outcome, `router ${action.spec.router} decided ${decision.outcome}`);
-      }
-      case 'end': return finish(action.node, action.spec.result, action.spec.code, action.spec.message);
-      case 'missing': return block('invalid_station_result', `${action.node} is not a node of ${definition.name} r${definition.revision}`);
-    }
+    return decide({ type: 'act' });
   };
 
   const reply = (name: string, observation: Observation, body: string) => {
@@ -461,10 +439,11 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     }
     const removeLabels = (episode: number) => effect(`retry_${episode}_labels`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: mode === 'resume' ? [RETRY_LABEL, BLOCKED_LABEL] : [RETRY_LABEL] });
     if (mode === 'review_response') {
+      const back = reviewRetryPosition(definition ?? NO_DEFINITION, positionOf(state.checkpoint, runtime));
       leaveReviewResponseGate(state);
-      runtime.visits.human_review_gate = (runtime.visits.human_review_gate ?? 0) + 1;
+      applyPosition(state.checkpoint, runtime, back);
       timeline({
-        kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: review state cleared, back to human_review_gate`,
+        kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: review state cleared, back to ${back.node}`,
         details: { delivery_identity: observation.delivery_identity, force_fresh_invoke: true },
       });
       await removeLabels(state.retry_count);
@@ -483,15 +462,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     });
     publish();
     await removeLabels(episode);
-    // Escalated (a retry bound ran out): start the bounded node's count again. Otherwise the same visit resumes, so
-    // a station that is run again asks for its writes under the same keys and nothing is written twice.
-    const node = definition?.nodes[state.checkpoint.current_node];
-    if (node?.kind === 'end' && runtime.resume_at) {
-      const target = runtime.resume_at;
-      runtime.bound_counts[target] = 0;
-      runtime.resume_at = null;
-      await transition('retry', target, `${RETRY_LABEL} after escalation`);
-    }
+    await decide({ type: 'resumed' });
   };
 
   /** `/service remove|exclude|update|add` at a draft gate: edit the draft in place, answer, re-post it. */
@@ -537,40 +508,12 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       await reply(name, observation, body);
       return;
     }
-    runtime.rebase_target = decision.target;
-    runtime.return_to = from;
-    runtime.request = null;
-    state.checkpoint.is_paused = false;
-    await transition('rebase_requested', decision.node, `/service rebase at ${from}`);
+    await decide({ type: 'rebase', node: decision.node, target: decision.target });
   };
 
   /** A command at a gate: move by the outcome the gate maps, or act in place. */
-  const gateCommand = async (command: Command, observation: Observation) => {
-    const node = state.checkpoint.current_node;
-    const spec = definition?.nodes[node];
-    const meaning = gateCommandEffect(command);
-    if (meaning.type === 'in_place') return;
-    if (spec?.kind !== 'gate') {
-      timeline({
-        kind: 'command_decision', occurred_at: nowIso(), status: 'deferred',
-        summary: `${command.type} at ${node}: the station here decides from the provider's current state when it runs`,
-        details: { node, command: command.type, delivery_identity: observation.delivery_identity },
-      });
-      return;
-    }
-    const by = actorIdsOf(observation)[0] ?? observation.source_system;
-    if (meaning.outcome === 'merged' || meaning.outcome === 'review_approved') {
-      const progress = mergeProgress(state.pull_requests, runtime.merged_pull_requests, runtime.approved_pull_requests);
-      if (!progress.all) {
-        timeline({
-          kind: 'command_decision', occurred_at: nowIso(), status: 'recorded',
-          summary: `a pull request was ${meaning.outcome === 'merged' ? 'merged' : 'approved'}; still waiting for ${progress.waiting.join(', ')}`, details: { node, waiting: progress.waiting },
-        });
-        return;
-      }
-    }
-    return passGate(node, spec, meaning.outcome, meaning.request, by);
-  };
+  const gateCommand = (command: Command, observation: Observation) =>
+    decide({ type: 'command', command, by: actorIdsOf(observation)[0] ?? observation.source_system, delivery_identity: observation.delivery_identity });
 
   /**
    * A person's request ignored where the ticket stands (workflows/ignored-request.ts): its request labels are taken off
@@ -696,32 +639,18 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
     switch (command.type) {
       case 'retry':
         return retry(command.mode, observation, command);
-      case 'yolo': {
-        runtime.yolo = command.enabled;
-        const spec = definition?.nodes[state.checkpoint.current_node];
-        if (command.enabled && spec?.kind === 'gate' && spec.auto_approve_in_yolo && state.checkpoint.is_paused && !state.checkpoint.is_blocked) {
-          return passGate(state.checkpoint.current_node, spec, 'approved', null, 'service:yolo');
-        }
-        return;
-      }
+      case 'yolo':
+        return decide({ type: 'yolo', enabled: command.enabled });
       case 'skip_gate':
       case 'unskip_gate': {
-        const skipped = new Set(state.checkpoint.ci_skipped_checks);
-        if (command.type === 'skip_gate') skipped.add(command.match);
-        else skipped.delete(command.match);
-        state.checkpoint.ci_skipped_checks = [...skipped].sort();
+        await decide({ type: 'ci_skips', skip: command.type === 'skip_gate', match: command.match });
         const verb = command.type === 'skip_gate' ? 'Skipping' : 'No longer skipping';
         await reply(replyName, observation, `✅ ${verb} CI checks whose name contains \`${command.check}\` (skipped now: ${state.checkpoint.ci_skipped_checks.map((c) => `\`${c}\``).join(', ') || 'none'}).`);
         if (observation.source_system !== 'tracker') {
           await effect(`${replyName}_note`, { kind: 'tracker.comment', issue_key: ticketKey, body: `ℹ️ ${verb} CI checks matching \`${command.match}\`, as asked on the pull request.` });
         }
-        // Waiting for CI (or for a review with CI still open): the checks are judged again with the new skip list, so
-        // skipping a check that will never finish ends the wait. Patched: histories from before replay unchanged.
-        const here = definition?.nodes[state.checkpoint.current_node];
-        if (here?.kind === 'gate' && here.on.ci_event && state.checkpoint.is_paused && !state.checkpoint.is_blocked && patched(SKIP_GATE_REEVALUATES_PATCH)) {
-          return passGate(state.checkpoint.current_node, here, 'ci_event', null, `/service ${command.type === 'skip_gate' ? 'skip-gate' : 'unskip-gate'}`);
-        }
-        return;
+        // Patched inside the step: histories from before did not judge the checks again.
+        return decide({ type: 'ci_recheck', via: `/service ${command.type === 'skip_gate' ? 'skip-gate' : 'unskip-gate'}` });
       }
       case 'rebase':
         return rebase(command, observation, replyName);
@@ -753,7 +682,8 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
       },
     });
     if (definition) {
-      enterNode(definition, state.checkpoint, runtime, definition.entry, nowIso());
+      applyPosition(state.checkpoint, runtime, enter(definition, positionOf(state.checkpoint, runtime), definition.entry).position);
+      runtime.entered_at = nowIso();
       state.status = 'running';
       state.waiting = null;
     }

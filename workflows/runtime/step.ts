@@ -273,3 +273,9 @@ export function reviewRetryPosition(definition: WorkflowDefinition, position: Po
   const target = reviewRetryTarget(here?.kind === 'gate' ? here : undefined);
   return { ...position, node: target, paused: false, visits: { ...position.visits, [target]: (position.visits[target] ?? 0) + 1 } };
 }
+
+/**
+ * What a run without a pinned definition (a route error) decides on: no node, so commands change only switches and
+ * are deferred; the driver blocks the ticket before it would act.
+ */
+export const NO_DEFINITION: WorkflowDefinition = { apiVersion: 'service/v1', name: 'none', revision: 0, entry: '', nodes: {} };
