@@ -4,8 +4,7 @@ import {
 } from '../blocking';
 import { jsonBytes, truncateStrings } from '../bounded-json';
 import type { Command } from '../command-parser';
-import type { GateNode, StationNode } from '../definitions/definition-types';
-import { acceptTable } from '../definitions/definition-types';
+import { acceptTable, type GateNode, type StationNode, type WorkflowDefinition } from '../definitions/definition-types';
 import { effectKey } from '../effect-journal';
 import { runKeyedEffect, type EffectContext } from '../effect-runner';
 import type { EffectOperation } from '../effect-types';
@@ -30,7 +29,6 @@ import { NO_DEFINITION, step } from './step';
 import type { Action, StepEvent } from './step-types';
 import { nowIso } from './clock';
 import { enter } from './enter';
-import type { WorkflowDefinition } from '../definitions/definition-types';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 const { authorizeActor } = proxyActivities<ActorActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
