@@ -1,89 +1,16 @@
 import type { Command } from './command-types';
-import { RETURN_TARGET, type DefinitionNode, type EndNode, type GateNode, type RouterNode, type StationNode, type WorkflowDefinition } from './definitions/definition-types';
+import type { WorkflowDefinition } from './definitions/definition-types';
 import type { StationRequest } from './station-types';
-import type { Checkpoint, Runtime } from './ticket-state';
+import type { Runtime } from './ticket-state';
 
 /**
- * The station interpreter's decisions (DESIGN 6), as pure functions over the pinned definition and the workflow's
- * checkpoint: what to do at a node, where an outcome leads, what a command means at a gate. ticket.ts performs what
- * these decide (activities, effects, waits); nothing here does I/O or reads a clock, so it is unit-tested without
- * Temporal and replays deterministically.
+ * Helpers of the station interpreter's decisions (DESIGN 6), pure functions over the pinned definition and what
+ * stations left: what a command means at a gate, the stage labels, the routers. The decisions themselves are the
+ * step function's (workflows/runtime/step.ts); nothing here does I/O or reads a clock.
  */
-
-export const ESCALATE_NODE = 'escalate_blocked';
-export const DEFAULT_EXHAUSTED_CODE = 'retry_bound_exhausted';
-
-export type NodeAction =
-  | { type: 'station'; node: string; spec: StationNode }
-  | { type: 'gate'; node: string; spec: GateNode }
-  | { type: 'router'; node: string; spec: RouterNode }
-  | { type: 'end'; node: string; spec: EndNode }
-  | { type: 'missing'; node: string };
-
-export function actionAt(definition: WorkflowDefinition, node: string): NodeAction {
-  const spec: DefinitionNode | undefined = definition.nodes[node];
-  if (!spec) return { type: 'missing', node };
-  switch (spec.kind) {
-    case 'station': return { type: 'station', node, spec };
-    case 'gate': return { type: 'gate', node, spec };
-    case 'router': return { type: 'router', node, spec };
-    case 'end': return { type: 'end', node, spec };
-  }
-}
 
 export function initialRuntime(now: string): Runtime {
   return { visits: {}, bound_counts: {}, return_to: null, resume_at: null, request: null, entered_at: now, ended: null, yolo: false, tokens_spent: 0 };
-}
-
-export type TargetResolution = { ok: true; target: string } | { ok: false; reason: string };
-
-/** Where `outcome` at `from` leads in the pinned definition; `$return` goes back to the node that sent us here. */
-export function targetOf(definition: WorkflowDefinition, runtime: Runtime, from: string, outcome: string): TargetResolution {
-  const node = definition.nodes[from];
-  if (!node || node.kind === 'end') return { ok: false, reason: `${from} is not a node that leads anywhere in ${definition.name} r${definition.revision}` };
-  const target = node.on[outcome];
-  if (target === undefined) {
-    return { ok: false, reason: `${from} has no transition for outcome "${outcome}" in ${definition.name} r${definition.revision} (it maps: ${Object.keys(node.on).join(', ')})` };
-  }
-  if (target === RETURN_TARGET) {
-    return runtime.return_to ? { ok: true, target: runtime.return_to } : { ok: false, reason: `${from} returns to the node that sent the ticket here, but none is recorded` };
-  }
-  return { ok: true, target };
-}
-
-export interface Entry {
-  /** The node the ticket now stands at. */
-  node: string;
-  /** Its visit number (the `<visit>` of effect keys). */
-  visit: number;
-  /** Set when the target's retry bound was exhausted and the ticket went to its escalation node instead. */
-  exhausted?: { node: string; bound: number; code: string };
-}
-
-/**
- * Moves the checkpoint to `target`: counts the visit, applies the retry bound (exhausted: the escalation node, with
- * the bounded node kept for service:retry). The gate's pause happens when the driver has set its stage label.
- */
-export function enterNode(definition: WorkflowDefinition, checkpoint: Checkpoint, runtime: Runtime, target: string, now: string): Entry {
-  const spec = definition.nodes[target];
-  let node = target;
-  let exhausted: Entry['exhausted'];
-  if (spec?.kind === 'station' && spec.retry_bound !== undefined) {
-    const count = (runtime.bound_counts[target] ?? 0) + 1;
-    if (count > spec.retry_bound) {
-      node = spec.on_exhausted ?? ESCALATE_NODE;
-      exhausted = { node: target, bound: spec.retry_bound, code: spec.exhausted_code ?? DEFAULT_EXHAUSTED_CODE };
-      runtime.resume_at = target;
-    } else {
-      runtime.bound_counts[target] = count;
-    }
-  }
-  const visit = (runtime.visits[node] ?? 0) + 1;
-  runtime.visits[node] = visit;
-  runtime.entered_at = now;
-  checkpoint.current_node = node;
-  checkpoint.is_paused = false;
-  return { node, visit, ...(exhausted ? { exhausted } : {}) };
 }
 
 /** What a command means at a gate: an outcome that moves it (with what to tell the next station), or in place. */

@@ -23,6 +23,9 @@ const station = z.strictObject({
   exhausted_code: name.optional(),
   timeout_seconds: z.number().int().min(1).max(86_400).optional(),
   accepts: z.array(trigger).optional(),
+  counts_ci_fix_attempt: z.boolean().optional(),
+  resets_ci_fix_attempts_on: name.optional(),
+  takes_rebase_target: z.boolean().optional(),
   on,
 });
 const gate = z.strictObject({
@@ -34,6 +37,7 @@ const gate = z.strictObject({
   accepts: z.array(trigger),
   auto_approve_in_yolo: z.boolean().optional(),
   waiting_for: z.string().max(300).optional(),
+  retry_to: name.optional(),
   on,
 });
 const router = z.strictObject({ kind: z.literal('router'), router: name, accepts: z.array(trigger).optional(), on });

@@ -17,6 +17,7 @@ function targetsOf(node: DefinitionNode): string[] {
   if (node.kind === 'end') return [];
   const targets = Object.values(node.on);
   if (node.kind === 'station' && node.retry_bound !== undefined) targets.push(node.on_exhausted ?? 'escalate_blocked');
+  if (node.kind === 'gate' && node.retry_to !== undefined) targets.push(node.retry_to);
   return targets;
 }
 

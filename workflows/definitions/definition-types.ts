@@ -27,6 +27,13 @@ export interface StationNode {
   timeout_seconds?: number;
   /** Triggers (command-meaning names) that mean something while the ticket stands here. */
   accepts?: string[];
+  /**
+   * Behaviour the runtime reads from the node (workflows/runtime/node-traits.ts). Absent: what the built-in station
+   * of that name does (attempt_ci_fix counts, ci_evaluator resets on `pass`, rebase takes the named pull request).
+   */
+  counts_ci_fix_attempt?: boolean;
+  resets_ci_fix_attempts_on?: string;
+  takes_rebase_target?: boolean;
   on: Record<string, Target>;
 }
 
@@ -45,6 +52,8 @@ export interface GateNode {
   auto_approve_in_yolo?: boolean;
   /** One line for people: what the gate waits for and how to act. */
   waiting_for?: string;
+  /** Where service:retry at a review-response gate goes (default `human_review_gate`). */
+  retry_to?: Target;
   on: Record<string, Target>;
 }
 

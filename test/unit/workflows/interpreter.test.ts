@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { acceptTable, type WorkflowDefinition } from '../../../workflows/definitions/definition-types';
 import { BUILT_IN_DEFINITIONS } from '../../../workflows/definitions';
-import { actionAt, decideRouter, enterNode, gateCommandEffect, initialRuntime, plannedRepositoriesOf, rcaOptionCount, stageLabels, targetOf } from '../../../workflows/interpreter';
+import { decideRouter, gateCommandEffect, initialRuntime, plannedRepositoriesOf, rcaOptionCount, stageLabels } from '../../../workflows/interpreter';
+import { enter, resolveOutcome } from '../../../workflows/runtime/enter';
+import { positionOf } from '../../../workflows/runtime/position';
 import { initialCheckpoint, initialTicketState } from '../../../workflows/ticket-state';
 import { statusReply } from '../../../workflows/status-reply';
 import { effectKey } from '../../../workflows/effect-journal';
@@ -23,37 +25,30 @@ const definition: WorkflowDefinition = {
 };
 
 describe('the interpreter', () => {
-  it('says what to do at each kind of node', () => {
-    expect(actionAt(definition, 'draft')).toMatchObject({ type: 'station', spec: { station: 'draft_note' } });
-    expect(actionAt(definition, 'review_gate')).toMatchObject({ type: 'gate' });
-    expect(actionAt(definition, 'done')).toMatchObject({ type: 'end', spec: { result: 'completed' } });
-    expect(actionAt(definition, 'nowhere')).toEqual({ type: 'missing', node: 'nowhere' });
-  });
-
   it('follows mapped outcomes and names the unmapped ones', () => {
-    const runtime = initialRuntime(NOW);
-    expect(targetOf(definition, runtime, 'draft', 'drafted')).toEqual({ ok: true, target: 'review_gate' });
-    expect(targetOf(definition, runtime, 'draft', 'exploded')).toEqual({ ok: false, reason: 'draft has no transition for outcome "exploded" in test r1 (it maps: drafted)' });
-    expect(targetOf(definition, runtime, 'answer', 'answered')).toMatchObject({ ok: false });
-    runtime.return_to = 'review_gate';
-    expect(targetOf(definition, runtime, 'answer', 'answered')).toEqual({ ok: true, target: 'review_gate' });
+    expect(resolveOutcome(definition, null, 'draft', 'drafted')).toEqual({ ok: true, target: 'review_gate' });
+    expect(resolveOutcome(definition, null, 'draft', 'exploded')).toEqual({ ok: false, reason: 'draft has no transition for outcome "exploded" in test r1 (it maps: drafted)' });
+    expect(resolveOutcome(definition, null, 'answer', 'answered')).toMatchObject({ ok: false });
+    expect(resolveOutcome(definition, 'review_gate', 'answer', 'answered')).toEqual({ ok: true, target: 'review_gate' });
+    expect(resolveOutcome(definition, null, 'done', 'anything')).toEqual({ ok: false, reason: 'done is not a node that leads anywhere in test r1' });
   });
 
   it('counts visits for effect keys and escalates when a retry bound is exhausted', () => {
-    const checkpoint = initialCheckpoint();
-    const runtime = initialRuntime(NOW);
-    expect(enterNode(definition, checkpoint, runtime, 'draft', NOW)).toEqual({ node: 'draft', visit: 1 });
-    expect(enterNode(definition, checkpoint, runtime, 'review_gate', NOW)).toEqual({ node: 'review_gate', visit: 1 });
-    expect(enterNode(definition, checkpoint, runtime, 'draft', NOW)).toEqual({ node: 'draft', visit: 2 });
+    let position = positionOf(initialCheckpoint(), initialRuntime(NOW));
+    const into = (target: string) => {
+      const entered = enter(definition, position, target);
+      position = entered.position;
+      return { node: position.node, visit: entered.visit, ...(entered.exhausted ? { exhausted: entered.exhausted } : {}) };
+    };
+    expect(into('draft')).toEqual({ node: 'draft', visit: 1 });
+    expect(into('review_gate')).toEqual({ node: 'review_gate', visit: 1 });
+    expect(into('draft')).toEqual({ node: 'draft', visit: 2 });
     // The third entry is past the bound of 2: escalate, remembering where service:retry resumes.
-    expect(enterNode(definition, checkpoint, runtime, 'draft', NOW)).toEqual({
-      node: 'escalate_blocked', visit: 1, exhausted: { node: 'draft', bound: 2, code: 'retry_bound_exhausted' },
-    });
-    expect(checkpoint.current_node).toBe('escalate_blocked');
-    expect(runtime.resume_at).toBe('draft');
+    expect(into('draft')).toEqual({ node: 'escalate_blocked', visit: 1, exhausted: { node: 'draft', bound: 2, code: 'retry_bound_exhausted' } });
+    expect(position.resume_at).toBe('draft');
     // After a retry resets the bound, the node is entered again, with a visit number never used before.
-    runtime.bound_counts.draft = 0;
-    expect(enterNode(definition, checkpoint, runtime, 'draft', NOW)).toEqual({ node: 'draft', visit: 3 });
+    position = { ...position, bound_counts: { ...position.bound_counts, draft: 0 } };
+    expect(into('draft')).toEqual({ node: 'draft', visit: 3 });
   });
 
   it('keys effects by node, visit and name, so a resumed visit asks for the same writes', () => {

@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import { FEATURE_DEFINITION } from '../../../../workflows/definitions';
+import { stationTraits } from '../../../../workflows/runtime/node-traits';
+import { reviewRetryPosition, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
+import type { Action } from '../../../../workflows/runtime/step-types';
+import { ENV, INVENTED, PR, stateAt } from './fixtures';
+
+const types = (actions: Action[]) => actions.map((action) => action.type);
+
+describe('step on an invented definition (every node param)', () => {
+  it('runs a station with its params, model key and timeout as the node states them', () => {
+    const { actions } = step(INVENTED, stateAt('write'), { type: 'act' }, ENV);
+    expect(actions).toEqual([{ type: 'run_station', node: 'write', visit: 1, spec: INVENTED.nodes.write, params: { tone: 'dry', words: 200 } }]);
+    expect(actions[0]).toMatchObject({ spec: { model_key: 'writer', timeout_seconds: 60 } });
+  });
+
+  it('escalates to on_exhausted with exhausted_code once retry_bound is spent, and service:retry resumes the bounded node', () => {
+    const state = stateAt('note_gate', { paused: true, bound_counts: { write: 2 } });
+    const feedback = step(INVENTED, state, { type: 'command', command: { type: 'feedback', text: 'again', via: 'comment' }, by: 'ada', delivery_identity: 'd1' }, ENV);
+    const entry = feedback.actions.at(-1);
+    expect(entry).toMatchObject({ type: 'enter', transition: { from: 'note_gate', to: 'gave_up', exhausted: { node: 'write', bound: 2, code: 'too_many_drafts' } } });
+    expect(feedback.state.position).toMatchObject({ node: 'gave_up', resume_at: 'write', bound_counts: { write: 2 } });
+
+    const atEnd = step(INVENTED, feedback.state, { type: 'act' }, ENV);
+    expect(atEnd.actions).toEqual([{ type: 'block', code: 'gave_up', message: 'the note could not be written; service:retry resumes at write' }]);
+
+    const resumed = step(INVENTED, feedback.state, { type: 'resumed' }, ENV);
+    expect(resumed.actions).toEqual([expect.objectContaining({ type: 'enter', transition: expect.objectContaining({ to: 'write', outcome: 'retry' }) })]);
+    expect(resumed.state.position).toMatchObject({ node: 'write', resume_at: null, bound_counts: { write: 1 }, visits: { write: 1, gave_up: 1 } });
+  });
+
+  it('counts visits on every transition', () => {
+    const { actions, state } = step(INVENTED, stateAt('write'), { type: 'station_returned', node: 'write', station: 'write_note', outcome: 'written', intents: [] }, ENV);
+    expect(actions.at(-1)).toEqual({
+      type: 'enter', position: state.position,
+      transition: { from: 'write', to: 'note_gate', outcome: 'written', visit: 1, reason: 'write_note returned written' },
+    });
+    expect(state.position).toMatchObject({ visits: { write: 1, note_gate: 1 } });
+  });
+
+  it('runs the station\'s writes before it moves on, with the node and visit that name them', () => {
+    const intent = { name: 'post_note', operation: { kind: 'tracker.comment' as const, issue_key: 'ACME-1', body: 'the note' }, required: true };
+    const { actions } = step(INVENTED, stateAt('write', { visits: { write: 3 } }), { type: 'station_returned', node: 'write', station: 'write_note', outcome: 'written', intents: [intent] }, ENV);
+    expect(types(actions)).toEqual(['record_attempt', 'keep_result', 'effect', 'enter']);
+    expect(actions[2]).toEqual({ type: 'effect', name: 'post_note', node: 'write', visit: 3, operation: intent.operation, required: true });
+  });
+
+  it('blocks an outcome the node does not map, without running the station\'s writes', () => {
+    const state = stateAt('write');
+    const result = step(INVENTED, state, { type: 'station_returned', node: 'write', station: 'write_note', outcome: 'exploded', intents: [] }, ENV);
+    expect(result.state).toEqual(state);
+    expect(result.actions).toEqual([
+      { type: 'record_attempt', status: 'invalid', error: 'write has no transition for outcome "exploded" in invented r3 (it maps: written)' },
+      { type: 'block', code: 'invalid_station_result', message: 'write_note returned outcome "exploded": write has no transition for outcome "exploded" in invented r3 (it maps: written)' },
+    ]);
+  });
+
+  it('reports a failed station by its own writes when it made any, else by the block comment', () => {
+    const intent = { name: 'failure_note', operation: { kind: 'tracker.comment' as const, issue_key: 'ACME-1', body: 'no' } };
+    expect(step(INVENTED, stateAt('write'), { type: 'station_failed', node: 'write', code: 'model_refused', message: 'no', intents: [intent] }, ENV).actions)
+      .toEqual([expect.objectContaining({ type: 'effect', name: 'failure_note', required: false }), { type: 'block', code: 'model_refused', message: 'no', comment: null }]);
+    expect(step(INVENTED, stateAt('write'), { type: 'station_failed', node: 'write', code: 'model_refused', message: 'no', intents: [] }, ENV).actions)
+      .toEqual([{ type: 'block', code: 'model_refused', message: 'no' }]);
+  });
+
+  it('opens a gate: its pending label replaces the other stage labels, then it waits for what it accepts', () => {
+    const { actions, state } = step(FEATURE_DEFINITION, stateAt('spec_approval_gate'), { type: 'act' }, ENV);
+    expect(actions[0]).toMatchObject({
+      type: 'effect', name: 'stage_label', node: 'spec_approval_gate', visit: 1,
+      operation: { kind: 'tracker.labels', issue_key: 'ACME-1', add: ['service:spec-pending'], remove: ['service:plan-pending', 'service:prd-pending', 'service:task-pending'] },
+    });
+    expect(actions[1]).toMatchObject({ type: 'wait', node: 'spec_approval_gate', spec: { waiting_for: expect.stringContaining('approval of the spec') } });
+    expect(state.position.paused).toBe(true);
+  });
+
+  it('does not pause a gate while the ticket is blocked', () => {
+    expect(types(step(INVENTED, stateAt('note_gate', {}, { blocked: true }), { type: 'act' }, ENV).actions)).toEqual(['effect']);
+  });
+
+  it('passes an auto_approve_in_yolo gate at once under yolo, as an approval by service:yolo', () => {
+    const { actions, state } = step(INVENTED, stateAt('note_gate', { yolo: true }), { type: 'act' }, ENV);
+    expect(types(actions)).toEqual(['effect', 'record', 'wait_ended', 'approve_artifact', 'effect', 'set_position', 'enter']);
+    expect(actions[3]).toEqual({ type: 'approve_artifact', artifact: 'note', by: 'service:yolo' });
+    expect(actions[4]).toMatchObject({ name: 'clear_stage_label', operation: { remove: ['service:note-pending'] } });
+    expect(state.position.node).toBe('route');
+  });
+
+  it('switching yolo on passes the gate that waits, but not one that is blocked', () => {
+    const waiting = stateAt('note_gate', { paused: true });
+    expect(step(INVENTED, waiting, { type: 'yolo', enabled: true }, ENV).state.position).toMatchObject({ node: 'route', yolo: true });
+    const blocked = { ...waiting, blocked: true };
+    const switched = { ...blocked.position, yolo: true };
+    expect(step(INVENTED, blocked, { type: 'yolo', enabled: true }, ENV)).toEqual({ state: { ...blocked, position: switched }, actions: [{ type: 'set_position', position: switched }] });
+    expect(types(step(INVENTED, waiting, { type: 'yolo', enabled: false }, ENV).actions)).toEqual(['set_position']);
+  });
+
+  it('the question detour: the answer goes back to the gate, and the station is told the gate\'s artifact', () => {
+    const asked = step(INVENTED, stateAt('note_gate', { paused: true }), { type: 'command', command: { type: 'question', text: 'why dry?' }, by: 'ada', delivery_identity: 'd1' }, ENV);
+    expect(asked.state.position).toMatchObject({ node: 'explain', return_to: 'note_gate', request: { kind: 'question', text: 'why dry?' } });
+    const run = step(INVENTED, asked.state, { type: 'act' }, ENV);
+    expect(run.actions).toEqual([expect.objectContaining({ type: 'run_station', node: 'explain', params: { artifact: 'note' } })]);
+    const answered = step(INVENTED, asked.state, { type: 'station_returned', node: 'explain', station: 'explain_note', outcome: 'answered', intents: [] }, ENV);
+    expect(answered.state.position).toMatchObject({ node: 'note_gate', request: null });
+  });
+
+  it('routes by what the planning station left: next per repository, then done', () => {
+    const outputs = { provision_tasks: { repositories: ['acme/app', 'acme/api'] } };
+    const first = step(INVENTED, stateAt('route', {}, { outputs }), { type: 'act' }, ENV);
+    expect(first.actions[0]).toEqual({ type: 'set_output', key: 'next_repository', data: { repository: 'acme/app', index: 1, count: 2 } });
+    expect(first.state.position.node).toBe('fix');
+    expect(step(INVENTED, stateAt('route', { visits: { route: 3 } }, { outputs }), { type: 'act' }, ENV).state.position.node).toBe('check');
+  });
+
+  it('counts CI fix attempts where the node says so, and starts again on the outcome that resets them', () => {
+    expect(stationTraits(INVENTED.nodes.fix as never)).toEqual({ counts_ci_fix_attempt: true, resets_ci_fix_attempts_on: null, takes_rebase_target: false });
+    const fixed = step(INVENTED, stateAt('fix', { ci_fix_attempts: 2 }), { type: 'station_returned', node: 'fix', station: 'patch_build', outcome: 'patched', intents: [] }, ENV);
+    expect(fixed.state.position.ci_fix_attempts).toBe(3);
+    const red = step(INVENTED, stateAt('check', { ci_fix_attempts: 3 }), { type: 'station_returned', node: 'check', station: 'judge_build', outcome: 'red', intents: [] }, ENV);
+    expect(red.state.position.ci_fix_attempts).toBe(3);
+    const green = step(INVENTED, stateAt('check', { ci_fix_attempts: 3 }), { type: 'station_returned', node: 'check', station: 'judge_build', outcome: 'green', intents: [] }, ENV);
+    expect(green.state.position.ci_fix_attempts).toBe(0);
+  });
+
+  it('keeps what the built-in stations did by name for nodes pinned before the traits existed', () => {
+    const ciFix = FEATURE_DEFINITION.nodes.attempt_ci_fix!;
+    expect(step(FEATURE_DEFINITION, stateAt('attempt_ci_fix', { ci_fix_attempts: 1 }), { type: 'station_returned', node: 'attempt_ci_fix', station: 'attempt_ci_fix', outcome: 'fixed', intents: [] }, ENV).state.position.ci_fix_attempts).toBe(2);
+    expect(step(FEATURE_DEFINITION, stateAt('ci_evaluator', { ci_fix_attempts: 4 }), { type: 'station_returned', node: 'ci_evaluator', station: 'ci_evaluator', outcome: 'pass', intents: [] }, ENV).state.position.ci_fix_attempts).toBe(0);
+    expect(step(FEATURE_DEFINITION, stateAt('ci_evaluator', { ci_fix_attempts: 4 }), { type: 'station_returned', node: 'ci_evaluator', station: 'ci_evaluator', outcome: 'fail', intents: [] }, ENV).state.position.ci_fix_attempts).toBe(4);
+    expect(ciFix.kind === 'station' && ciFix.counts_ci_fix_attempt).toBeFalsy();
+  });
+
+  it('the rebase detour: the node that takes the rebase target works on the named pull request and returns where the ticket stood', () => {
+    const asked = step(INVENTED, stateAt('merge_gate', { paused: true }), { type: 'rebase', node: 'tidy', target: PR }, ENV);
+    expect(asked.state.position).toMatchObject({ node: 'tidy', return_to: 'merge_gate', rebase_target: PR, paused: false, request: null });
+    expect(asked.actions).toEqual([expect.objectContaining({ type: 'enter', transition: expect.objectContaining({ outcome: 'rebase_requested', reason: '/service rebase at merge_gate' }) })]);
+    expect(step(INVENTED, asked.state, { type: 'act' }, ENV).actions).toEqual([expect.objectContaining({ type: 'run_station', params: { pull_request: PR } })]);
+    const back = step(INVENTED, asked.state, { type: 'station_returned', node: 'tidy', station: 'tidy_branch', outcome: 'tidied', intents: [] }, ENV);
+    expect(back.state.position).toMatchObject({ node: 'merge_gate', rebase_target: null });
+  });
+
+  it('a gate with `merged` passes on entry once every pull request is merged, and waits while one is not', () => {
+    const merged = step(INVENTED, stateAt('merge_gate', {}, { pull_requests: [PR], merged_pull_requests: [PR] }), { type: 'act' }, ENV);
+    expect(merged.actions.at(-1)).toMatchObject({ type: 'enter', transition: { to: 'done', outcome: 'merged', reason: 'merge_gate: merged by the merge of every pull request' } });
+    const two = { pull_requests: [PR, 'acme/api#2'], merged_pull_requests: [PR] };
+    expect(types(step(INVENTED, stateAt('merge_gate', {}, two), { type: 'act' }, ENV).actions)).toEqual(['wait']);
+    const news = step(INVENTED, stateAt('merge_gate', { paused: true }, two), { type: 'command', command: { type: 'pr_merged', pull_request: { repository: 'acme/app', number: 7 } }, by: 'github', delivery_identity: 'd1' }, ENV);
+    expect(news.actions).toEqual([expect.objectContaining({ type: 'record', status: 'recorded', summary: 'a pull request was merged; still waiting for acme/api#2' })]);
+  });
+
+  it('service:retry at a review-response gate goes where retry_to says (human_review_gate by default)', () => {
+    expect(reviewRetryPosition(INVENTED, stateAt('merge_gate', { paused: true }).position)).toMatchObject({ node: 'note_gate', paused: false, visits: { note_gate: 1 } });
+    expect(reviewRetryPosition(FEATURE_DEFINITION, stateAt('review_response_gate', { visits: { human_review_gate: 2 } }).position)).toMatchObject({ node: 'human_review_gate', visits: { human_review_gate: 3 } });
+  });
+
+  it('the kill switch blocks with `stopped` and takes its label off', () => {
+    const { actions, state } = step(INVENTED, stateAt('write', {}, { retry_count: 2 }), { type: 'stop', by: 'ada', via_label: true, cancelled: 'write_note', delivery_identity: 'd9' }, ENV);
+    expect(actions).toEqual([
+      {
+        type: 'record', kind: 'operator_action', status: 'stopped', summary: 'service:stop by ada: the running write_note station was cancelled at write',
+        details: { action: 'stop', by: 'ada', via: 'service:stop', node: 'write', cancelled_station: 'write_note', delivery_identity: 'd9' },
+      },
+      { type: 'block', code: 'stopped', message: 'stopped by ada (service:stop); the running write_note station was cancelled' },
+      { type: 'effect', name: 'stop_2_label', node: 'write', visit: 1, operation: { kind: 'tracker.labels', issue_key: 'ACME-1', add: [], remove: ['service:stop'] }, required: false },
+    ]);
+    expect(state.position).toEqual(stateAt('write').position);
+    expect(types(step(INVENTED, stateAt('write'), { type: 'stop', by: 'ada', via_label: false, cancelled: null, delivery_identity: 'd9' }, ENV).actions)).toEqual(['record', 'block']);
+  });
+
+  it('skip-gate judges the checks again at a waiting CI gate only under its patch', () => {
+    const waiting = stateAt('wait_for_ci_gate', { paused: true }, { pull_requests: [PR] });
+    const asked: string[] = [];
+    const env = { ...ENV, patched: (patch: string) => (asked.push(patch), false) };
+    expect(step(FEATURE_DEFINITION, waiting, { type: 'ci_recheck', via: '/service skip-gate' }, env)).toEqual({ state: waiting, actions: [] });
+    expect(asked).toEqual([SKIP_GATE_REEVALUATES_PATCH]);
+    expect(step(FEATURE_DEFINITION, waiting, { type: 'ci_recheck', via: '/service skip-gate' }, ENV).state.position.node).toBe('ci_evaluator');
+    // Not at a waiting CI gate: the patch is not asked (its marker is written only where it always was).
+    step(FEATURE_DEFINITION, stateAt('code_review'), { type: 'ci_recheck', via: '/service skip-gate' }, env);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('ends a run at a completing end, and blocks at a node the definition lacks', () => {
+    expect(step(INVENTED, stateAt('done'), { type: 'act' }, ENV).actions).toEqual([{ type: 'complete', node: 'done' }]);
+    expect(step(INVENTED, stateAt('gone'), { type: 'act' }, ENV).actions).toEqual([{ type: 'block', code: 'invalid_station_result', message: 'gone is not a node of invented r3' }]);
+  });
+
+  it('defers a command at a station: the station decides from the provider when it runs', () => {
+    const result = step(INVENTED, stateAt('write'), { type: 'command', command: { type: 'pr_merged', pull_request: { repository: 'acme/app', number: 7 } }, by: 'github', delivery_identity: 'd3' }, ENV);
+    expect(result.actions).toEqual([{
+      type: 'record', kind: 'command_decision', status: 'deferred', summary: 'pr_merged at write: the station here decides from the provider\'s current state when it runs',
+      details: { node: 'write', command: 'pr_merged', delivery_identity: 'd3' },
+    }]);
+  });
+
+  it('never changes the state it is given', () => {
+    const state = stateAt('note_gate', { paused: true, yolo: false });
+    const frozen = JSON.stringify(state);
+    step(INVENTED, state, { type: 'command', command: { type: 'question', text: '?' }, by: 'ada', delivery_identity: 'd1' }, ENV);
+    step(INVENTED, state, { type: 'yolo', enabled: true }, ENV);
+    step(INVENTED, state, { type: 'ci_skips', skip: true, match: 'x' }, ENV);
+    expect(JSON.stringify(state)).toBe(frozen);
+  });
+});

@@ -1,0 +1,125 @@
+import type { Command } from '../command-types';
+import type { GateNode, StationNode } from '../definitions/definition-types';
+import type { EffectOperation } from '../effect-types';
+import type { EffectIntent, StationRequest } from '../station-types';
+
+/**
+ * The vocabulary of the step function (workflows/runtime/step.ts): what it reads, what it decides, and the plain
+ * data actions the driver in workflows/ticket.ts carries out. Nothing here is code of a workflow.
+ */
+
+/**
+ * Where the ticket stands in its pinned definition: the part of the workflow's state that only `step` changes.
+ * The driver reads it out of the checkpoint and runtime (`positionOf`) and writes it back (`applyPosition`).
+ */
+export interface Position {
+  node: string;
+  paused: boolean;
+  /** Entries into each node so far (never reset): the `<visit>` of effect keys. */
+  visits: Readonly<Record<string, number>>;
+  /** Entries counted against a node's retry bound. */
+  bound_counts: Readonly<Record<string, number>>;
+  /** Where `$return` leads (the question and rebase detours come back here). */
+  return_to: string | null;
+  /** The node an escalation came from: service:retry at the escalation node resumes there. */
+  resume_at: string | null;
+  /** What a person asked at a gate, handed to the next station. */
+  request: StationRequest | null;
+  yolo: boolean;
+  /** The pull request a `/service rebase` named; null for every pull request of the ticket. */
+  rebase_target: string | null;
+  /** SPEC 3.2: CI fix attempts since the last pass or service:retry. */
+  ci_fix_attempts: number;
+  ci_skipped_checks: readonly string[];
+}
+
+/** What `step` reads besides the position; it never changes these (the driver and other modules do). */
+export interface StepState {
+  position: Position;
+  blocked: boolean;
+  /** The run reached an end node that completed it. */
+  ended: boolean;
+  /** service:retry count: names the writes of each blocked episode. */
+  retry_count: number;
+  pull_requests: readonly string[];
+  merged_pull_requests: readonly string[];
+  approved_pull_requests: readonly string[];
+  /** The latest data of each station (routers decide on it). */
+  outputs: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The deterministic environment of one step: the ticket its writes name, and `patched`, asked only where a decision
+ * depends on it (so its marker is written where it always was). No clock: the driver stamps what it records.
+ */
+export interface StepEnv {
+  ticketKey: string;
+  patched: (patch: string) => boolean;
+}
+
+export type StepEvent =
+  /** The ticket may act (not blocked, not paused, not ended): do what its node does. */
+  | { type: 'act' }
+  /** The station at `node` returned `outcome` with the writes it wants. */
+  | { type: 'station_returned'; node: string; station: string; outcome: string; intents: readonly EffectIntent[] }
+  /** The station could not produce a result: `intents` are writes that already report the failure. */
+  | { type: 'station_failed'; node: string; code: string; message: string; intents: readonly EffectIntent[] }
+  /** An accepted command that a gate (or the node) acts on (approve, feedback, question, review, CI, merge, ...). */
+  | { type: 'command'; command: Command; by: string; delivery_identity: string }
+  /** service:yolo switched on or off. */
+  | { type: 'yolo'; enabled: boolean }
+  /** `/service skip-gate` or `/service unskip-gate` changes the skip list. */
+  | { type: 'ci_skips'; skip: boolean; match: string }
+  /** After the skip list changed (and the person was answered): a gate waiting for CI judges the checks again. */
+  | { type: 'ci_recheck'; via: string }
+  /** `/service rebase` that rebaseDecision let run: the detour to `node`, back to where the ticket stands. */
+  | { type: 'rebase'; node: string; target: string | null }
+  /** service:retry resumed a blocked ticket (the driver has left the block): an escalation resumes its bounded node. */
+  | { type: 'resumed' }
+  /** The kill switch: service:stop or `/service stop`, maybe while a station ran (`cancelled`). */
+  | { type: 'stop'; by: string; via_label: boolean; cancelled: string | null; delivery_identity: string };
+
+export interface Transition {
+  from: string;
+  to: string;
+  outcome: string;
+  visit: number;
+  reason: string;
+  exhausted?: { node: string; bound: number; code: string };
+}
+
+export type Action =
+  /** Run the station at `node` (its visit names its writes). */
+  | { type: 'run_station'; node: string; visit: number; spec: StationNode; params: StationNode['params'] }
+  /** One named write through the effect journal; a required one that fails blocks the ticket and ends the step. */
+  | { type: 'effect'; name: string; node: string; visit: number; operation: EffectOperation; required: boolean }
+  /** Record the station attempt the driver has in hand. */
+  | { type: 'record_attempt'; status: 'succeeded' | 'invalid'; error: string | null }
+  /** Keep the returned station's data and artifacts. */
+  | { type: 'keep_result' }
+  /** Keep a router's decision in `outputs`. */
+  | { type: 'set_output'; key: string; data: Record<string, unknown> }
+  /** Snapshot the gate's artifact as approved (trusted input of later stations). */
+  | { type: 'approve_artifact'; artifact: string; by: string }
+  /** The wait at a gate ended (service_wait_seconds). */
+  | { type: 'wait_ended' }
+  /** Write the position now: what the driver reads next (search attributes, blocks) must see it. */
+  | { type: 'set_position'; position: Position }
+  /** Leave a node for another: the position is written, the ticket runs, the timeline says why. */
+  | { type: 'enter'; position: Position; transition: Transition }
+  /** Pause at a gate and wait for what it accepts. */
+  | { type: 'wait'; position: Position; node: string; spec: GateNode }
+  /** A decision for the timeline (`command_decision` or `operator_action`). */
+  | { type: 'record'; kind: 'command_decision' | 'operator_action'; status: string; summary: string; details: Record<string, unknown> }
+  | { type: 'block'; code: string; message: string; comment?: null }
+  /** The run reached a completing end. */
+  | { type: 'complete'; node: string };
+
+export interface StepResult {
+  /**
+   * The state once every action has been carried out. Every change of the position is also carried by an action
+   * (`enter`, `wait` or a closing `set_position`), so the driver writes it at the moment the old runtime did.
+   */
+  state: StepState;
+  actions: Action[];
+}

@@ -1,0 +1,281 @@
+import { RETRY_LABEL } from '../blocking';
+import type { Command } from '../command-types';
+import { STOP_LABEL } from '../command-ticket-updates';
+import type { GateNode, StationNode, WorkflowDefinition } from '../definitions/definition-types';
+import { decideRouter, gateCommandEffect, stageLabels } from '../interpreter';
+import { mergeProgress } from '../merge-progress';
+import type { StationRequest } from '../station-types';
+import { enter, resolveOutcome } from './enter';
+import { reviewRetryTarget, stationTraits } from './node-traits';
+import type { Action, Position, StepEnv, StepEvent, StepResult, StepState } from './step-types';
+
+/**
+ * The ticket runtime's decisions as one pure function (DESIGN 6): given the pinned definition, where the ticket
+ * stands and what happened, the state afterwards and the actions that carry it out, in order. The driver in
+ * workflows/ticket.ts performs the actions (stations, journaled writes, waits, blocks) and feeds what they return
+ * back in as events. No I/O and no clock: unit-tested without Temporal, deterministic on replay.
+ */
+
+/** Waiting for CI, `/service skip-gate` judges the checks again (histories from before did not). */
+export const SKIP_GATE_REEVALUATES_PATCH = 'skip-gate-reevaluates';
+
+type Moved = { position: Position; actions: Action[] };
+
+function visitOf(position: Position, node = position.node): number {
+  return position.visits[node] ?? 1;
+}
+
+function labelsEffect(state: StepState, ticketKey: string, name: string, node: string, add: string[], remove: string[]): Action {
+  return { type: 'effect', name, node, visit: visitOf(state.position, node), operation: { kind: 'tracker.labels', issue_key: ticketKey, add, remove }, required: false };
+}
+
+function transition(definition: WorkflowDefinition, position: Position, outcome: string, target: string, reason: string): Moved {
+  const entered = enter(definition, position, target);
+  return {
+    position: entered.position,
+    actions: [{
+      type: 'enter', position: entered.position,
+      transition: { from: position.node, to: entered.position.node, outcome, visit: entered.visit, reason, ...(entered.exhausted ? { exhausted: entered.exhausted } : {}) },
+    }],
+  };
+}
+
+function moveOn(definition: WorkflowDefinition, position: Position, outcome: string, reason: string): Moved {
+  const resolved = resolveOutcome(definition, position.return_to, position.node, outcome);
+  if (!resolved.ok) return { position, actions: [{ type: 'block', code: 'invalid_station_result', message: resolved.reason }] };
+  return transition(definition, position, outcome, resolved.target, reason);
+}
+
+/** A gate's outcome: approval snapshots the artifact and takes the pending label off; the request goes along. */
+function passGate(definition: WorkflowDefinition, state: StepState, ticketKey: string, spec: GateNode, outcome: string, request: StationRequest | null, by: string): Moved {
+  const node = state.position.node;
+  const actions: Action[] = [{ type: 'wait_ended' }];
+  // Choosing an RCA option (`>option N`) approves the analysis it was chosen from, as an approval label would.
+  const approves = outcome === 'approved' || outcome === 'option_selected';
+  if (approves && spec.artifact) actions.push({ type: 'approve_artifact', artifact: spec.artifact, by });
+  if (approves && spec.pending_label) actions.push(labelsEffect(state, ticketKey, 'clear_stage_label', node, [], [spec.pending_label]));
+  // The question detour: the answering station returns (`$return`) to the gate that was asked.
+  const position: Position = { ...state.position, request, return_to: outcome === 'question' ? node : state.position.return_to, paused: false };
+  actions.push({ type: 'set_position', position });
+  const moved = moveOn(definition, position, outcome, `${node}: ${outcome} by ${by}`);
+  return { position: moved.position, actions: [...actions, ...moved.actions] };
+}
+
+/** Entering a gate: its stage label replaces the others, then every merge or yolo passes it, or it waits. */
+function openGate(definition: WorkflowDefinition, state: StepState, ticketKey: string, spec: GateNode): Moved {
+  const node = state.position.node;
+  const actions: Action[] = [];
+  if (spec.pending_label) {
+    const others = stageLabels(definition).filter((label) => label !== spec.pending_label);
+    actions.push(labelsEffect(state, ticketKey, 'stage_label', node, [spec.pending_label], others));
+  }
+  if (state.blocked) return { position: state.position, actions };
+  let passed: Moved | undefined;
+  // Every pull request was merged while the ticket was elsewhere (a merge is remembered wherever it arrives).
+  if (spec.on.merged && mergeProgress(state.pull_requests, state.merged_pull_requests).all) {
+    passed = passGate(definition, state, ticketKey, spec, 'merged', null, 'the merge of every pull request');
+  } else if (state.position.yolo && spec.auto_approve_in_yolo) {
+    actions.push({ type: 'record', kind: 'command_decision', status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } });
+    passed = passGate(definition, state, ticketKey, spec, 'approved', null, 'service:yolo');
+  }
+  if (passed) return { position: passed.position, actions: [...actions, ...passed.actions] };
+  const position = { ...state.position, paused: true };
+  return { position, actions: [...actions, { type: 'wait', position, node, spec }] };
+}
+
+/** A question is about the artifact of the gate it was asked at; a rebase works on the pull request it was asked for. */
+function paramsFor(definition: WorkflowDefinition, position: Position, spec: StationNode): StationNode['params'] {
+  if (stationTraits(spec).takes_rebase_target && position.rebase_target) return { ...spec.params, pull_request: position.rebase_target };
+  const gate = position.return_to ? definition.nodes[position.return_to] : undefined;
+  if (position.request?.kind !== 'question' || gate?.kind !== 'gate' || !gate.artifact) return spec.params;
+  return { ...spec.params, artifact: gate.artifact };
+}
+
+/** What the node the ticket stands at does. */
+function act(definition: WorkflowDefinition, state: StepState, ticketKey: string): Moved {
+  const { position } = state;
+  const node = position.node;
+  const spec = definition.nodes[node];
+  const block = (message: string): Moved => ({ position, actions: [{ type: 'block', code: 'invalid_station_result', message }] });
+  if (!spec) return block(`${node} is not a node of ${definition.name} r${definition.revision}`);
+  switch (spec.kind) {
+    case 'station':
+      return { position, actions: [{ type: 'run_station', node, visit: visitOf(position), spec, params: paramsFor(definition, position, spec) }] };
+    case 'gate':
+      return openGate(definition, state, ticketKey, spec);
+    case 'router': {
+      const decision = decideRouter(spec.router, state.outputs, visitOf(position));
+      if (!decision.ok) return block(decision.reason);
+      const moved = moveOn(definition, position, decision.outcome, `router ${spec.router} decided ${decision.outcome}`);
+      return { position: moved.position, actions: [...(decision.data ? [{ type: 'set_output', key: spec.router, data: decision.data } as const] : []), ...moved.actions] };
+    }
+    case 'end': {
+      if (spec.result === 'completed') return { position, actions: [{ type: 'complete', node }] };
+      const resume = position.resume_at ? `; service:retry resumes at ${position.resume_at}` : '';
+      return { position, actions: [{ type: 'block', code: spec.code ?? 'escalated', message: `${spec.message ?? `reached ${node}`}${resume}` }] };
+    }
+  }
+}
+
+function stationReturned(definition: WorkflowDefinition, state: StepState, event: Extract<StepEvent, { type: 'station_returned' }>): Moved {
+  const { position } = state;
+  const mapped = resolveOutcome(definition, position.return_to, event.node, event.outcome);
+  if (!mapped.ok) {
+    return {
+      position,
+      actions: [
+        { type: 'record_attempt', status: 'invalid', error: mapped.reason },
+        { type: 'block', code: 'invalid_station_result', message: `${event.station} returned outcome "${event.outcome}": ${mapped.reason}` },
+      ],
+    };
+  }
+  const spec = definition.nodes[event.node];
+  const traits = spec?.kind === 'station' ? stationTraits(spec) : stationTraits({ kind: 'station', station: event.station, on: {} });
+  const visit = visitOf(position, event.node);
+  const actions: Action[] = [
+    { type: 'record_attempt', status: 'succeeded', error: null },
+    { type: 'keep_result' },
+    ...event.intents.map((intent): Action => ({ type: 'effect', name: intent.name, node: event.node, visit, operation: intent.operation, required: intent.required ?? false })),
+  ];
+  // SPEC 3.2: fix attempts count until the limit blocks; a pass (or service:retry) starts the count again.
+  let attempts = position.ci_fix_attempts;
+  if (traits.counts_ci_fix_attempt) attempts += 1;
+  if (traits.resets_ci_fix_attempts_on === event.outcome) attempts = 0;
+  const done: Position = { ...position, request: null, rebase_target: traits.takes_rebase_target ? null : position.rebase_target, ci_fix_attempts: attempts };
+  const moved = transition(definition, done, event.outcome, mapped.target, `${event.station} returned ${event.outcome}`);
+  return { position: moved.position, actions: [...actions, ...moved.actions] };
+}
+
+/** A command at the ticket's node: a gate moves by the outcome it maps; elsewhere the station decides when it runs. */
+function commandAt(definition: WorkflowDefinition, state: StepState, ticketKey: string, command: Command, by: string, deliveryIdentity: string): Moved {
+  const { position } = state;
+  const node = position.node;
+  const meaning = gateCommandEffect(command);
+  if (meaning.type === 'in_place') return { position, actions: [] };
+  const spec = definition.nodes[node];
+  if (spec?.kind !== 'gate') {
+    return {
+      position,
+      actions: [{
+        type: 'record', kind: 'command_decision', status: 'deferred',
+        summary: `${command.type} at ${node}: the station here decides from the provider's current state when it runs`,
+        details: { node, command: command.type, delivery_identity: deliveryIdentity },
+      }],
+    };
+  }
+  if (meaning.outcome === 'merged' || meaning.outcome === 'review_approved') {
+    // A ticket spans repositories: it moves on once every pull request is merged or approved.
+    const progress = mergeProgress(state.pull_requests, state.merged_pull_requests, state.approved_pull_requests);
+    if (!progress.all) {
+      return {
+        position,
+        actions: [{
+          type: 'record', kind: 'command_decision', status: 'recorded',
+          summary: `a pull request was ${meaning.outcome === 'merged' ? 'merged' : 'approved'}; still waiting for ${progress.waiting.join(', ')}`, details: { node, waiting: progress.waiting },
+        }],
+      };
+    }
+  }
+  return passGate(definition, state, ticketKey, spec, meaning.outcome, meaning.request, by);
+}
+
+/** The actions, closed by a `set_position` when the last position they carry is not the step's result. */
+function closed(start: Position, moved: Moved): Action[] {
+  let carried = start;
+  for (const action of moved.actions) if (action.type === 'enter' || action.type === 'wait' || action.type === 'set_position') carried = action.position;
+  return carried === moved.position ? moved.actions : [...moved.actions, { type: 'set_position', position: moved.position }];
+}
+
+/** A gate that waits here and may be passed now (not blocked, paused at it). */
+function pausedGate(definition: WorkflowDefinition, state: StepState): GateNode | undefined {
+  const spec = definition.nodes[state.position.node];
+  return spec?.kind === 'gate' && state.position.paused && !state.blocked ? spec : undefined;
+}
+
+/**
+ * One decision. `ticketKey` names the ticket in the writes the step asks for. The returned state is the one after
+ * every action succeeded; a required write that fails ends the step where the ticket stood (the driver blocks it).
+ */
+export function step(definition: WorkflowDefinition, state: StepState, event: StepEvent, env: StepEnv): StepResult {
+  const { ticketKey } = env;
+  const done = (moved: Moved): StepResult => ({ state: { ...state, position: moved.position }, actions: closed(state.position, moved) });
+  const { position } = state;
+  switch (event.type) {
+    case 'act':
+      return done(act(definition, state, ticketKey));
+    case 'station_returned':
+      return done(stationReturned(definition, state, event));
+    case 'station_failed':
+      return done({
+        position,
+        actions: [
+          ...event.intents.map((intent): Action => ({ type: 'effect', name: intent.name, node: event.node, visit: visitOf(position, event.node), operation: intent.operation, required: intent.required ?? false })),
+          // The station's own writes reported the failure: the block is not reported twice.
+          { type: 'block', code: event.code, message: event.message, ...(event.intents.length > 0 ? { comment: null } : {}) },
+        ],
+      });
+    case 'command':
+      return done(commandAt(definition, state, ticketKey, event.command, event.by, event.delivery_identity));
+    case 'yolo': {
+      const switched: StepState = { ...state, position: { ...position, yolo: event.enabled } };
+      const gate = pausedGate(definition, switched);
+      if (event.enabled && gate?.auto_approve_in_yolo) return done(passGate(definition, switched, ticketKey, gate, 'approved', null, 'service:yolo'));
+      return done({ position: switched.position, actions: [] });
+    }
+    case 'ci_skips': {
+      const skipped = new Set(position.ci_skipped_checks);
+      if (event.skip) skipped.add(event.match);
+      else skipped.delete(event.match);
+      return done({ position: { ...position, ci_skipped_checks: [...skipped].sort() }, actions: [] });
+    }
+    case 'ci_recheck': {
+      // Waiting for CI (or for a review with CI still open): the checks are judged again with the new skip list, so
+      // skipping a check that will never finish ends the wait.
+      const gate = pausedGate(definition, state);
+      if (gate?.on.ci_event && env.patched(SKIP_GATE_REEVALUATES_PATCH)) return done(passGate(definition, state, ticketKey, gate, 'ci_event', null, event.via));
+      return done({ position, actions: [] });
+    }
+    case 'rebase': {
+      // The rebase detour returns (`$return`) to where the ticket stood; a gate pauses there again.
+      const leaving: Position = { ...position, rebase_target: event.target, return_to: position.node, request: null, paused: false };
+      return done(transition(definition, leaving, 'rebase_requested', event.node, `/service rebase at ${position.node}`));
+    }
+    case 'resumed': {
+      // Escalated (a retry bound ran out): the bounded node starts its count again. Otherwise the same visit resumes,
+      // so a station run again asks for its writes under the same keys and nothing is written twice.
+      const spec = definition.nodes[position.node];
+      if (spec?.kind !== 'end' || !position.resume_at) return done({ position, actions: [] });
+      const target = position.resume_at;
+      const restarted: Position = { ...position, bound_counts: { ...position.bound_counts, [target]: 0 }, resume_at: null };
+      return done(transition(definition, restarted, 'retry', target, `${RETRY_LABEL} after escalation`));
+    }
+    case 'stop': {
+      const node = position.node;
+      const how = event.via_label ? STOP_LABEL : '/service stop';
+      const actions: Action[] = [
+        {
+          type: 'record', kind: 'operator_action', status: 'stopped',
+          summary: `${how} by ${event.by}: ${event.cancelled ? `the running ${event.cancelled} station was cancelled at ${node}` : `stopped at ${node}`}`,
+          details: { action: 'stop', by: event.by, via: how, node, cancelled_station: event.cancelled, delivery_identity: event.delivery_identity },
+        },
+        { type: 'block', code: 'stopped', message: `stopped by ${event.by} (${how})${event.cancelled ? `; the running ${event.cancelled} station was cancelled` : ''}` },
+      ];
+      // The label is a request: once carried out it goes, so that it can be used again after service:retry.
+      if (event.via_label) actions.push(labelsEffect(state, ticketKey, `stop_${state.retry_count}_label`, node, [], [STOP_LABEL]));
+      return done({ position, actions });
+    }
+  }
+}
+
+/** service:retry at a review-response gate: the contested review state is cleared and the ticket is at the review gate. */
+export function reviewRetryPosition(definition: WorkflowDefinition, position: Position): Position {
+  const here = definition.nodes[position.node];
+  const target = reviewRetryTarget(here?.kind === 'gate' ? here : undefined);
+  return { ...position, node: target, paused: false, visits: { ...position.visits, [target]: (position.visits[target] ?? 0) + 1 } };
+}
+
+/**
+ * What a run without a pinned definition (a route error) decides on: no node, so commands change only switches and
+ * are deferred; the driver blocks the ticket before it would act.
+ */
+export const NO_DEFINITION: WorkflowDefinition = { apiVersion: 'service/v1', name: 'none', revision: 0, entry: '', nodes: {} };
