@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withHeartbeat } from './heartbeat';
 import { deliverSourceHostObservation, deliverTrackerObservation, type DeliveryOutcome } from '../src/ingress/deliver-observation';
 import type { LoopGuardOptions } from '../src/ingress/loop-guard';
 import type { Logger } from '../src/logging/logger';
@@ -18,6 +19,8 @@ export interface PollActivityDeps {
   guard: LoopGuardOptions;
   logger: Logger;
   now?: () => Date;
+  /** How often a running poll heartbeats (tests shorten it). */
+  heartbeatEveryMs?: number;
 }
 
 const pollInput = z.object({
@@ -45,33 +48,38 @@ function summarise(source: PollSummary['source'], outcomes: DeliveryOutcome[], s
 export function createPollActivities(deps: PollActivityDeps) {
   const now = deps.now ?? (() => new Date());
   return {
-    async pollTracker(input: PollWorkflowInput): Promise<PollSummary> {
-      const parsed = pollInput.parse(input);
-      if (!deps.tracker) return summarise('tracker', [], 'tracker is not configured (TRACKER_BASE_URL, TRACKER_USER_EMAIL, TRACKER_API_TOKEN)');
-      const started = now();
-      const { lookbackSeconds } = pollWindow({ now: started, ...parsed });
-      const observations = await collectTrackerObservations(deps.tracker, { lookbackSeconds, now: started });
-      const outcomes: DeliveryOutcome[] = [];
-      for (const observation of observations) outcomes.push(await deliverTrackerObservation(deps.workflows, observation, deps.guard));
-      const summary = summarise('tracker', outcomes, undefined, started);
-      deps.logger.info('tracker poll finished', { ...summary, lookback_seconds: lookbackSeconds });
-      return summary;
-    },
-
-    async pollScmhost(input: PollWorkflowInput): Promise<PollSummary> {
-      const parsed = pollInput.parse(input);
-      if (!deps.scmhost) return summarise('scmhost', [], 'source host is not configured (SCMHOST_TOKEN)');
-      if (deps.scmhostRepositories.length === 0) return summarise('scmhost', [], 'no repositories to poll (SCMHOST_KNOWN_REPOS, SCMHOST_DEFAULT_REPO)');
-      const started = now();
-      const { lookbackSeconds } = pollWindow({ now: started, ...parsed });
-      const deliveries = await collectScmhostDeliveries(await deps.scmhost(), deps.scmhostRepositories, { now: started, lookbackSeconds });
-      const outcomes: DeliveryOutcome[] = [];
-      for (const delivery of deliveries) outcomes.push(await deliverSourceHostObservation(deps.workflows, delivery.observation, delivery.routing, deps.guard));
-      const summary = summarise('scmhost', outcomes, undefined, started);
-      deps.logger.info('source-host poll finished', { ...summary, lookback_seconds: lookbackSeconds });
-      return summary;
-    },
+    // Both polls heartbeat while they run: a poll on a worker that died is retried elsewhere after the heartbeat
+    // timeout, not after the start-to-close timeout; until then the schedule (overlap SKIP) starts no other poll.
+    pollTracker: (input: PollWorkflowInput) => withHeartbeat(() => pollTrackerOnce(input), deps.heartbeatEveryMs),
+    pollScmhost: (input: PollWorkflowInput) => withHeartbeat(() => pollScmhostOnce(input), deps.heartbeatEveryMs),
   };
+
+  async function pollTrackerOnce(input: PollWorkflowInput): Promise<PollSummary> {
+    const parsed = pollInput.parse(input);
+    if (!deps.tracker) return summarise('tracker', [], 'tracker is not configured (TRACKER_BASE_URL, TRACKER_USER_EMAIL, TRACKER_API_TOKEN)');
+    const started = now();
+    const { lookbackSeconds } = pollWindow({ now: started, ...parsed });
+    const observations = await collectTrackerObservations(deps.tracker, { lookbackSeconds, now: started });
+    const outcomes: DeliveryOutcome[] = [];
+    for (const observation of observations) outcomes.push(await deliverTrackerObservation(deps.workflows, observation, deps.guard));
+    const summary = summarise('tracker', outcomes, undefined, started);
+    deps.logger.info('tracker poll finished', { ...summary, lookback_seconds: lookbackSeconds });
+    return summary;
+  }
+
+  async function pollScmhostOnce(input: PollWorkflowInput): Promise<PollSummary> {
+    const parsed = pollInput.parse(input);
+    if (!deps.scmhost) return summarise('scmhost', [], 'source host is not configured (SCMHOST_TOKEN)');
+    if (deps.scmhostRepositories.length === 0) return summarise('scmhost', [], 'no repositories to poll (SCMHOST_KNOWN_REPOS, SCMHOST_DEFAULT_REPO)');
+    const started = now();
+    const { lookbackSeconds } = pollWindow({ now: started, ...parsed });
+    const deliveries = await collectScmhostDeliveries(await deps.scmhost(), deps.scmhostRepositories, { now: started, lookbackSeconds });
+    const outcomes: DeliveryOutcome[] = [];
+    for (const delivery of deliveries) outcomes.push(await deliverSourceHostObservation(deps.workflows, delivery.observation, delivery.routing, deps.guard));
+    const summary = summarise('scmhost', outcomes, undefined, started);
+    deps.logger.info('source-host poll finished', { ...summary, lookback_seconds: lookbackSeconds });
+    return summary;
+  }
 }
 
 export type PollActivities = ReturnType<typeof createPollActivities>;

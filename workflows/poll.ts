@@ -5,6 +5,9 @@ import { lastPollWatermarks } from './poll-watermarks';
 
 const { pollTracker, pollScmhost } = proxyActivities<PollActivities>({
   startToCloseTimeout: '5 minutes',
+  // The polls heartbeat: one on a worker that died is retried on another after this, not after five minutes (while it
+  // counts as running the schedule skips every poll, and webhooks lost meanwhile wait for it).
+  heartbeatTimeout: '20 seconds',
   // A poll that keeps failing is replaced by the next scheduled one; a few retries cover a provider blip.
   retry: { maximumAttempts: 3, initialInterval: '5 seconds', backoffCoefficient: 2 },
 });

@@ -10,7 +10,7 @@ import { loadSkill, SkillError } from '../../../src/skills/load-skill';
 import type { StationInput, StationResult } from '../../../workflows/station-types';
 import { BUDGET_EXHAUSTED, BUDGET_RECOVERY, estimateTokens } from '../../../src/budgets/token-budget';
 import { currentBudgetMeter } from '../budget-guard';
-import { withHeartbeat } from '../heartbeat';
+import { withHeartbeat } from '../../heartbeat';
 import { stationFailure } from '../station-failure';
 import { stationTraceContext } from '../station-trace';
 import { parsePullRequestRef } from '../delivery/delivery-context';
