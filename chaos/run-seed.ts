@@ -111,12 +111,6 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
     const connections = JSON.parse(sandbox.env.MODEL_CONNECTIONS!) as Record<string, Json>;
     for (const connection of Object.values(connections)) connection.base_url = modelFront.url;
 
-    const gatewayPort = await freePort();
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const relay = await startWebhookRelay({ target: gatewayUrl, odds: plan.webhooks, random: rng.fork('webhooks').next });
-    closers.push(() => relay.close());
-    sandbox.connect(relay.url);
-
     const env: NodeJS.ProcessEnv = {
       ...sandbox.env,
       MODEL_CONNECTIONS: JSON.stringify(connections),
@@ -124,9 +118,11 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       TEMPORAL_NAMESPACE: devPlan.namespace,
       SERVICE_TASK_QUEUE: 'chaos',
       SERVICE_GATEWAY_HOST: '127.0.0.1',
-      SERVICE_GATEWAY_PORT: String(gatewayPort),
+      // Set once the dev server is up (below). The workers' metrics ports are the system's choice: a port picked here
+      // and bound later can be taken meanwhile (the dev server picks free ports for its own services at start).
+      SERVICE_GATEWAY_PORT: '',
       SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
-      SERVICE_WORKER_METRICS_PORT: String(await freePort()),
+      SERVICE_WORKER_METRICS_PORT: '0',
       // The poller is what catches up with dropped webhooks: often, so a seed does not wait minutes for it.
       SERVICE_POLL_INTERVAL_SECONDS: '5',
       SERVICE_EFFECT_TIMEOUT_SECONDS: '15',
@@ -137,9 +133,17 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       ...(options.light ? { [PLAIN_PROCESS_AGENT_ENV]: '1' } : {}),
     };
     // The second worker is another host's: a metrics port and a work folder of its own.
-    const worker2Env = { SERVICE_WORKER_METRICS_PORT: String(await freePort()), CONTAINER_WORK_DIR: join(dataDir, 'work-2') };
+    const worker2Env = { SERVICE_WORKER_METRICS_PORT: '0', CONTAINER_WORK_DIR: join(dataDir, 'work-2') };
     supervisor = createProcessSupervisor({ cliPath: options.cliPath, plan: devPlan, env, envOf: { worker2: worker2Env } });
     await supervisor.start('temporal');
+    // The gateway's port is fixed for the seed (the relay sends to it, and it comes back on it after a kill): picked
+    // after the dev server took its ports, and read by the supervisor when it starts the gateway.
+    const gatewayPort = await freePort();
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    env.SERVICE_GATEWAY_PORT = String(gatewayPort);
+    const relay = await startWebhookRelay({ target: gatewayUrl, odds: plan.webhooks, random: rng.fork('webhooks').next });
+    closers.push(() => relay.close());
+    sandbox.connect(relay.url);
     await Promise.all([supervisor.start('worker'), supervisor.start('gateway')]);
     stopWatch = supervisor.watch();
     const settings = readSandboxSettings(stateDir)!;
