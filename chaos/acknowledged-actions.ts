@@ -4,7 +4,8 @@
  * label, check run, review or merge exists there); it is reflected when the ticket's workflow received it as an
  * observation (by webhook or by the poller) and then left the place where the person acted: every action the person
  * takes at a gate moves the ticket on (approvals and answers to the next station, `?` to answer_question, `!` to the
- * revision, a CI result to ci_evaluator, a review to implement_review or to completion, service:retry out of the
+ * revision, a CI result to ci_evaluator, a review to implement_review or to completion, `/service rebase` (asked for
+ * when the source host refused a merge) into the rebase detour, service:retry out of the
  * block), except a draft edit, which stays at its gate and is checked in the artefact instead (invariants.ts).
  * Pure: run-seed.ts records the actions and reads the histories, this decides.
  */

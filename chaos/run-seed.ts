@@ -199,8 +199,10 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
      * A merge the source host refuses (another ticket's merge conflicts with this branch) is what a person answers
      * with `/service rebase` on the pull request; the merge is tried again once the ticket has settled.
      */
+    /** What the simulators accepted from the person, checked against the workflows' histories at the end. */
+    const acknowledged: AcknowledgedAction[] = [];
     const rebaseRequests: Record<string, number> = {};
-    const askForRebase = async (key: string): Promise<void> => {
+    const askForRebase = async (key: string, position: string): Promise<void> => {
       const pulls = await (await fetch(`${settings.urls.scmhost}/repos/${SANDBOX_REPOSITORY}/pulls?state=open&per_page=100`, { headers: { authorization: `token ${settings.secrets.reviewer_token}` } })).json() as Json[];
       const pull = pulls.find((p) => p.head?.ref === `service/${key.toLowerCase()}`);
       if (!pull) throw new Error(`${key}: no open pull request to rebase`);
@@ -210,9 +212,10 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       if (!answer.ok) throw new Error(`${key}: commenting /service rebase answered ${answer.status}`);
       rebaseRequests[key] = (rebaseRequests[key] ?? 0) + 1;
       mark(`${key}: person: merge refused (not mergeable), commented /service rebase on #${pull.number}`);
+      // Acknowledged like any other comment: it must reach the ticket and move it (into the rebase detour).
+      const comment = await answer.json() as Json;
+      acknowledged.push({ ticket: key, action: { kind: 'comment', text: '/service rebase' }, position, commentId: String(comment.id), atMs: Date.now() - started });
     };
-    /** What the simulators accepted from the person, checked against the workflows' histories at the end. */
-    const acknowledged: AcknowledgedAction[] = [];
     /**
      * Does what the person does; false when the action must be tried again after the ticket settles. `where` is the
      * place the ticket rested when the person acted (the reflection invariant asks that the ticket left it).
@@ -238,7 +241,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
               mark(`${key}: person: merge refused (not mergeable) after the ticket was done; the branch is the person's now`);
               return true;
             }
-            await askForRebase(key);
+            await askForRebase(key, where.position);
             return false;
           }
           if (attempt >= 5) throw new Error(`${key}: the person could not ${describeAction(action)}: ${(error as Error).message}`);
