@@ -24,7 +24,7 @@ const LAYERS = [
   // Clients of the tracker, the source hosts and git remotes.
   { name: 'providers', members: ['src/providers'] },
   // src/agent is the program inside the container; the container runtime and the stations use its task contract.
-  { name: 'building blocks', members: ['src/definitions', 'src/tracing', 'src/agent', 'src/skills', 'src/planning'] },
+  { name: 'building blocks', members: ['src/definition-rules', 'src/tracing', 'src/agent', 'src/skill-loading', 'src/planning-context'] },
   { name: 'runtimes', members: ['src/temporal', 'src/models', 'src/containers'] },
   // What the gateway, the poller and the worker share: normalising and routing deliveries, readiness checks.
   { name: 'ingress and health', members: ['src/ingress', 'src/health'] },
@@ -96,7 +96,7 @@ function message(member, layer, entry) {
 /**
  * no-restricted-imports matches the import specifier as written, so the patterns are the relative paths from each
  * folder depth of a member to each forbidden target: exact, with no guessing from folder names that repeat
- * (src/definitions and workflows/definitions).
+ * (src/definition-rules and workflows/built-in-definitions).
  */
 const MAX_DEPTH = 6; // deeper folders get no entry, which test/unit/lint/layers.test.ts reports
 

@@ -6,7 +6,7 @@ import type { TrackerClient } from '../src/providers/tracker/tracker-client';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import { neutraliseEffectText } from '../src/redaction/neutralise-commands';
 import type { Logger } from '../src/logging/logger';
-import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effect-types';
+import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effects/effect-types';
 import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
 import { gitPushFailure, performGitPush, type GitPushDeps } from './git-effect-activities';
 import { mergeRequestUrl, noteOnMergeRequestOnce, openMergeRequestOnce, replyInDiscussionOnce, reviewAsNote, updateMergeRequestOnce, type GitLabRepository } from './merge-request-effect-activities';
@@ -31,7 +31,7 @@ export const operationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('scmhost.pr_comment'), repository: z.string().regex(/^[^/\s]+(\/[^/\s]+)+$/), number: z.number().int().positive(), body: z.string().min(1) }),
   // planning: tracker issue effects
   ...trackerIssueOperationSchemas,
-  // delivery: pull requests and reviews (GitHub repositories as owner/repo, GitLab projects as group/.../project)
+  // the code change: pull requests and reviews (GitHub repositories as owner/repo, GitLab projects as group/.../project)
   z.object({ kind: z.literal('scmhost.open_pr'), repository: z.string().min(3), head: z.string().min(1), base: z.string().min(1).nullable(), title: z.string().min(1).max(256), body: z.string(), draft: z.boolean().optional(), mode: z.enum(['direct', 'fork']).optional() }),
   z.object({ kind: z.literal('tracker.pull_request_link'), issue_key: z.string().min(1), repository: z.string().min(3), head: z.string().min(1), text: z.string().min(1).refine((t) => t.includes('{url}'), 'must contain {url}'), mode: z.enum(['direct', 'fork']).optional() }),
   z.object({ kind: z.literal('scmhost.update_pr'), repository: z.string().min(3), number: z.number().int().positive(), title: z.string().min(1).max(256).optional(), body: z.string().optional() }),

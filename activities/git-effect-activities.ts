@@ -9,7 +9,7 @@ import type { RegistryRepository } from '../src/config/repository-registry';
 import { forkRemote, serviceForkOf, type ForkClient } from '../src/providers/gitlab/gitlab-fork';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import { HOST_TREE_DIRNAME } from '../src/containers/workspace-sync';
-import type { EffectAttemptResult, EffectOperation } from '../workflows/effect-types';
+import type { EffectAttemptResult, EffectOperation } from '../workflows/effects/effect-types';
 
 export type GitPushOperation = Extract<EffectOperation, { kind: 'git.push' }>;
 

@@ -3,7 +3,7 @@ import type { Discussion, GitLabClient } from '../src/providers/gitlab/gitlab-cl
 import { isProviderError, RetryableProviderError } from '../src/providers/provider-errors';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import { serviceForkOf } from '../src/providers/gitlab/gitlab-fork';
-import type { EffectOperation, ProviderEvidence } from '../workflows/effect-types';
+import type { EffectOperation, ProviderEvidence } from '../workflows/effects/effect-types';
 
 /**
  * The pull-request effects for a repository of the repository registry (GitLab): the same contract as the GitHub

@@ -9,7 +9,7 @@ import { collectTrackerObservations } from '../src/poller/tracker-poll';
 import { DEFAULT_POLL_OVERLAP_SECONDS, MAX_POLL_LOOKBACK_SECONDS, pollWindow } from '../src/poller/poll-window';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import type { TrackerClient } from '../src/providers/tracker/tracker-client';
-import type { PollSummary, PollWorkflowInput } from '../workflows/poll-types';
+import type { PollSummary, PollWorkflowInput } from '../workflows/polling/poll-types';
 
 export interface PollActivityDeps {
   tracker?: Pick<TrackerClient, 'searchAllIssues' | 'getIssue' | 'getComments'>;

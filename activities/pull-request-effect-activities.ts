@@ -3,7 +3,7 @@ import { RetryableProviderError } from '../src/providers/provider-errors';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import { idempotencyKeyOf } from '../src/providers/scmhost/idempotency-marker';
 import { redactSecrets } from '../src/redaction/redact-secrets';
-import type { EffectOperation, ProviderEvidence } from '../workflows/effect-types';
+import type { EffectOperation, ProviderEvidence } from '../workflows/effects/effect-types';
 
 export type OpenPullRequestOperation = Extract<EffectOperation, { kind: 'scmhost.open_pr' }>;
 export type UpdatePullRequestOperation = Extract<EffectOperation, { kind: 'scmhost.update_pr' }>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TrackerClient } from '../src/providers/tracker/tracker-client';
 import { redactSecrets } from '../src/redaction/redact-secrets';
-import type { EffectOperation, ProviderEvidence } from '../workflows/effect-types';
+import type { EffectOperation, ProviderEvidence } from '../workflows/effects/effect-types';
 
 /**
  * The tracker issue effects: creating a sub-ticket (epic, task, a bug's fix task) and moving an issue's status. Both

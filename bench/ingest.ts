@@ -31,7 +31,7 @@ import { parseDevStackConfig, planDevServer } from '../src/temporal/dev-stack-co
 import { ensureTemporalCli, projectRoot } from '../src/temporal/temporal-cli-locator';
 import { TemporalTicketWorkflows } from '../src/temporal/ticket-workflows';
 import { searchAttributes } from '../workflows/messages';
-import type { Observation } from '../workflows/observation';
+import type { Observation } from '../workflows/ledger/observation';
 
 const SECRET = 'bench-secret';
 const TOKEN = 'bench-operator-token';

@@ -67,7 +67,7 @@ function decode(payload: RawPayload | undefined): unknown {
   }
 }
 
-// The observation's shape as the gateway and the poller send it (workflows/observation.ts); read defensively.
+// The observation's shape as the gateway and the poller send it (workflows/ledger/observation.ts); read defensively.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 

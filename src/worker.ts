@@ -17,7 +17,7 @@ import { createStationActivities } from '../activities/stations/station-activiti
 import { createBudgetGuard } from '../activities/stations/budget-guard';
 import { budgetDefaultsFromEnv, NEARLY_EXHAUSTED_RATIO } from './budgets/token-budget';
 import { createPlanningStations } from '../activities/stations/planning-stations';
-import { createDeliveryStations } from '../activities/stations/delivery-stations';
+import { createCodeChangeStations } from '../activities/stations/code-change-stations';
 import { createDraftEditActivities } from '../activities/draft-edit-activities';
 import { createActorActivities } from '../activities/actor-activities';
 import { allowedActorsWarnings } from './config/allowed-actors';
@@ -25,7 +25,7 @@ import { parseModelConfiguration, type ModelConfiguration } from './config/model
 import { createModelClient } from './models/model-client';
 import { startTracing, type Tracing } from './tracing/start-tracing';
 import { modelMetricsFrom } from './models/model-metrics';
-import type { StationActivity } from '../workflows/station-types';
+import type { StationActivity } from '../workflows/runtime/station-types';
 import { TemporalTicketWorkflows, ticketSettings } from './temporal/ticket-workflows';
 import { learnTrackerAccountId, loopGuardOf, trackerAccountReport } from './ingress/loop-guard';
 import { ensurePollerSchedule, pausePollerSchedule, pollLookbackSeconds } from './poller/poller-schedule';
@@ -40,7 +40,7 @@ import { ensureSearchAttributes, waitUntilSearchAttributesUsable } from './tempo
 import { limitHeapGrowth } from './process/heap-growth';
 import { temporalConnectionOptions } from './temporal/connection-options';
 import { workerDeploymentOptions, workerVersionFromEnv } from './temporal/worker-versioning';
-import type { ServiceMetricsSinks } from '../workflows/metrics-sink';
+import type { ServiceMetricsSinks } from '../workflows/read-model/metrics-sink';
 import { SEARCH_ATTRIBUTE_TYPES } from '../workflows/messages';
 import { workerShutdownTimes } from './process/shutdown-grace';
 import { containerRunsSettled, PLAIN_PROCESS_AGENT_ENV } from './containers/run-container';
@@ -119,7 +119,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   // the registry there is nothing to push to, and a ticket that reaches delivery blocks with station_not_available
   // instead of failing on a clone.
   const delivery = modelConfig && (token || gitlab)
-    ? createDeliveryStations({
+    ? createCodeChangeStations({
       config, modelConfig, models, tracker, properties: tracker, remotes, logger, scmhost, gitlab, onCiFixAttempt: () => metrics.ciFixAttempts.inc(), tracing,
       repositories: projectConfig.checkProjectRepositories,
     })
@@ -276,7 +276,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       activities,
       sinks: workerSinks(metrics),
       // Counts ticket workflows that end failed (service_workflows_failed_total) without touching the workflow code.
-      interceptors: { workflowModules: [require.resolve('../workflows/failure-metrics')] },
+      interceptors: { workflowModules: [require.resolve('../workflows/read-model/failure-metrics')] },
       // A station's heartbeat reaches the server at least every 2 s, and with its answer a cancellation (service:stop).
       maxHeartbeatThrottleInterval: '2 seconds',
       // SIGTERM: polling stops at once, running activities get the grace, then they are cancelled (containers removed).

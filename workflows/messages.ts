@@ -1,9 +1,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import type { Observation } from './observation';
-import type { ExecutionView } from './execution-view';
-import type { TimelinePage } from './timeline';
-import type { EffectRecord } from './effect-types';
+import type { Observation } from './ledger/observation';
+import type { ExecutionView } from './read-model/execution-view';
+import type { TimelinePage } from './read-model/timeline';
+import type { EffectRecord } from './effects/effect-types';
 
 /** Every delivery for a ticket arrives through this one signal; the workflow decides what it means. */
 export const observeSignal = defineSignal<[Observation]>('observe');

@@ -1,18 +1,18 @@
 import { allHandlersFinished, condition, continueAsNew, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import { jsonBytesExceed } from './bounded-json';
-import type { EffectContext } from './effect-runner';
-import { initialRuntime } from './interpreter';
-import { legacyTicketRun } from './legacy-ticket';
+import { jsonBytesExceed } from './runtime/bounded-json';
+import type { EffectContext } from './effects/effect-runner';
+import { initialRuntime } from './runtime/interpreter';
+import { legacyTicketRun } from './runtime/legacy-ticket';
 import { observeSignal } from './messages';
-import type { TicketWorkflowInput } from './observation';
-import { recordObservation } from './record-observation';
-import { applyRetention } from './retention';
-import { initialTicketState, type TicketState } from './ticket-state';
-import { startReadModelPublisher } from './read-model-publisher';
-import { registerReadAndReplayHandlers } from './read-and-replay-handlers';
-import { registerMigrationUpdate } from './migration-update';
-import { isStopRequest } from './kill-switch';
-import { holdInboxBehindQuestion, QUEUE_BEHIND_QUESTION_PATCH } from './inbox-drain';
+import type { TicketWorkflowInput } from './ledger/observation';
+import { recordObservation } from './ledger/record-observation';
+import { applyRetention } from './runtime/retention';
+import { initialTicketState, type TicketState } from './runtime/ticket-state';
+import { startReadModelPublisher } from './read-model/read-model-publisher';
+import { registerReadAndReplayHandlers } from './read-model/read-and-replay-handlers';
+import { registerMigrationUpdate } from './registry/migration-update';
+import { isStopRequest } from './runtime/kill-switch';
+import { holdInboxBehindQuestion, QUEUE_BEHIND_QUESTION_PATCH } from './runtime/inbox-drain';
 import { SKIP_GATE_REEVALUATES_PATCH } from './runtime/step';
 import { nowIso } from './runtime/clock';
 import { forInbox, settingsOf } from './runtime/ticket-settings';
@@ -23,7 +23,7 @@ import { createCommandHandler, TRUSTED_YOLO_AT_START_PATCH } from './runtime/tic
 /** The marker that tells a ticket run by the station runtime from one started by the v0.1 build (replayed as such). */
 export const STATION_RUNTIME_PATCH = 'station-runtime';
 export { SKIP_GATE_REEVALUATES_PATCH };
-/** Runs that keep the read model in their memo (workflows/read-model-publisher.ts); older runs answer by query. */
+/** Runs that keep the read model in their memo (workflows/read-model/read-model-publisher.ts); older runs answer by query. */
 export const READ_MODEL_PATCH = 'read-model-memo';
 export { TRUSTED_YOLO_AT_START_PATCH };
 

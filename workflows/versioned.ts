@@ -8,5 +8,5 @@ import { ticketWorkflow } from './ticket';
 setWorkflowOptions({ versioningBehavior: 'PINNED' }, ticketWorkflow);
 
 export { ticketWorkflow };
-export { pollWorkflow } from './poll';
-export { definitionRegistryWorkflow } from './definition-registry';
+export { pollWorkflow } from './polling/poll';
+export { definitionRegistryWorkflow } from './registry/definition-registry';

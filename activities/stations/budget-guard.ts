@@ -5,7 +5,7 @@ import {
   TOKEN_BUDGET_PROPERTY, type BudgetLimits, type BudgetUse, type Spend,
 } from '../../src/budgets/token-budget';
 import type { ProjectPropertiesPort } from '../../src/config/project-properties-port';
-import { STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails, type StationInput } from '../../workflows/station-types';
+import { STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails, type StationInput } from '../../workflows/runtime/station-types';
 import { stationFailure } from './station-failure';
 
 /**

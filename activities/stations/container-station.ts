@@ -22,8 +22,8 @@ import { commitWorkspace, prepareWorkspace, serviceBranch, type WorkspaceCommit 
 import type { Logger } from '../../src/logging/logger';
 import type { ResolvedTarget } from '../../src/models/model-client';
 import { redactSecrets } from '../../src/redaction/redact-secrets';
-import { loadSkill, SkillError } from '../../src/skills/load-skill';
-import { STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails, type StationInput, type StationResult } from '../../workflows/station-types';
+import { loadSkill, SkillError } from '../../src/skill-loading/load-skill';
+import { STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails, type StationInput, type StationResult } from '../../workflows/runtime/station-types';
 import { createHash } from 'node:crypto';
 import { BUDGET_EXHAUSTED, BUDGET_RECOVERY, estimateTokens } from '../../src/budgets/token-budget';
 import { currentBudgetMeter } from './budget-guard';

@@ -1,5 +1,5 @@
-import { setupInstructionsComment } from '../../workflows/blocking';
-import type { StationActivity } from '../../workflows/station-types';
+import { setupInstructionsComment } from '../../workflows/runtime/blocking';
+import type { StationActivity } from '../../workflows/runtime/station-types';
 import type { ProjectConfigActivities } from '../project-config-activities';
 import { stationFailure } from './station-activities';
 

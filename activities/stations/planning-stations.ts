@@ -1,10 +1,10 @@
-import type { StationActivity } from '../../workflows/station-types';
+import type { StationActivity } from '../../workflows/runtime/station-types';
 import { createAnswerQuestionStation } from './planning/answer-question';
 import { createDocumentStations } from './planning/document-stations';
 import { createDraftStations, type DraftStationDeps } from './planning/draft-stations';
 import { createProvisionStations } from './planning/provision-stations';
 import { createBugHostStations } from './bug/bug-host-stations';
-import { createBugDeliveryStations } from './bug/bug-delivery-stations';
+import { createBugCodeChangeStations } from './bug/bug-code-change-stations';
 
 export type PlanningStationDeps = DraftStationDeps;
 
@@ -24,6 +24,6 @@ export function createPlanningStations(deps: PlanningStationDeps): Record<Planni
     answer_question: createAnswerQuestionStation(deps),
     ...createProvisionStations(deps),
     ...createBugHostStations(deps),
-    ...createBugDeliveryStations(deps),
+    ...createBugCodeChangeStations(deps),
   };
 }

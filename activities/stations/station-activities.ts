@@ -1,14 +1,14 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { z } from 'zod';
-import { STATION_OUTCOMES } from '../../workflows/definitions/catalogue';
+import { STATION_OUTCOMES } from '../../workflows/built-in-definitions/catalogue';
 import {
   INVALID_STATION_RESULT_TYPE, STATION_FAILURE_TYPE, type StationActivity, type StationFailureDetails, type StationInput, type StationResult,
-} from '../../workflows/station-types';
+} from '../../workflows/runtime/station-types';
 import { redactSecrets } from '../../src/redaction/redact-secrets';
 import { operationSchema } from '../effect-activities';
 
 /**
- * The worker side of the station contract (DESIGN 6, workflows/station-types.ts): every station of the catalogue is
+ * The worker side of the station contract (DESIGN 6, workflows/runtime/station-types.ts): every station of the catalogue is
  * registered as an activity named after it. An implemented station runs with a heartbeat (a dead worker is noticed
  * within the heartbeat timeout and the attempt retried elsewhere) and its result is validated here, so the workflow
  * only ever sees a result of the contract's shape; a station without an implementation in this build fails closed

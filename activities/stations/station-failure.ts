@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { STATION_FAILURE_TYPE, type EffectIntent, type StationFailureDetails } from '../../workflows/station-types';
+import { STATION_FAILURE_TYPE, type EffectIntent, type StationFailureDetails } from '../../workflows/runtime/station-types';
 
 /**
  * A station failure that blocks the ticket with a SPEC 3.2 code instead of being retried: thrown from the activity

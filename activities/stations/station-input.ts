@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { ArtifactRecord, StationInput } from '../../workflows/station-types';
+import type { ArtifactRecord, StationInput } from '../../workflows/runtime/station-types';
 
-/** Validates what the workflow hands a station (workflows/station-types.ts); a malformed input is a bug, not data. */
+/** Validates what the workflow hands a station (workflows/runtime/station-types.ts); a malformed input is a bug, not data. */
 const artifactRecord = z.object({
   text: z.string(),
   digest: z.string(),

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
 import { Args, Command, Flags } from '@oclif/core';
-import type { MigrationDecision } from '../../workflows/migration-messages';
+import type { MigrationDecision } from '../../workflows/registry/migration-messages';
 import { withDefinitions } from '../temporal/operator-connection';
 
 /** `--map old=new` entries into a mapping; a malformed or repeated entry is an error naming it. */

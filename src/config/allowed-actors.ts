@@ -1,6 +1,6 @@
 /**
  * Who may approve and command (issue 17, "trusted input"). A list of identities, each named with its system, because
- * the same string on two systems names two different people (workflows/actor-identity.ts):
+ * the same string on two systems names two different people (workflows/commands/actor-identity.ts):
  * `tracker:<accountId>` (or a Jira Server/DC user name), `tracker-email:<email>`, `github:<login>`,
  * `gitlab:<username>`, and `group:<name>` for tracker groups. The project property `service.allowed_actors` (a JSON
  * array of such strings) wins over the deployment's SERVICE_ALLOWED_ACTORS (comma-separated). When neither is set,
@@ -17,7 +17,7 @@
  * name: which system is unknowable) matches nobody. Either way the worker logs at startup, and a decision's reason
  * says, how to write the entry. Pure functions; the activity reads the settings.
  */
-import { isActorSystem } from '../../workflows/actor-identity';
+import { isActorSystem } from '../../workflows/commands/actor-identity';
 
 export const ALLOWED_ACTORS_ENV = 'SERVICE_ALLOWED_ACTORS';
 export const ALLOWED_ACTORS_PROPERTY = 'service.allowed_actors';

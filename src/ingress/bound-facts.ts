@@ -1,4 +1,4 @@
-import type { Observation } from '../../workflows/observation';
+import type { Observation } from '../../workflows/ledger/observation';
 
 /**
  * Longest comment or review text handed to a ticket workflow. A signal is a Temporal payload (2 MB at most, and the

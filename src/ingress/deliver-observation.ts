@@ -1,11 +1,11 @@
-import type { Observation } from '../../workflows/observation';
+import type { Observation } from '../../workflows/ledger/observation';
 import { planTrackerDelivery } from './tracker/plan-tracker-delivery';
 import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
 import { routeDelivery } from './route-delivery';
 import { redactValue } from '../redaction/redact-secrets';
 import { boundFacts } from './bound-facts';
 import { ownCommentReason, type LoopGuardOptions } from './loop-guard';
-import { sourceHostActorId } from '../../workflows/actor-identity';
+import { sourceHostActorId } from '../../workflows/commands/actor-identity';
 import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
 
 export type DeliveryOutcome =

@@ -1,11 +1,11 @@
 import { idempotencyKeyOf } from '../providers/scmhost/idempotency-marker';
-import { actorId } from '../../workflows/actor-identity';
+import { actorId } from '../../workflows/commands/actor-identity';
 
 import type { ServiceConfig } from '../config/service-config';
 
 export interface LoopGuardOptions {
   /**
-   * The service's own identities, each with its system like every actor id (workflows/actor-identity.ts):
+   * The service's own identities, each with its system like every actor id (workflows/commands/actor-identity.ts):
    * `tracker-email:<TRACKER_USER_EMAIL>`, `tracker:<its account id>`, `github:`/`gitlab:<SCMHOST_BOT_LOGIN>`.
    */
   botAccounts?: string[];

@@ -1,4 +1,4 @@
-import type { Observation, ObservationSource } from '../../workflows/observation';
+import type { Observation, ObservationSource } from '../../workflows/ledger/observation';
 
 /** What routing to a ticket can use, in order: the `[KEY]` in a title, the `service/<key>` branch, the PR index. */
 export interface RoutingHints {

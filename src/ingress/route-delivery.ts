@@ -1,4 +1,4 @@
-import type { Observation } from '../../workflows/observation';
+import type { Observation } from '../../workflows/ledger/observation';
 import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
 import { ticketKeyFromBranch, ticketKeyFromTitle } from './ticket-routing';
 import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';

@@ -1,5 +1,5 @@
-import type { EffectAttemptResult, PerformEffectInput } from '../../workflows/effect-types';
-import type { StationActivity } from '../../workflows/station-types';
+import type { EffectAttemptResult, PerformEffectInput } from '../../workflows/effects/effect-types';
+import type { StationActivity } from '../../workflows/runtime/station-types';
 import type { ServiceMetrics } from './service-metrics';
 
 /**

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { BlockingCode } from '../../workflows/blocking';
+import type { BlockingCode } from '../../workflows/runtime/blocking';
 
 /**
  * The metric families of SPEC 4.5. The gateway and the worker each expose one registry with all families, so a
@@ -17,7 +17,7 @@ export const BLOCKING_REASONS = [
   'invalid_station_result', 'missing_workflow_route', 'ci_fix_limit', 'invalid_model_policy', 'station_not_available',
   'station_failed', 'retry_bound_exhausted', 'pull_request_closed', 'escalated', 'budget_exhausted', 'stopped',
 ] as const satisfies readonly BlockingCode[];
-// A blocking code added to workflows/blocking.ts and missing here fails the typecheck.
+// A blocking code added to workflows/runtime/blocking.ts and missing here fails the typecheck.
 const everyBlockingReason: [Exclude<BlockingCode, (typeof BLOCKING_REASONS)[number]>] extends [never] ? true : never = true;
 void everyBlockingReason;
 

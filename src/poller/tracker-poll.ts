@@ -1,4 +1,4 @@
-import type { Observation } from '../../workflows/observation';
+import type { Observation } from '../../workflows/ledger/observation';
 import { MANAGED_LABEL } from '../ingress/tracker/plan-tracker-delivery';
 import { changelogObservation, commentObservation, issueCreatedObservation, trackerCommentAuthor, type TrackerIssueFacts } from '../ingress/tracker/tracker-observations';
 import type { TrackerClient } from '../providers/tracker/tracker-client';
@@ -42,7 +42,7 @@ export async function collectTrackerObservations(
     // The change that added service:managed goes first, so that it starts the ticket's workflow. The creation carries
     // today's labels, not those the ticket was created with: delivered first, it would start the workflow as if the
     // ticket had been managed since its creation, and the changes made before the label could command it
-    // (workflows/management-moment.ts). The ledger orders changes per label, so none of them becomes stale by this.
+    // (workflows/runtime/management-moment.ts). The ledger orders changes per label, so none of them becomes stale by this.
     const starts = changes.filter((observation) => observation.facts.label_change?.added.includes(MANAGED_LABEL));
     observations.push(...starts);
     if (within(issue.created, since)) observations.push(issueCreatedObservation(facts, context, undefined, issue.creator));

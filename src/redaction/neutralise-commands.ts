@@ -1,11 +1,11 @@
-import type { EffectOperation } from '../../workflows/effect-types';
+import type { EffectOperation } from '../../workflows/effects/effect-types';
 
 /**
  * Text the service posts (much of it written by a model, which read hostile ticket, review and comment text) must
  * never read as a command when it comes back as a delivery. The loop guard drops the service's own comments; this is
  * the defence behind it, for the day a comment gets past the guard (a changed account, a lost marker).
  *
- * The command parser (workflows/command-comments.ts, command-service-verbs.ts) reads, at the start of a comment after
+ * The command parser (workflows/commands/command-comments.ts, command-service-verbs.ts) reads, at the start of a comment after
  * leading whitespace (what String.prototype.trimStart removes, the same set as the regex `\s`): `/service <verb>`,
  * `?` and `@service ask` (questions), `!` (feedback; `![` is an image); and `>option N` (or `&gt;option N`) anywhere
  * on a ticket. So every line start that would read as one of the first, and every `>option N`, gets a zero-width

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import type { ModelClient, ResolvedTarget } from '../models/model-client';
 import { redactSecrets } from '../redaction/redact-secrets';
-import type { Skill } from '../skills/load-skill';
+import type { Skill } from '../skill-loading/load-skill';
 import type { Tracing } from '../tracing/start-tracing';
 import type { EvalCriteria } from './eval-criteria';
 import type { CaseResult, CriterionResult } from './eval-results';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ModelClient, ResolvedTarget } from '../models/model-client';
 import type { TokenUsage } from '../models/model-metrics';
-import type { Skill } from '../skills/load-skill';
+import type { Skill } from '../skill-loading/load-skill';
 import type { Tracing } from '../tracing/start-tracing';
 import type { EvalCriterion } from './eval-criteria';
 import type { Score } from './grade';

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ModelClient, ResolvedTarget } from '../models/model-client';
-import type { Skill } from '../skills/load-skill';
+import type { Skill } from '../skill-loading/load-skill';
 import type { Tracing } from '../tracing/start-tracing';
 import { listDatasetCases } from './dataset-cases';
 import type { EvalCriteria } from './eval-criteria';

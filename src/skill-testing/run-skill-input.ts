@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateText, stepCountIs, type LanguageModel, type TelemetrySettings } from 'ai';
 import { redactSecrets, redactValue } from '../redaction/redact-secrets';
-import type { Skill } from '../skills/load-skill';
+import type { Skill } from '../skill-loading/load-skill';
 import { filesystemTools } from './filesystem-tools';
 import type { RepositoryFolder } from './repository-folders';
 import { buildSkillPrompt } from './skill-prompt';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { LanguageModel } from 'ai';
-import type { Skill } from '../skills/load-skill';
+import type { Skill } from '../skill-loading/load-skill';
 import type { Tracing } from '../tracing/start-tracing';
 import { listDatasetCases } from './dataset-cases';
 import { mapRepositoryFolders } from './repository-folders';

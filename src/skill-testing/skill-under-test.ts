@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadSkill, readSkillFolder, SkillError, type Skill } from '../skills/load-skill';
+import { loadSkill, readSkillFolder, SkillError, type Skill } from '../skill-loading/load-skill';
 
 /**
  * The skill a test runs, in the one skill format (skills/README.md): `--skill-dir` is the skill's own folder (it holds

@@ -6,15 +6,15 @@ import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { loadServiceConfig } from '../config/service-config';
 import type { SmokeStep } from './smoke-checks';
-import { pinDefinition } from '../definitions/definition-digest';
+import { pinDefinition } from '../definition-rules/definition-digest';
 import { createLogger } from '../logging/logger';
 import { startDevServer } from '../temporal/dev-server';
 import { parseDevStackConfig, planDevServer } from '../temporal/dev-stack-config';
 import { findTemporalCli, projectRoot } from '../temporal/temporal-cli-locator';
 import { startWorker, type RunningWorker } from '../worker';
-import type { WorkflowDefinition } from '../../workflows/definitions/definition-types';
+import type { WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
-import type { StationActivity } from '../../workflows/station-types';
+import type { StationActivity } from '../../workflows/runtime/station-types';
 
 /** Two stations in a row: the smallest graph that shows a run resuming at the node where its worker went away. */
 const SMOKE_DEFINITION: WorkflowDefinition = {

@@ -1,12 +1,12 @@
 import { ApplicationFailure, type Client, type Connection, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
-import { BUILT_IN_DEFINITIONS } from '../../workflows/definitions';
-import type { PinnedDefinition } from '../../workflows/definitions/definition-types';
-import { summarize, type DefinitionSummary, type PublishedRevision, type PublishResult } from '../../workflows/definition-registry-state';
+import { BUILT_IN_DEFINITIONS } from '../../workflows/built-in-definitions';
+import type { PinnedDefinition } from '../../workflows/built-in-definitions/definition-types';
+import { summarize, type DefinitionSummary, type PublishedRevision, type PublishResult } from '../../workflows/registry/definition-registry-state';
 import {
   DEFINITION_REGISTRY_WORKFLOW_TYPE, definitionRegistryWorkflowId, publishDefinitionUpdate, publishedDefinitionQuery, publishedRevisionsQuery, REGISTRY_LATEST_MEMO,
-} from '../../workflows/definition-registry-messages';
-import { pinDefinition } from '../definitions/definition-digest';
-import { validateDefinition } from '../definitions/validate-definition';
+} from '../../workflows/registry/definition-registry-messages';
+import { pinDefinition } from '../definition-rules/definition-digest';
+import { validateDefinition } from '../definition-rules/validate-definition';
 import { TemporalUnavailableError } from './temporal-unavailable-error';
 
 export type PublishOutcome =

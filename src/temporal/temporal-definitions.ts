@@ -1,7 +1,7 @@
 import { ApplicationFailure, type Client, type Connection, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { DefinitionSummary } from '../../workflows/definition-registry-state';
+import type { DefinitionSummary } from '../../workflows/registry/definition-registry-state';
 import { executionQuery, ticketWorkflowId } from '../../workflows/messages';
-import { migrateDefinitionUpdate, type MigrationDecision } from '../../workflows/migration-messages';
+import { migrateDefinitionUpdate, type MigrationDecision } from '../../workflows/registry/migration-messages';
 import { DefinitionRegistry, isNotFound, type PublishOutcome } from './definition-registry';
 import { TemporalUnavailableError } from './temporal-unavailable-error';
 import { movePinToCurrentVersion, type VersioningMove } from './versioning-override';

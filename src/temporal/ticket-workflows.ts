@@ -1,14 +1,14 @@
 import { ApplicationFailure, Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
-import type { ExecutionView } from '../../workflows/execution-view';
+import type { ExecutionView } from '../../workflows/read-model/execution-view';
 import { effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, ticketWorkflowId, timelineQuery, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
-import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../../workflows/observation';
+import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../../workflows/ledger/observation';
 import type { ServiceConfig } from '../config/service-config';
-import type { TimelinePage } from '../../workflows/timeline';
-import { executionViewFromMemo, timelinePageFromMemo } from '../../workflows/read-model-memo';
-import type { EffectRecord } from '../../workflows/effect-types';
-import { selectDefinition } from '../definitions/select-definition';
+import type { TimelinePage } from '../../workflows/read-model/timeline';
+import { executionViewFromMemo, timelinePageFromMemo } from '../../workflows/read-model/read-model-memo';
+import type { EffectRecord } from '../../workflows/effects/effect-types';
+import { selectDefinition } from '../definition-rules/select-definition';
 import { TemporalUnavailableError } from './temporal-unavailable-error';
-import type { PinnedDefinition } from '../../workflows/definitions/definition-types';
+import type { PinnedDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { latestPublishedDefinitions } from './definition-registry';
 import { TemporalDefinitions } from './temporal-definitions';
 import { temporalConnectionOptions } from './connection-options';
@@ -187,7 +187,7 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
   }
 
   /**
-   * Reads from the memo the workflow keeps (workflows/read-model-memo.ts) with DescribeWorkflowExecution, which the
+   * Reads from the memo the workflow keeps (workflows/read-model/read-model-memo.ts) with DescribeWorkflowExecution, which the
    * server answers without the worker. The memo is current only while no workflow task is pending: a delivery or an
    * activity result not yet decided, or a task running now. Then, or when the memo cannot answer (the workflow marked
    * it busy, a run started before the read model, a timeline page older than the memo keeps), the caller asks the

@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ticketWorkflowId } from '../../workflows/messages';
-import { startDeliveryWorld, type DeliveryWorld } from '../helpers/delivery-world';
+import { startCodeChangeWorld, type CodeChangeWorld } from '../helpers/code-change-world';
 import { startFailoverProxy, type FailoverProxy } from '../helpers/failover-proxy';
 import { freePort } from '../helpers/free-port';
 import { startService, type ServiceProcess } from '../helpers/service-process';
@@ -20,7 +20,7 @@ type Json = Record<string, any>;
  * Versioning; what a user sees is asserted, as in the flow tests on the dev server.
  */
 describe('on a Temporal cluster with two gateways and two workers', () => {
-  let world: DeliveryWorld;
+  let world: CodeChangeWorld;
   let connection: Connection;
   let client: Client;
   let proxy: FailoverProxy;
@@ -43,7 +43,7 @@ describe('on a Temporal cluster with two gateways and two workers', () => {
   };
 
   beforeAll(async () => {
-    world = await startDeliveryWorld(inject('temporalAddress'), {
+    world = await startCodeChangeWorld(inject('temporalAddress'), {
       repositories: [REPO], taskQueue: 'cluster-flow', projectKey: 'CL',
       env: { SERVICE_DEPLOYMENT_NAME: DEPLOYMENT, SERVICE_BUILD_ID: 'build-a', SERVICE_POLL_INTERVAL_SECONDS: '0' },
     });

@@ -1,4 +1,4 @@
-import type { WorkflowDefinition } from '../../workflows/definitions/definition-types';
+import type { WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 
 /**
  * A one-station definition around the test worker's `container_edit` station (test/helpers/station-test-worker.cjs):

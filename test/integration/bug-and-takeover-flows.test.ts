@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DELIVERY_RELEASE_NOTE, QUALITATIVE_FINDING } from '../helpers/delivery-model';
+import { CODE_CHANGE_RELEASE_NOTE, QUALITATIVE_FINDING } from '../helpers/code-change-model';
 import { promptOf } from '../../src/sandbox/model-simulator/sandbox-responder';
-import { DELIVERY_OPERATOR_TOKEN, startDeliveryWorld, type DeliveryWorld } from '../helpers/delivery-world';
+import { CODE_CHANGE_OPERATOR_TOKEN, startCodeChangeWorld, type CodeChangeWorld } from '../helpers/code-change-world';
 import { eventually, getJson } from '../helpers/webhooks';
 
 const REPOS = ['acme/api', 'acme/web'];
@@ -17,10 +17,10 @@ type View = Record<string, any>;
  * bodies, and the closing summary.
  */
 describe('bug and task-takeover flows end to end', () => {
-  let world: DeliveryWorld;
+  let world: CodeChangeWorld;
 
   beforeAll(async () => {
-    world = await startDeliveryWorld(inject('temporalAddress'), { repositories: REPOS, projectKey: PROJECT, taskQueue: 'it-bug-takeover' });
+    world = await startCodeChangeWorld(inject('temporalAddress'), { repositories: REPOS, projectKey: PROJECT, taskQueue: 'it-bug-takeover' });
   }, 600_000);
 
   afterAll(async () => {
@@ -90,7 +90,7 @@ describe('bug and task-takeover flows end to end', () => {
     expect(plan[0]).toMatch(/Fix option\W*2\W+Rework the component \(simulated\)/);
     expect(plan[0]).not.toContain(RCA_OPTIONS[0]);
     for (const repo of REPOS) expect(plan[0]).toContain(`repo: \`${repo}\``);
-    expect(plan[0]).toContain(DELIVERY_RELEASE_NOTE.fix);
+    expect(plan[0]).toContain(CODE_CHANGE_RELEASE_NOTE.fix);
     expect(stageLabels(key)).toEqual(['service:plan-pending']);
 
     // Approved: one Task per repository, related to the bug (and no workflow of their own); a pull request in each
@@ -104,7 +104,7 @@ describe('bug and task-takeover flows end to end', () => {
       expect(task.parentKey).toBeUndefined();
       expect(task.links.map((l) => [l.type, l.outwardKey === task.key ? l.inwardKey : l.outwardKey])).toEqual([['Relates', key]]);
       expect(task.status).toBe('In Progress');
-      expect((await getJson(`${world.stack.api}/api/v1/workflows/${task.key}/execution`, DELIVERY_OPERATOR_TOKEN)).status).toBe(404);
+      expect((await getJson(`${world.stack.api}/api/v1/workflows/${task.key}/execution`, CODE_CHANGE_OPERATOR_TOKEN)).status).toBe(404);
     }
     for (const repo of REPOS) {
       const pulls = world.pullsOf(repo, key);
@@ -113,7 +113,7 @@ describe('bug and task-takeover flows end to end', () => {
       expect(pulls[0]!.body).toContain('## Root cause');
       expect(pulls[0]!.body).toContain('Simulated root cause');
       expect(pulls[0]!.body).toContain('## Release note');
-      expect(pulls[0]!.body).toContain(DELIVERY_RELEASE_NOTE.fix);
+      expect(pulls[0]!.body).toContain(CODE_CHANGE_RELEASE_NOTE.fix);
       // The description was written from this repository's steps of the plan.
       const describe = world.model.requests.map(promptOf).filter((prompt) => prompt.startsWith(`Ticket ${key}:`) && prompt.includes(`Repository: ${repo}, branch`));
       expect(describe.at(-1)).toContain(`Fix in ${repo}`);
@@ -139,7 +139,7 @@ describe('bug and task-takeover flows end to end', () => {
     const summary = commentsWith(key, `The fix for ${key} is delivered`);
     expect(summary).toHaveLength(1);
     expect(summary[0]).toContain('### Release note');
-    for (const value of Object.values(DELIVERY_RELEASE_NOTE)) expect(summary[0]).toContain(value);
+    for (const value of Object.values(CODE_CHANGE_RELEASE_NOTE)) expect(summary[0]).toContain(value);
     for (const task of tasks) expect(summary[0]).toContain(task.key);
     expect(fixTasks(key).map((t) => [t.key, t.status])).toEqual(tasks.map((t) => [t.key, 'Closed']));
     expect(tracker.state.issue(key).status).toBe('Closed');

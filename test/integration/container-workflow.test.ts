@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pinDefinition } from '../../src/definitions/definition-digest';
+import { pinDefinition } from '../../src/definition-rules/definition-digest';
 import { runGit } from '../../src/containers/git-remote';
 import type { ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
 import type { ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
-import type { TicketWorkflowInput } from '../../workflows/observation';
+import type { TicketWorkflowInput } from '../../workflows/ledger/observation';
 import type { ServiceStack } from '../helpers/service-stack';
 import { startWorld, WORLD_GITHUB_TOKEN, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';

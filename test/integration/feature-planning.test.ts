@@ -109,7 +109,7 @@ describe('feature planning end to end', () => {
     expect(epics[0]!.labels).toEqual(expect.arrayContaining(['service:managed', `service:epic-item:${key}:1`, 'repo:acme/api']));
 
     tracker.state.updateLabels(key, [{ add: 'service:task-approved' }]);
-    const stopped = await at(key, 'setup_workspace', 'the first delivery station');
+    const stopped = await at(key, 'setup_workspace', 'the first code-change station');
     expect(stopped).toMatchObject({ status: 'blocked', waiting: { code: 'station_not_available' } });
     const tasks = [...tracker.state.issues.values()].filter((i) => i.issueType === 'Task' && epics.some((e) => e.key === i.parentKey));
     expect(tasks.map((t) => [t.summary, t.parentKey])).toEqual([['Endpoint', epics[0]!.key], ['Toolbar button', epics[1]!.key]]);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEffectActivities } from '../../activities/effect-activities';
 import type { ContainerStationDeps } from '../../activities/stations/container-station';
-import { createCiStations } from '../../activities/stations/delivery/ci-stations';
+import { createCiStations } from '../../activities/stations/code-change/ci-stations';
 import { parseRepositoryRegistry } from '../../src/config/repository-registry';
 import { loadServiceConfig } from '../../src/config/service-config';
 import { createGitRemotes, runGit } from '../../src/containers/git-remote';
@@ -16,8 +16,8 @@ import { createServiceMetrics } from '../../src/metrics/service-metrics';
 import { createGitLabRepositories } from '../../src/providers/gitlab/gitlab-repositories';
 import { startGitLabSimulator, type GitLabSimulator } from '../../src/sandbox/gitlab-simulator/gitlab-simulator';
 import type { TicketWorkflowsPort } from '../../src/temporal/ticket-workflows';
-import type { Observation } from '../../workflows/observation';
-import type { StationInput } from '../../workflows/station-types';
+import type { Observation } from '../../workflows/ledger/observation';
+import type { StationInput } from '../../workflows/runtime/station-types';
 
 /**
  * Fork mode on GitLab and CI: the pipelines of a merge request from the service account's fork run in the fork, as

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEffectActivities } from '../../activities/effect-activities';
 import type { ContainerStationDeps } from '../../activities/stations/container-station';
-import { createRebaseStation } from '../../activities/stations/delivery/rebase-station';
+import { createRebaseStation } from '../../activities/stations/code-change/rebase-station';
 import { stationFailureDetails } from '../../activities/stations/station-failure';
 import { parseRepositoryRegistry } from '../../src/config/repository-registry';
 import { createGitRemotes, runGit } from '../../src/containers/git-remote';
@@ -13,8 +13,8 @@ import { createGitLabRepositories } from '../../src/providers/gitlab/gitlab-repo
 import { withGitLabForks } from '../../src/providers/gitlab/gitlab-fork';
 import { startGitLabSimulator, type GitLabSimulator } from '../../src/sandbox/gitlab-simulator/gitlab-simulator';
 import { gitIn } from '../../src/sandbox/scmhost-simulator/git-smart-http';
-import type { EffectOperation } from '../../workflows/effect-types';
-import type { StationInput } from '../../workflows/station-types';
+import type { EffectOperation } from '../../workflows/effects/effect-types';
+import type { StationInput } from '../../workflows/runtime/station-types';
 
 /**
  * `/service rebase` of a GitLab merge request opened in fork mode: the project's main is merged into the ticket

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pinDefinition } from '../../src/definitions/definition-digest';
+import { pinDefinition } from '../../src/definition-rules/definition-digest';
 import { podman, resolvePodmanAccount } from '../../src/containers/podman-account';
 import { signHmacSha256 } from '../../src/gateway/webhook-signature';
 import { SHUTDOWN_MARGIN_SECONDS } from '../../src/process/shutdown-grace';
@@ -9,7 +9,7 @@ import type { ModelSimulator } from '../../src/sandbox/model-simulator/model-sim
 import type { ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { searchAttributes, ticketWorkflowId, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
-import type { TicketWorkflowInput } from '../../workflows/observation';
+import type { TicketWorkflowInput } from '../../workflows/ledger/observation';
 import { freePort } from '../helpers/free-port';
 import { startService, type ServiceProcess } from '../helpers/service-process';
 import type { ServiceStack } from '../helpers/service-stack';

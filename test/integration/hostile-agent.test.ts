@@ -16,8 +16,8 @@ import { createLogger } from '../../src/logging/logger';
 import { startModelSimulator, type ChatCompletionRequest, type ModelSimulator, type ScriptedReply } from '../../src/sandbox/model-simulator/model-simulator';
 import { gitIn } from '../../src/sandbox/scmhost-simulator/git-smart-http';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
-import type { EffectAttemptResult, EffectOperation } from '../../workflows/effect-types';
-import type { StationInput, StationResult } from '../../workflows/station-types';
+import type { EffectAttemptResult, EffectOperation } from '../../workflows/effects/effect-types';
+import type { StationInput, StationResult } from '../../workflows/runtime/station-types';
 import { ensureContainerImage } from '../helpers/container-image';
 import { startHostTripwires, type HostTripwires } from '../helpers/host-tripwires';
 

@@ -10,7 +10,7 @@ import { resolvePodmanAccount } from '../../src/containers/podman-account';
 import { createLogger } from '../../src/logging/logger';
 import { startModelSimulator, type ChatCompletionRequest, type ModelSimulator, type ScriptedReply } from '../../src/sandbox/model-simulator/model-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
-import type { StationInput } from '../../workflows/station-types';
+import type { StationInput } from '../../workflows/runtime/station-types';
 import { ensureContainerImage } from '../helpers/container-image';
 import { LOOKUP_ANSWER, startLookupHttpServer, type LookupHttpServer } from '../fixtures/mcp/lookup-server';
 

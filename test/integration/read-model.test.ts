@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
 import { executionQuery, timelineQuery } from '../../workflows/messages';
-import { executionViewFromMemo } from '../../workflows/read-model-memo';
+import { executionViewFromMemo } from '../../workflows/read-model/read-model-memo';
 import type { ServiceStack } from '../helpers/service-stack';
 import { startWorld, type World } from '../helpers/start-world';
 import { eventually, getJson } from '../helpers/webhooks';

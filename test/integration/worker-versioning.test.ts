@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
 import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
-import type { WorkflowDefinition } from '../../workflows/definitions/definition-types';
+import type { WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { ticketWorkflowId } from '../../workflows/messages';
 import { freePort } from '../helpers/free-port';
 import { startService, type ServiceProcess } from '../helpers/service-process';

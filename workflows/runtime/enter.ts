@@ -1,4 +1,4 @@
-import { RETURN_TARGET, type WorkflowDefinition } from '../definitions/definition-types';
+import { RETURN_TARGET, type WorkflowDefinition } from '../built-in-definitions/definition-types';
 import type { Position, Transition } from './step-types';
 
 /** The node a ticket goes to when a retry bound runs out and the node names none (`on_exhausted`). */

@@ -1,4 +1,4 @@
-import type { GateNode, StationNode } from '../definitions/definition-types';
+import type { GateNode, StationNode } from '../built-in-definitions/definition-types';
 
 /**
  * Behaviour of particular stations that the runtime used to hard-code by station name, as data of the node. A

@@ -1,4 +1,4 @@
-import type { Checkpoint, Runtime, TicketState } from '../ticket-state';
+import type { Checkpoint, Runtime, TicketState } from './ticket-state';
 import type { Position, StepState } from './step-types';
 
 /**

@@ -1,7 +1,7 @@
-import type { Command } from '../command-types';
-import type { GateNode, StationNode } from '../definitions/definition-types';
-import type { EffectOperation } from '../effect-types';
-import type { EffectIntent, StationRequest } from '../station-types';
+import type { Command } from '../commands/command-types';
+import type { GateNode, StationNode } from '../built-in-definitions/definition-types';
+import type { EffectOperation } from '../effects/effect-types';
+import type { EffectIntent, StationRequest } from './station-types';
 
 /**
  * The vocabulary of the step function (workflows/runtime/step.ts): what it reads, what it decides, and the plain

@@ -1,10 +1,10 @@
-import { RETRY_LABEL } from '../blocking';
-import type { Command } from '../command-types';
-import { STOP_LABEL } from '../command-ticket-updates';
-import type { GateNode, StationNode, WorkflowDefinition } from '../definitions/definition-types';
-import { decideRouter, gateCommandEffect, stageLabels } from '../interpreter';
-import { mergeProgress } from '../merge-progress';
-import type { StationRequest } from '../station-types';
+import { RETRY_LABEL } from './blocking';
+import type { Command } from '../commands/command-types';
+import { STOP_LABEL } from '../commands/command-ticket-updates';
+import type { GateNode, StationNode, WorkflowDefinition } from '../built-in-definitions/definition-types';
+import { decideRouter, gateCommandEffect, stageLabels } from './interpreter';
+import { mergeProgress } from './merge-progress';
+import type { StationRequest } from './station-types';
 import { enter, resolveOutcome } from './enter';
 import { reviewRetryTarget, stationTraits } from './node-traits';
 import type { Action, Position, StepEnv, StepEvent, StepResult, StepState } from './step-types';

@@ -1,24 +1,24 @@
 import { patched, proxyActivities, proxySinks } from '@temporalio/workflow';
-import { BLOCKED_LABEL, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL } from '../blocking';
-import { parseCommand, type Command } from '../command-parser';
-import { YOLO_LABEL } from '../command-ticket-updates';
-import { permittedCommands } from '../execution-view';
-import { ignoredRequestOf, ONE_REPLY_PATCH, requestReplyName, type IgnoredRequest } from '../ignored-request';
-import { BEFORE_MANAGEMENT, BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor, noteManagement } from '../management-moment';
-import { rcaOptionCount } from '../interpreter';
-import type { ServiceMetricsSinks } from '../metrics-sink';
-import type { Observation, TicketWorkflowInput } from '../observation';
-import { requestReply, statusReply } from '../status-reply';
-import { draftIdsAtGate } from '../draft-gate';
-import { pullRequestRefOf, REBASE_MERGED_PATCH, rebaseDecision } from '../rebase-decision';
-import { noteAcceptedPullRequest } from '../merge-progress';
-import { noteProposalEvent, proposalPosition } from '../proposal-review';
-import type { DraftCommand } from '../drafts';
+import { BLOCKED_LABEL, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL } from './blocking';
+import { parseCommand, type Command } from '../commands/command-parser';
+import { YOLO_LABEL } from '../commands/command-ticket-updates';
+import { permittedCommands } from '../read-model/execution-view';
+import { ignoredRequestOf, ONE_REPLY_PATCH, requestReplyName, type IgnoredRequest } from '../commands/ignored-request';
+import { BEFORE_MANAGEMENT, BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor, noteManagement } from './management-moment';
+import { rcaOptionCount } from './interpreter';
+import type { ServiceMetricsSinks } from '../read-model/metrics-sink';
+import type { Observation, TicketWorkflowInput } from '../ledger/observation';
+import { requestReply, statusReply } from '../commands/status-reply';
+import { draftIdsAtGate } from '../commands/draft-gate';
+import { pullRequestRefOf, REBASE_MERGED_PATCH, rebaseDecision } from './rebase-decision';
+import { noteAcceptedPullRequest } from './merge-progress';
+import { noteProposalEvent, proposalPosition } from '../commands/proposal-review';
+import type { DraftCommand } from '../commands/drafts';
 import type { DraftEditActivities } from '../../activities/draft-edit-activities';
-import type { TicketState } from '../ticket-state';
-import { rememberPullRequest } from '../ticket-search-attributes';
-import { isStopRequest, KILL_SWITCH_PATCH } from '../kill-switch';
-import { actorIdsOf } from '../trusted-actors';
+import type { TicketState } from './ticket-state';
+import { rememberPullRequest } from '../read-model/ticket-search-attributes';
+import { isStopRequest, KILL_SWITCH_PATCH } from './kill-switch';
+import { actorIdsOf } from '../commands/trusted-actors';
 import { applyPosition, positionOf } from './position';
 import { NO_DEFINITION, reviewRetryPosition } from './step';
 import { nowIso } from './clock';
@@ -128,7 +128,7 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
     decide({ type: 'command', command, by: actorIdsOf(observation)[0] ?? observation.source_system, delivery_identity: observation.delivery_identity });
 
   /**
-   * A person's request ignored where the ticket stands (workflows/ignored-request.ts): its request labels are taken off
+   * A person's request ignored where the ticket stands (workflows/commands/ignored-request.ts): its request labels are taken off
    * at once, and one reply per request and position says where the ticket stands and what moves it.
    */
   const answerIgnored = async (observation: Observation, reason: string, decisionId: number) => {
@@ -147,7 +147,7 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
     if (!noteProposalEvent(runtime, observation)) rememberPullRequest(state, observation);
     noteAcceptedPullRequest(state, observation);
     if (observation.ticket_key !== ticketKey) {
-      // An event of a provisioned child (an epic or task routed to its feature): recorded; the delivery stations read
+      // An event of a provisioned child (an epic or task routed to its feature): recorded; the code-change stations read
       // the children's state from the tracker when they run. A child's comment is never a command of the feature.
       timeline({
         kind: 'command_decision', occurred_at: nowIso(), status: 'ignored',

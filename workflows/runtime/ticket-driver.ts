@@ -1,28 +1,28 @@
 import { patched, proxyActivities, proxySinks, setCurrentDetails } from '@temporalio/workflow';
 import {
   BLOCKED_LABEL, blockedComment, blockPersistsComment, blockReport, enterBlocked, nextBlockRecord, REPEATED_BLOCK_PATCH, type BlockingCode,
-} from '../blocking';
-import { jsonBytes, truncateStrings } from '../bounded-json';
-import type { Command } from '../command-parser';
-import { acceptTable, type GateNode, type StationNode, type WorkflowDefinition } from '../definitions/definition-types';
-import { effectKey } from '../effect-journal';
-import { runKeyedEffect, type EffectContext } from '../effect-runner';
-import type { EffectOperation } from '../effect-types';
-import { currentDetails } from '../execution-view';
-import { BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor } from '../management-moment';
-import { initialRuntime } from '../interpreter';
-import type { ServiceMetricsSinks } from '../metrics-sink';
-import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../observation';
-import { callStation } from '../station-call';
-import { stationTrigger } from '../station-trigger';
-import { noteProposalOpened } from '../proposal-review';
-import type { EffectIntent, StationInput, StationResult } from '../station-types';
-import type { Runtime, StationAttempt, TicketState } from '../ticket-state';
-import { publishSearchAttributes, searchAttributeSnapshot } from '../ticket-search-attributes';
-import { appendTimeline } from '../timeline';
-import { countSpend, spendOf } from '../token-spend';
-import { KILL_SWITCH_PATCH, runStoppable, STOP_LABEL } from '../kill-switch';
-import { actorIdsOf, commandLabelsOf, needsAllowedActor, TRUSTED_ACTORS_PATCH, type AuthorizeActorResult } from '../trusted-actors';
+} from './blocking';
+import { jsonBytes, truncateStrings } from './bounded-json';
+import type { Command } from '../commands/command-parser';
+import { acceptTable, type GateNode, type StationNode, type WorkflowDefinition } from '../built-in-definitions/definition-types';
+import { effectKey } from '../effects/effect-journal';
+import { runKeyedEffect, type EffectContext } from '../effects/effect-runner';
+import type { EffectOperation } from '../effects/effect-types';
+import { currentDetails } from '../read-model/execution-view';
+import { BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor } from './management-moment';
+import { initialRuntime } from './interpreter';
+import type { ServiceMetricsSinks } from '../read-model/metrics-sink';
+import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../ledger/observation';
+import { callStation } from './station-call';
+import { stationTrigger } from './station-trigger';
+import { noteProposalOpened } from '../commands/proposal-review';
+import type { EffectIntent, StationInput, StationResult } from './station-types';
+import type { Runtime, StationAttempt, TicketState } from './ticket-state';
+import { publishSearchAttributes, searchAttributeSnapshot } from '../read-model/ticket-search-attributes';
+import { appendTimeline } from '../read-model/timeline';
+import { countSpend, spendOf } from './token-spend';
+import { KILL_SWITCH_PATCH, runStoppable, STOP_LABEL } from './kill-switch';
+import { actorIdsOf, commandLabelsOf, needsAllowedActor, TRUSTED_ACTORS_PATCH, type AuthorizeActorResult } from '../commands/trusted-actors';
 import type { ActorActivities } from '../../activities/actor-activities';
 import { applyPosition, positionOf, stepStateOf } from './position';
 import { NO_DEFINITION, step } from './step';
@@ -58,7 +58,7 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
   const artifacts = (state.artifacts ??= {});
   const outputs = (state.outputs ??= {});
   const attempts = (state.station_attempts ??= []);
-  // `let`: an operator's migration (workflows/migration-update.ts) swaps the pinned definition while the run is idle.
+  // `let`: an operator's migration (workflows/registry/migration-update.ts) swaps the pinned definition while the run is idle.
   let definition: WorkflowDefinition | null = state.definition?.body ?? null;
   let accepts = definition ? acceptTable(definition) : {};
   const ticketKey = input.ticket_key;
@@ -107,7 +107,7 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
     if (!enterBlocked(state, code as BlockingCode, message, nowIso())) return;
     serviceMetrics.ticketBlocked(code);
     const node = state.checkpoint.current_node;
-    // A retry that ran into the very same block again is told apart from a new block (workflows/blocking.ts).
+    // A retry that ran into the very same block again is told apart from a new block (workflows/runtime/blocking.ts).
     const record = nextBlockRecord(runtime.last_block, { node, visit: visit(), code, message });
     runtime.last_block = record;
     timeline({
@@ -373,7 +373,7 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
     actorAllowed, ignoreUntrusted, gateWaiting, stopRequests,
     definition: () => definition,
     accepts: () => accepts,
-    /** An operator's migration swapped the pinned definition (workflows/migration-update.ts). */
+    /** An operator's migration swapped the pinned definition (workflows/registry/migration-update.ts). */
     setDefinition: (body: WorkflowDefinition) => {
       definition = body;
       accepts = acceptTable(body);

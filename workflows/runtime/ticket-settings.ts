@@ -1,5 +1,5 @@
-import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../observation';
-import { DEFAULT_SETTINGS } from '../ticket-state';
+import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../ledger/observation';
+import { DEFAULT_SETTINGS } from './ticket-state';
 
 /** The settings a ticket run uses: the deployment's, or the defaults. */
 export function settingsOf(input: TicketWorkflowInput): Required<TicketWorkflowSettings> {

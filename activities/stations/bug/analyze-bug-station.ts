@@ -1,7 +1,7 @@
-import { checkTicketRepositories, repoLabels, type RepoAssignmentProblem } from '../../../src/planning/repo-assignment';
+import { checkTicketRepositories, repoLabels, type RepoAssignmentProblem } from '../../../src/planning-context/repo-assignment';
 import type { TrackerClient } from '../../../src/providers/tracker/tracker-client';
 import type { ProjectRepositoriesCheck } from '../../../workflows/project-config-types';
-import type { StationActivity, StationFailureDetails, StationInput, StationResult } from '../../../workflows/station-types';
+import type { StationActivity, StationFailureDetails, StationInput, StationResult } from '../../../workflows/runtime/station-types';
 import { createContainerStations, type ContainerStationDeps, type ContainerStationSpec } from '../container-station';
 import { repoAssignmentFailure, type RepositoriesReader } from '../planning/repositories';
 import { stationFailure } from '../station-failure';

@@ -1,4 +1,4 @@
-import type { StationActivity } from '../../../workflows/station-types';
+import type { StationActivity } from '../../../workflows/runtime/station-types';
 import type { PlanningDeps } from '../planning/document-stations';
 import { createGeneratePlanStation } from '../takeover/generate-plan-station';
 import { createPlanBugFixStation } from './plan-bug-fix-station';

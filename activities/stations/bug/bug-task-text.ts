@@ -1,7 +1,7 @@
 import { repositoriesOfPlan } from '../plan-repositories';
 import { trustedArtifactText } from '../station-input';
-import { localReviewFindings } from '../delivery/implementation-task-text';
-import type { StationInput } from '../../../workflows/station-types';
+import { localReviewFindings } from '../code-change/implementation-task-text';
+import type { StationInput } from '../../../workflows/runtime/station-types';
 import { analysisOf, fixPlanOf, reflectionOf, triageOf, FIX_PLAN_ARTIFACT, RCA_ARTIFACT } from './flow-data';
 import { RCA_FILE, type RcaOption, type RcaReport } from './rca-report';
 

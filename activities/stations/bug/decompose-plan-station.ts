@@ -1,6 +1,6 @@
-import { parentLabel } from '../../../src/planning/provisioning-labels';
-import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
-import { issueEffectName, type DeliveryTracker } from '../delivery/pull-request-stations';
+import { parentLabel } from '../../../src/planning-context/provisioning-labels';
+import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
+import { issueEffectName, type CodeChangeTracker } from '../code-change/pull-request-stations';
 import type { RepositoriesReader } from '../planning/repositories';
 import { plannedRepositories } from '../plan-repositories';
 import { planStepsOfRepository } from '../plan-steps';
@@ -9,7 +9,7 @@ import { parseStationInput, trustedArtifactText } from '../station-input';
 import { FIX_PLAN_ARTIFACT, fixTaskIdentityLabel, type DecompositionData } from './flow-data';
 
 export interface DecomposePlanDeps {
-  tracker: Pick<DeliveryTracker, 'getIssue'>;
+  tracker: Pick<CodeChangeTracker, 'getIssue'>;
   repositories: RepositoriesReader;
 }
 

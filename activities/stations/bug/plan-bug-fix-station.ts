@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning/planning-prompt';
-import { artifactPostIntents } from '../../../workflows/artifact-posting';
-import { clip } from '../../../workflows/drafts';
-import type { StationActivity, StationInput } from '../../../workflows/station-types';
+import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning-context/planning-prompt';
+import { artifactPostIntents } from '../../../workflows/effects/artifact-posting';
+import { clip } from '../../../workflows/commands/drafts';
+import type { StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { plannedRepositories } from '../plan-repositories';
 import { requestSections, sha256, toolsFor, type PlanningDeps } from '../planning/document-stations';
 import { runModelStep } from '../planning/model-step';

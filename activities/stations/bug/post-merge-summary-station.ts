@@ -1,7 +1,7 @@
 import type { TrackerIssue } from '../../../src/providers/tracker/tracker-types';
-import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
-import { isDone } from '../delivery/completion-stations';
-import { childrenOf, issueEffectName, type DeliveryTracker } from '../delivery/pull-request-stations';
+import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
+import { isDone } from '../code-change/completion-stations';
+import { childrenOf, issueEffectName, type CodeChangeTracker } from '../code-change/pull-request-stations';
 import { parseStationInput } from '../station-input';
 import { releaseNoteLines, releaseNoteOf, type ReleaseNote } from './release-note';
 
@@ -36,7 +36,7 @@ const close = (key: string): EffectIntent => ({ name: issueEffectName('close', k
  * post_merge_summary: the summary comment on the bug, then its fix Tasks (found by the parent label decompose_plan
  * set) and the bug itself move to "Closed". Each reads the tracker afresh, so a repeat closes only what is still open.
  */
-export function createPostMergeSummaryStation(deps: { tracker: DeliveryTracker }): StationActivity {
+export function createPostMergeSummaryStation(deps: { tracker: CodeChangeTracker }): StationActivity {
   return async (raw) => {
     const input: StationInput = parseStationInput(raw);
     const [bug, children] = await Promise.all([deps.tracker.getIssue(input.ticket_key), childrenOf(deps.tracker, input)]);

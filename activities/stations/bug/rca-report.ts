@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * The root-cause analysis the agent writes as `.service/rca.json` (REFERENCE "Bug analysis"). It is the container's
  * output, so it is hostile input: every field is bounded, and the host posts only what this schema let through.
- * Text fields stay under the 2,000 characters the workflow keeps of an output string (workflows/bounded-json.ts), so
+ * Text fields stay under the 2,000 characters the workflow keeps of an output string (workflows/runtime/bounded-json.ts), so
  * the analysis reflect_rca and the comment see is the one the agent wrote, not a cut copy.
  */
 const text = (max: number) => z.string().trim().min(1).max(max);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { composePrompt, ticketSections } from '../../../src/planning/planning-prompt';
-import { artifactPostIntents } from '../../../workflows/artifact-posting';
-import { clip } from '../../../workflows/drafts';
-import type { StationActivity } from '../../../workflows/station-types';
+import { composePrompt, ticketSections } from '../../../src/planning-context/planning-prompt';
+import { artifactPostIntents } from '../../../workflows/effects/artifact-posting';
+import { clip } from '../../../workflows/commands/drafts';
+import type { StationActivity } from '../../../workflows/runtime/station-types';
 import { sha256, toolsFor, type PlanningDeps } from '../planning/document-stations';
 import { runModelStep } from '../planning/model-step';
 import { readTicketMaterial } from '../planning/ticket-material';

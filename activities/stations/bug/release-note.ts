@@ -1,4 +1,4 @@
-import type { StationInput } from '../../../workflows/station-types';
+import type { StationInput } from '../../../workflows/runtime/station-types';
 import { analysisOf, fixPlanOf, type FixPlanData } from './flow-data';
 import type { RcaReport } from './rca-report';
 

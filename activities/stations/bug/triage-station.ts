@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { ModelPolicyKey } from '../../../src/config/model-policy-keys';
-import { repoLabels } from '../../../src/planning/repo-assignment';
-import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning/planning-prompt';
-import type { StageLabel } from '../../../workflows/stage-labels';
-import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
+import { repoLabels } from '../../../src/planning-context/repo-assignment';
+import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning-context/planning-prompt';
+import type { StageLabel } from '../../../workflows/vocabulary/labels';
+import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { toolsFor, type PlanningDeps } from '../planning/document-stations';
 import { runModelStep } from '../planning/model-step';
 import { readableRepositories } from '../planning/repositories';

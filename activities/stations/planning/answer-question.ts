@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { composePrompt, referencesSection, ticketSections } from '../../../src/planning/planning-prompt';
-import type { StationActivity, StationInput } from '../../../workflows/station-types';
+import { composePrompt, referencesSection, ticketSections } from '../../../src/planning-context/planning-prompt';
+import type { StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { parseStationInput } from '../station-input';
 import { artifactSections, toolsFor, type PlanningDeps } from './document-stations';
 import { readableRepositories } from './repositories';

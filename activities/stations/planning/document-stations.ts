@@ -2,19 +2,19 @@ import { createHash } from 'node:crypto';
 import { trustedArtifactText } from '../station-input';
 import type { ToolSet } from 'ai';
 import { z } from 'zod';
-import { repositoryTools, type RepositoryReader } from '../../../src/planning/repository-tools';
+import { repositoryTools, type RepositoryReader } from '../../../src/planning-context/repository-tools';
 import type { ModelPolicyKey } from '../../../src/config/model-policy-keys';
-import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning/planning-prompt';
-import { artifactPostIntents } from '../../../workflows/artifact-posting';
-import type { StageLabel } from '../../../workflows/stage-labels';
-import type { StationActivity, StationInput } from '../../../workflows/station-types';
+import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning-context/planning-prompt';
+import { artifactPostIntents } from '../../../workflows/effects/artifact-posting';
+import type { StageLabel } from '../../../workflows/vocabulary/labels';
+import type { StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { runModelStep, type ModelStepDeps } from './model-step';
 import { readTicketMaterial, type PlanningTracker } from './ticket-material';
 import { readableRepositories, type RepositoriesReader } from './repositories';
 import { parseStationInput } from '../station-input';
 import { stationFailure } from '../station-failure';
 import { ProposalSettingsError, type ProposalSettings } from '../../../src/config/proposal-settings';
-import type { ProposalKind, ProposalOutput } from '../../../workflows/proposal-review';
+import type { ProposalKind, ProposalOutput } from '../../../workflows/commands/proposal-review';
 import { latestReviewComments, prepareProposal, proposalIntents, type PreparedProposal, type ProposalDeps } from './proposal-publisher';
 
 export interface PlanningDeps extends ModelStepDeps {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Draft } from '../../../workflows/drafts';
-import type { StationInput } from '../../../workflows/station-types';
+import type { Draft } from '../../../workflows/commands/drafts';
+import type { StationInput } from '../../../workflows/runtime/station-types';
 
 export const draftItemSchema = z.object({
   id: z.number().int().positive(),

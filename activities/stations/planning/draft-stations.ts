@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning/planning-prompt';
+import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning-context/planning-prompt';
 import type { ModelPolicyKey } from '../../../src/config/model-policy-keys';
-import { artifactPostIntents } from '../../../workflows/artifact-posting';
-import { renderDraft } from '../../../workflows/draft-markdown';
-import { clip, CRITERION_LIMIT, DESCRIPTION_LIMIT, replaceDraftItem, type Draft, type DraftItem } from '../../../workflows/drafts';
-import type { StageLabel } from '../../../workflows/stage-labels';
-import type { StationActivity, StationInput, StationResult } from '../../../workflows/station-types';
+import { artifactPostIntents } from '../../../workflows/effects/artifact-posting';
+import { renderDraft } from '../../../workflows/commands/draft-markdown';
+import { clip, CRITERION_LIMIT, DESCRIPTION_LIMIT, replaceDraftItem, type Draft, type DraftItem } from '../../../workflows/commands/drafts';
+import type { StageLabel } from '../../../workflows/vocabulary/labels';
+import type { StationActivity, StationInput, StationResult } from '../../../workflows/runtime/station-types';
 import { parseStationInput } from '../station-input';
 import { artifactSections, requestSections, sha256, toolsFor, type PlanningDeps } from './document-stations';
 import { currentDraft } from './draft-schema';

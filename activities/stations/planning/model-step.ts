@@ -6,14 +6,14 @@ import { modelPolicyReport } from '../../../src/config/model-policy-report';
 import { ModelPolicyError, resolveForExecution } from '../../../src/config/model-target-resolver';
 import { ModelCallError, type ModelClient } from '../../../src/models/model-client';
 import type { ProjectPropertiesPort } from '../../../src/config/project-properties-port';
-import { loadSkill, SkillError } from '../../../src/skills/load-skill';
-import type { StationInput, StationResult } from '../../../workflows/station-types';
+import { loadSkill, SkillError } from '../../../src/skill-loading/load-skill';
+import type { StationInput, StationResult } from '../../../workflows/runtime/station-types';
 import { BUDGET_EXHAUSTED, BUDGET_RECOVERY, estimateTokens } from '../../../src/budgets/token-budget';
 import { currentBudgetMeter } from '../budget-guard';
 import { withHeartbeat } from '../../heartbeat';
 import { stationFailure } from '../station-failure';
 import { stationTraceContext } from '../station-trace';
-import { parsePullRequestRef } from '../delivery/delivery-context';
+import { parsePullRequestRef } from '../code-change/code-change-context';
 
 export interface ModelStepDeps {
   models: ModelClient;

@@ -6,8 +6,8 @@ import { hostTreeDir } from '../../../src/containers/workspace-sync';
 import type { ProposalSettings } from '../../../src/config/proposal-settings';
 import { parseRepoRef } from '../../../src/providers/scmhost/repo-ref';
 import type { ScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
-import { proposalBranch, proposalFile, type ProposalKind, type ProposalOutput } from '../../../workflows/proposal-review';
-import type { EffectIntent, StationInput } from '../../../workflows/station-types';
+import { proposalBranch, proposalFile, type ProposalKind, type ProposalOutput } from '../../../workflows/commands/proposal-review';
+import type { EffectIntent, StationInput } from '../../../workflows/runtime/station-types';
 
 export interface ProposalDeps {
   /** The project's proposal settings, read fresh for every generation; undefined when proposal review is off. */

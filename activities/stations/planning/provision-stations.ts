@@ -1,7 +1,7 @@
-import { checkItemRepositories } from '../../../src/planning/repo-assignment';
-import { epicItemLabel, MANAGED_LABEL, parentLabel, taskItemLabel } from '../../../src/planning/provisioning-labels';
-import type { Draft, DraftItem } from '../../../workflows/drafts';
-import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
+import { checkItemRepositories } from '../../../src/planning-context/repo-assignment';
+import { epicItemLabel, MANAGED_LABEL, parentLabel, taskItemLabel } from '../../../src/planning-context/provisioning-labels';
+import type { Draft, DraftItem } from '../../../workflows/commands/drafts';
+import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { parseStationInput } from '../station-input';
 import { currentDraft } from './draft-schema';
 import { repoAssignmentFailure, ticketRepositories, type RepositoriesReader } from './repositories';

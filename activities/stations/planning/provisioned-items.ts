@@ -1,6 +1,6 @@
-import { epicItemLabel, parentLabel } from '../../../src/planning/provisioning-labels';
-import type { Draft } from '../../../workflows/drafts';
-import type { StationInput } from '../../../workflows/station-types';
+import { epicItemLabel, parentLabel } from '../../../src/planning-context/provisioning-labels';
+import type { Draft } from '../../../workflows/commands/drafts';
+import type { StationInput } from '../../../workflows/runtime/station-types';
 import type { PlanningTracker } from './ticket-material';
 
 export interface ProvisionedEpic {

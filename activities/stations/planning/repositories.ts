@@ -1,6 +1,6 @@
-import { allowedRepositories, checkTicketRepositories, repoLabels, type RepoAssignment } from '../../../src/planning/repo-assignment';
+import { allowedRepositories, checkTicketRepositories, repoLabels, type RepoAssignment } from '../../../src/planning-context/repo-assignment';
 import type { ProjectRepositoriesCheck } from '../../../workflows/project-config-types';
-import type { StationInput } from '../../../workflows/station-types';
+import type { StationInput } from '../../../workflows/runtime/station-types';
 import { stationFailure } from '../station-failure';
 
 /** Reads the project's repository configuration (activities/project-config-activities.ts checkProjectRepositories). */

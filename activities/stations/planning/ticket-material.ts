@@ -1,4 +1,4 @@
-import type { TicketMaterial } from '../../../src/planning/planning-prompt';
+import type { TicketMaterial } from '../../../src/planning-context/planning-prompt';
 import type { TrackerClient } from '../../../src/providers/tracker/tracker-client';
 
 export type PlanningTracker = Pick<TrackerClient, 'getIssue' | 'getComments' | 'getProjectProperty' | 'searchAllIssues'>;

@@ -1,7 +1,7 @@
-import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/station-types';
+import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { qualitativeReviewOf, TAKEOVER_PLAN_ARTIFACT } from '../bug/flow-data';
-import { isDone } from '../delivery/completion-stations';
-import { issueEffectName, type DeliveryTracker } from '../delivery/pull-request-stations';
+import { isDone } from '../code-change/completion-stations';
+import { issueEffectName, type CodeChangeTracker } from '../code-change/pull-request-stations';
 import { planSteps } from '../plan-steps';
 import { parseStationInput, trustedArtifactText } from '../station-input';
 
@@ -44,7 +44,7 @@ export function takeoverSummaryText(input: Pick<StationInput, 'ticket_key' | 'ar
  * complete_task_takeover: after the merge, a summary comment (the plan, the pull requests, and a warning when the
  * qualitative review was still unsatisfied at its cap) and the ticket moves to "Closed" unless it is done already.
  */
-export function createCompleteTakeoverStation(deps: { tracker: Pick<DeliveryTracker, 'getIssue'> }): StationActivity {
+export function createCompleteTakeoverStation(deps: { tracker: Pick<CodeChangeTracker, 'getIssue'> }): StationActivity {
   return async (raw) => {
     const input = parseStationInput(raw);
     const ticket = await deps.tracker.getIssue(input.ticket_key);

@@ -1,4 +1,4 @@
-import type { StationInput } from '../../../workflows/station-types';
+import type { StationInput } from '../../../workflows/runtime/station-types';
 import { planSection, ticketBriefOf, ticketSection } from '../bug/bug-task-text';
 import { qualitativeReviewOf, takeoverPlanOf, TAKEOVER_PLAN_ARTIFACT } from '../bug/flow-data';
 import { trustedArtifactText } from '../station-input';

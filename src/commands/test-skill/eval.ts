@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createModelClient } from '../../models/model-client';
 import { redactSecrets } from '../../redaction/redact-secrets';
-import { loadSkill } from '../../skills/load-skill';
+import { loadSkill } from '../../skill-loading/load-skill';
 import { loadEvalCriteria } from '../../skill-testing/eval-criteria';
 import { evalSummaryLine } from '../../skill-testing/eval-results';
 import { createMlflowClient } from '../../skill-testing/mlflow-client';

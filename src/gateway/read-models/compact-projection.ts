@@ -1,4 +1,4 @@
-import type { ExecutionView } from '../../../workflows/execution-view';
+import type { ExecutionView } from '../../../workflows/read-model/execution-view';
 
 /** An observation with no news for this long is reported stale (REFERENCE: one hour). */
 export const OBSERVATION_STALE_AFTER_MS = 60 * 60 * 1000;

@@ -7,8 +7,8 @@ import { requireBearerToken } from '../operator-auth';
 import { compactProjection, isObservationStale, servedExecutionView } from '../read-models/compact-projection';
 import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { TICKET_KEY } from '../../ingress/tracker/tracker-webhook-schema';
-import { MAX_TIMELINE_PAGE } from '../../../workflows/timeline';
-import type { ExecutionView } from '../../../workflows/execution-view';
+import { MAX_TIMELINE_PAGE } from '../../../workflows/read-model/timeline';
+import type { ExecutionView } from '../../../workflows/read-model/execution-view';
 
 export interface ReadApiDeps {
   workflows: TicketWorkflowsPort;

@@ -6,7 +6,7 @@ import { issueIdOfComment, type IssueKeyResolver } from '../../ingress/tracker/c
 import { normaliseIssuelessComment, normaliseTrackerEvent, trackerEventName } from '../../ingress/tracker/normalise-tracker-event';
 import { issuelessCommentWebhookSchema, trackerEnvelopeSchema, trackerWebhookSchema, type IssuelessCommentWebhook } from '../../ingress/tracker/tracker-webhook-schema';
 import { NotFoundProviderError, RetryableProviderError } from '../../providers/provider-errors';
-import type { Observation } from '../../../workflows/observation';
+import type { Observation } from '../../../workflows/ledger/observation';
 import { deliverTrackerObservation } from '../../ingress/deliver-observation';
 import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';

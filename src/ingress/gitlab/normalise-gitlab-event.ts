@@ -1,7 +1,7 @@
 import { factFingerprint } from '../fact-fingerprint';
 import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../normalised-delivery';
 import { pullRequestRef } from '../ticket-routing';
-import type { DiscussionFact } from '../../../workflows/observation';
+import type { DiscussionFact } from '../../../workflows/ledger/observation';
 import type { GitLabHook } from './gitlab-webhook-schema';
 
 const FINAL_PIPELINE_STATES = new Set(['success', 'failed', 'canceled', 'skipped']);

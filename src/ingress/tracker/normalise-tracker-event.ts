@@ -1,4 +1,4 @@
-import type { Observation, ObservationSource } from '../../../workflows/observation';
+import type { Observation, ObservationSource } from '../../../workflows/ledger/observation';
 import { isoOrNull } from '../normalised-delivery';
 import { changelogObservation, commentObservation, fieldsUpdatedObservation, issueCreatedObservation, trackerCommentAuthor, type TrackerCommentFacts, type TrackerIssueFacts } from './tracker-observations';
 import { adfToMarkdown } from '../../providers/tracker/adf/adf-to-markdown';
@@ -109,7 +109,7 @@ export function normaliseTrackerEvent(
  * When the change a webhook reports was made. Jira's webhook changelog carries no time of its own (the REST changelog
  * has `created`); the body's top-level `timestamp` (epoch milliseconds) is when the event happened. Never the issue's
  * `updated`: Jira reads the issue when it sends, so a delayed or retried delivery of a label change made before the
- * service took the ticket would carry a later time and count as made after it (workflows/management-moment.ts).
+ * service took the ticket would carry a later time and count as made after it (workflows/runtime/management-moment.ts).
  * A `created` on the changelog (as the REST changelog has it) wins when a sender includes one.
  */
 export function changelogTime(payload: Pick<TrackerWebhook, 'timestamp' | 'changelog'>): string | undefined {

@@ -1,6 +1,6 @@
-import type { Observation, WorkflowKind } from '../../../workflows/observation';
+import type { Observation, WorkflowKind } from '../../../workflows/ledger/observation';
 import { ownCommentReason, ownLabelChangeReason, type LoopGuardOptions } from '../loop-guard';
-import { parentOf } from '../../planning/provisioning-labels';
+import { parentOf } from '../../planning-context/provisioning-labels';
 
 export const MANAGED_LABEL = 'service:managed';
 

@@ -32,7 +32,7 @@ export function promptOf(request: ChatCompletionRequest): string {
   return (request.messages ?? []).filter((message) => message.role === 'user').map((message) => messageText(message.content)).join('\n\n');
 }
 
-/** The `## Title` sections of a composed prompt (src/planning/planning-prompt.ts composePrompt), in order. */
+/** The `## Title` sections of a composed prompt (src/planning-context/planning-prompt.ts composePrompt), in order. */
 export function promptSections(prompt: string): Array<{ title: string; body: string }> {
   const sections: Array<{ title: string; body: string[] }> = [];
   for (const line of prompt.split('\n')) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseModelConfiguration, type ModelConfiguration } from '../../../src/config/model-configuration';
 import { CONTAINER_KEYS, CONTAINER_STATION_KEYS, MODEL_POLICY_KEYS, stationPlace } from '../../../src/config/model-policy-keys';
 import { describeStagePlace, resolveStages, stagePlace, unreadyContainerStages } from '../../../src/containers/container-readiness';
-import { BUILT_IN_DEFINITIONS } from '../../../workflows/definitions';
+import { BUILT_IN_DEFINITIONS } from '../../../workflows/built-in-definitions';
 
 const ANTHROPIC_ENV = {
   MODEL_CONNECTIONS: JSON.stringify({
@@ -18,7 +18,7 @@ function parse(env: NodeJS.ProcessEnv): ModelConfiguration {
   return result.config;
 }
 
-/** The station names of the container family (activities/stations/delivery, bug/analyze-bug-station.ts). */
+/** The station names of the container family (activities/stations/code-change, bug/analyze-bug-station.ts). */
 const CONTAINER_STATIONS = ['implement_task', 'implement_bug_fix', 'execute_task_changes', 'local_review', 'update_documentation', 'analyze_bug', 'run_qualitative_review', 'code_review', 'rebase', 'attempt_ci_fix'];
 
 describe('container stages', () => {

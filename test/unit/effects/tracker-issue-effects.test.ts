@@ -3,7 +3,7 @@ import { createIssueOnce, trackerIssueOperationSchemas } from '../../../activiti
 import { createTrackerClient } from '../../../src/providers/tracker/tracker-client';
 import { neutraliseEffectText } from '../../../src/redaction/neutralise-commands';
 import { startTrackerSimulator, type TrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
-import type { EffectOperation } from '../../../workflows/effect-types';
+import type { EffectOperation } from '../../../workflows/effects/effect-types';
 
 type CreateIssue = Extract<EffectOperation, { kind: 'tracker.create_issue' }>;
 

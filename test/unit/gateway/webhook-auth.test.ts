@@ -10,7 +10,7 @@ import { ConfigurationError } from '../../../src/config/startup-config';
 import { createLogger } from '../../../src/logging/logger';
 import { createServiceMetrics } from '../../../src/metrics/service-metrics';
 import type { TicketWorkflowsPort } from '../../../src/temporal/ticket-workflows';
-import type { Observation } from '../../../workflows/observation';
+import type { Observation } from '../../../workflows/ledger/observation';
 import { fixture } from '../../helpers/fixtures';
 
 // Every route authenticates before it reads a body. Proof without timing: the request declares a 24 MB body and

@@ -9,7 +9,7 @@ import { createServiceMetrics } from '../../../src/metrics/service-metrics';
 import { NotFoundProviderError, RetryableProviderError } from '../../../src/providers/provider-errors';
 import type { IssueKeyResolver } from '../../../src/ingress/tracker/comment-issue';
 import type { TicketWorkflowsPort } from '../../../src/temporal/ticket-workflows';
-import type { Observation } from '../../../workflows/observation';
+import type { Observation } from '../../../workflows/ledger/observation';
 import { fixture, FIXTURES } from '../../helpers/fixtures';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TicketWorkflowsPort } from '../../../src/temporal/ticket-workflows';
 import { planTrackerDelivery } from '../../../src/ingress/tracker/plan-tracker-delivery';
 import { deliverTrackerObservation } from '../../../src/ingress/deliver-observation';
-import type { Observation } from '../../../workflows/observation';
+import type { Observation } from '../../../workflows/ledger/observation';
 
 /** Records which workflow each observation was signalled to; starting a workflow is an error here. */
 function port(calls: Array<[string, Observation]>): TicketWorkflowsPort {

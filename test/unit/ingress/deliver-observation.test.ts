@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliverSourceHostObservation, deliverTrackerObservation } from '../../../src/ingress/deliver-observation';
 import type { TicketWorkflowsPort } from '../../../src/temporal/ticket-workflows';
-import type { Observation } from '../../../workflows/observation';
+import type { Observation } from '../../../workflows/ledger/observation';
 
 function recordingPort(signalled: Observation[]): TicketWorkflowsPort {
   return new Proxy({}, {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { learnTrackerAccountId, loopGuardOf, type LoopGuardOptions } from '../../../src/ingress/loop-guard';
 import { planTrackerDelivery } from '../../../src/ingress/tracker/plan-tracker-delivery';
-import type { Observation } from '../../../workflows/observation';
+import type { Observation } from '../../../workflows/ledger/observation';
 
 const ACCOUNT_ID = '712020:5b10ac8d82e05b22cc7d4ef5';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { countEffectAttempts, measureStations } from '../../../src/metrics/activity-metrics';
 import { createServiceMetrics } from '../../../src/metrics/service-metrics';
-import type { EffectAttemptResult, PerformEffectInput } from '../../../workflows/effect-types';
-import type { StationInput } from '../../../workflows/station-types';
+import type { EffectAttemptResult, PerformEffectInput } from '../../../workflows/effects/effect-types';
+import type { StationInput } from '../../../workflows/runtime/station-types';
 
 async function sample(metrics: ReturnType<typeof createServiceMetrics>, name: string): Promise<Array<{ labels: Record<string, unknown>; value: number; metricName?: string }>> {
   const family = (await metrics.registry.getMetricsAsJSON()).find((entry) => entry.name === name);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_POLL_LOOKBACK_SECONDS, pollWindow } from '../../../src/poller/poll-window';
-import { lastPollWatermarks } from '../../../workflows/poll-watermarks';
+import { lastPollWatermarks } from '../../../workflows/polling/poll-watermarks';
 
 const now = new Date('2026-11-25T10:00:00Z');
 

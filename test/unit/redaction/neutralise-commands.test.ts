@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { COMMAND_BREAK, neutraliseCommands, neutraliseEffectText } from '../../../src/redaction/neutralise-commands';
-import { parseCommand, type CommandPosition } from '../../../workflows/command-parser';
-import { BUILT_IN_DEFINITIONS } from '../../../workflows/definitions';
-import { acceptTable } from '../../../workflows/definitions/definition-types';
-import type { Observation, ObservationFacts, SourceSystem, WorkflowKind } from '../../../workflows/observation';
+import { parseCommand, type CommandPosition } from '../../../workflows/commands/command-parser';
+import { BUILT_IN_DEFINITIONS } from '../../../workflows/built-in-definitions';
+import { acceptTable } from '../../../workflows/built-in-definitions/definition-types';
+import type { Observation, ObservationFacts, SourceSystem, WorkflowKind } from '../../../workflows/ledger/observation';
 
 // Judged by the real command parser: what the service posts must not come back as a command.
 

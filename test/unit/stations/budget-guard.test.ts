@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBudgetGuard, currentBudgetMeter } from '../../../activities/stations/budget-guard';
 import { stationFailureDetails } from '../../../activities/stations/station-failure';
-import type { StationInput, StationResult } from '../../../workflows/station-types';
+import type { StationInput, StationResult } from '../../../workflows/runtime/station-types';
 
 const input = (spend?: StationInput['spend']): StationInput => ({
   ticket_key: 'P-1', project_key: 'P', issue_type: 'Feature', workflow_kind: 'feature', run_id: 'r', node: 'generate_prd', station: 'generate_prd',

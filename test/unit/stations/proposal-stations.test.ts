@@ -16,7 +16,7 @@ import { createTrackerClient } from '../../../src/providers/tracker/tracker-clie
 import { startModelSimulator, type ModelSimulator } from '../../../src/sandbox/model-simulator/model-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
-import type { StationInput, StationResult } from '../../../workflows/station-types';
+import type { StationInput, StationResult } from '../../../workflows/runtime/station-types';
 
 const TOKEN = 'ghp_proposalStationToken0123456789abcdef';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ciStatusOf, stationTraceContext } from '../../../activities/stations/station-trace';
-import { stationTrigger } from '../../../workflows/station-trigger';
+import { stationTrigger } from '../../../workflows/runtime/station-trigger';
 
 describe('the trace attributes of a station', () => {
   const base = { ticket_key: 'FD-7', issue_type: 'Feature', project_key: 'FD', station: 'generate_prd', outputs: {}, params: {}, pull_requests: [] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planTrackerDelivery, workflowKindFor } from '../../../../src/ingress/tracker/plan-tracker-delivery';
-import type { Observation } from '../../../../workflows/observation';
+import type { Observation } from '../../../../workflows/ledger/observation';
 
 function observation(overrides: Partial<Observation>): Observation {
   return {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BUG_CHECKLIST, judgeChecklist, TAKEOVER_CHECKLIST, type ChecklistItem } from '../../../../activities/stations/bug/triage-station';
 import { generateStructured } from '../../../../src/models/structured-output';
-import { composePrompt, ticketSections, type TicketMaterial } from '../../../../src/planning/planning-prompt';
+import { composePrompt, ticketSections, type TicketMaterial } from '../../../../src/planning-context/planning-prompt';
 import { startModelSimulator, type ModelSimulator } from '../../../../src/sandbox/model-simulator/model-simulator';
 import {
   firstRepositoryOf, hasStepsToReproduce, sandboxResponder, triageChecklist, triageTicketText,

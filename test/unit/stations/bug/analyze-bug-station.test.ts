@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analysisRepository, createAnalyzeBugStation } from '../../../../activities/stations/bug/analyze-bug-station';
 import type { ContainerStationSpec } from '../../../../activities/stations/container-station';
 import { stationFailureDetails } from '../../../../activities/stations/station-failure';
-import type { StationInput, StationResult } from '../../../../workflows/station-types';
+import type { StationInput, StationResult } from '../../../../workflows/runtime/station-types';
 
 const rca = {
   summary: 'The cache key ignores the locale.',

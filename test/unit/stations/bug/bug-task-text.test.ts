@@ -4,7 +4,7 @@ import {
 } from '../../../../activities/stations/bug/bug-task-text';
 import { planStepsMarkdown } from '../../../../activities/stations/bug/plan-bug-fix-station';
 import { parseRcaReport, rcaReportSchema, type RcaReport } from '../../../../activities/stations/bug/rca-report';
-import type { StationInput } from '../../../../workflows/station-types';
+import type { StationInput } from '../../../../workflows/runtime/station-types';
 
 const rca: RcaReport = {
   summary: 'The cache key ignores the locale.',

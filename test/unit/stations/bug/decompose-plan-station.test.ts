@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEffectActivities } from '../../../../activities/effect-activities';
 import { createDecomposePlanStation, fixTaskEffectNames, fixTaskSummary } from '../../../../activities/stations/bug/decompose-plan-station';
 import { fixTaskIdentityLabel } from '../../../../activities/stations/bug/flow-data';
-import { childrenOf, workOfRepository } from '../../../../activities/stations/delivery/pull-request-stations';
+import { childrenOf, workOfRepository } from '../../../../activities/stations/code-change/pull-request-stations';
 import { sha256 } from '../../../../activities/stations/planning/document-stations';
 import { stationFailureDetails } from '../../../../activities/stations/station-failure';
 import { createLogger } from '../../../../src/logging/logger';
@@ -10,7 +10,7 @@ import { createTrackerClient } from '../../../../src/providers/tracker/tracker-c
 import type { TrackerIssue } from '../../../../src/providers/tracker/tracker-types';
 import { startTrackerSimulator, type TrackerSimulator } from '../../../../src/sandbox/tracker-simulator/tracker-simulator';
 import type { ProjectRepositoriesCheck } from '../../../../workflows/project-config-types';
-import type { StationInput } from '../../../../workflows/station-types';
+import type { StationInput } from '../../../../workflows/runtime/station-types';
 
 const PLAN = [
   '# Fix plan for option 1',
@@ -97,7 +97,7 @@ describe('decompose_plan against the tracker simulator', () => {
   });
   afterAll(async () => sim?.close());
 
-  it('creates linked Tasks once that the delivery stations find by the parent and repo labels', async () => {
+  it('creates linked Tasks once that the code-change stations find by the parent and repo labels', async () => {
     const client = createTrackerClient({ baseUrl: sim.url, email: 'service@example.com', apiToken: 'token-value', retry: { maxAttempts: 1 } });
     const effects = createEffectActivities({ tracker: client, logger: createLogger({ level: 'error', write: () => undefined }) });
     const issue = sim.state.createIssue({ projectKey: 'BUG', issueType: 'Bug', summary: 'Crash on save', labels: ['service:managed'] });

@@ -4,7 +4,7 @@ import { parseModelConfiguration } from '../../../../src/config/model-configurat
 import type { ModelCallInput, ModelClient } from '../../../../src/models/model-client';
 import type { TrackerComment, TrackerIssue } from '../../../../src/providers/tracker/tracker-types';
 import type { ProjectRepositoriesCheck } from '../../../../workflows/project-config-types';
-import type { ArtifactRecord, StationInput } from '../../../../workflows/station-types';
+import type { ArtifactRecord, StationInput } from '../../../../workflows/runtime/station-types';
 
 /**
  * In-memory fakes for the bug and takeover host stations: a model that answers scripted objects (checked against the

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createPostMergeSummaryStation, postMergeSummaryText } from '../../../../activities/stations/bug/post-merge-summary-station';
 import { releaseNoteOf } from '../../../../activities/stations/bug/release-note';
 import type { RcaReport } from '../../../../activities/stations/bug/rca-report';
-import type { DeliveryTracker } from '../../../../activities/stations/delivery/pull-request-stations';
+import type { CodeChangeTracker } from '../../../../activities/stations/code-change/pull-request-stations';
 import type { TrackerIssue } from '../../../../src/providers/tracker/tracker-types';
-import type { StationInput } from '../../../../workflows/station-types';
+import type { StationInput } from '../../../../workflows/runtime/station-types';
 
 const issue = (key: string, issueType: string, extra: Partial<TrackerIssue> = {}): TrackerIssue => ({
   id: key, key, projectKey: 'BUG', summary: key, description: '', labels: [], issueType, status: 'To Do', statusCategory: 'new', created: '', updated: '', ...extra,
@@ -28,7 +28,7 @@ function input(outputs: Record<string, unknown>, extra: Partial<StationInput> = 
   };
 }
 
-function tracker(bug: TrackerIssue, children: TrackerIssue[]): DeliveryTracker & { jql: string[] } {
+function tracker(bug: TrackerIssue, children: TrackerIssue[]): CodeChangeTracker & { jql: string[] } {
   const jql: string[] = [];
   return { jql, getIssue: async () => bug, searchAllIssues: async (query: string) => { jql.push(query); return children; } };
 }

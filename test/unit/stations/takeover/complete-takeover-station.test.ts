@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../../../activities/stations/planning/document-stations';
 import { createCompleteTakeoverStation, plannedLines, takeoverSummaryText } from '../../../../activities/stations/takeover/complete-takeover-station';
 import type { TrackerIssue } from '../../../../src/providers/tracker/tracker-types';
-import type { StationInput } from '../../../../workflows/station-types';
+import type { StationInput } from '../../../../workflows/runtime/station-types';
 
 const ticket = (extra: Partial<TrackerIssue> = {}): TrackerIssue => ({
   id: '1', key: 'TT-1', projectKey: 'TT', summary: 'Rate limit the export', description: '', labels: ['service:managed'], issueType: 'Task', status: 'In Progress', statusCategory: 'indeterminate', created: '', updated: '', ...extra,

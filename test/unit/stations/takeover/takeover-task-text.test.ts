@@ -3,7 +3,7 @@ import { takeoverPlanMarkdown } from '../../../../activities/stations/takeover/g
 import {
   executeTaskChangesText, qualitativeReviewFindings, qualitativeReviewText, QUALITATIVE_REVIEW_FILE, takeoverDocumentationText, takeoverLocalReviewText,
 } from '../../../../activities/stations/takeover/takeover-task-text';
-import type { StationInput } from '../../../../workflows/station-types';
+import type { StationInput } from '../../../../workflows/runtime/station-types';
 
 const plan = takeoverPlanMarkdown({
   overview: 'Move the export to a background job.',

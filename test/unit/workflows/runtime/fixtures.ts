@@ -1,5 +1,5 @@
-import type { Command } from '../../../../workflows/command-types';
-import type { WorkflowDefinition } from '../../../../workflows/definitions/definition-types';
+import type { Command } from '../../../../workflows/commands/command-types';
+import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import type { Position, StepEnv, StepState } from '../../../../workflows/runtime/step-types';
 
 export const ENV: StepEnv = { patched: () => true, ticketKey: 'ACME-1' };
@@ -19,7 +19,7 @@ export function stateAt(node: string, overrides: Partial<Position> = {}, rest: P
   };
 }
 
-/** A command whose meaning at a gate is `outcome` (workflows/interpreter.ts gateCommandEffect). */
+/** A command whose meaning at a gate is `outcome` (workflows/runtime/interpreter.ts gateCommandEffect). */
 export const COMMAND_FOR_OUTCOME: Readonly<Record<string, Command>> = {
   approved: { type: 'approve', gate: 'any', via: 'label' },
   feedback: { type: 'feedback', text: 'shorter, please', via: 'comment' },
@@ -35,7 +35,7 @@ export const COMMAND_FOR_OUTCOME: Readonly<Record<string, Command>> = {
 };
 
 /**
- * What each trigger a node may accept asks for, as the command boundary (workflows/command-parser.ts) produces it.
+ * What each trigger a node may accept asks for, as the command boundary (workflows/commands/command-parser.ts) produces it.
  * `ci_skips` and `review_retry` are the two triggers the driver hands to `step` as events of their own; `draft_edit`
  * edits the draft in place (no step). A ticket comment `!` at the triage gate is a retriage (command-comments.ts).
  */

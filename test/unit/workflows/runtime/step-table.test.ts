@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Command } from '../../../../workflows/command-types';
-import { BUILT_IN_DEFINITIONS } from '../../../../workflows/definitions';
-import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../../../workflows/definitions/definition-types';
+import type { Command } from '../../../../workflows/commands/command-types';
+import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
+import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { reviewRetryPosition, step } from '../../../../workflows/runtime/step';
 import type { Action, StepState } from '../../../../workflows/runtime/step-types';
 import { COMMAND_FOR_OUTCOME, ENV, meaningsOf, PR, stateAt } from './fixtures';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FEATURE_DEFINITION } from '../../../../workflows/definitions';
+import { FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
 import { stationTraits } from '../../../../workflows/runtime/node-traits';
 import { reviewRetryPosition, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
 import type { Action } from '../../../../workflows/runtime/step-types';

@@ -1,0 +1,208 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { GitRemotes } from '../../../src/providers/git-remote-types';
+import { parentLabel } from '../../../src/planning-context/provisioning-labels';
+import type { TrackerClient } from '../../../src/providers/tracker/tracker-client';
+import type { TrackerIssue } from '../../../src/providers/tracker/tracker-types';
+import type { WorkflowKind } from '../../../workflows/ledger/observation';
+import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
+import { analysisOf, FIX_PLAN_ARTIFACT, qualitativeReviewOf, TAKEOVER_PLAN_ARTIFACT } from '../bug/flow-data';
+import { releaseNoteLines, releaseNoteOf, rootCauseLines } from '../bug/release-note';
+import { runModelStep, type ModelStepDeps } from '../planning/model-step';
+import { planStepsOfRepository } from '../plan-steps';
+import { parseStationInput, trustedArtifactText } from '../station-input';
+import { stationFailure } from '../station-failure';
+import { currentRepository, ticketBranch } from './code-change-context';
+import { tasksOfRepository } from './implementation-task-text';
+
+export type CodeChangeTracker = Pick<TrackerClient, 'getIssue' | 'searchAllIssues'>;
+
+export interface PullRequestStationDeps extends ModelStepDeps {
+  tracker: CodeChangeTracker;
+  remotes: GitRemotes;
+  /** Repositories (`owner/name`, or `*`) whose pull requests open as drafts (SCMHOST_DRAFT_REPOS). */
+  draftRepos: string[];
+  /** Where the container stations keep their workspaces (CONTAINER_WORK_DIR). */
+  workDir: string;
+}
+
+const IN_PROGRESS = 'In Progress';
+
+/** An effect name for one issue key (`start_fd_12`): lower_snake_case, as the contract requires. */
+export function issueEffectName(verb: string, key: string): string {
+  return `${verb}_${key.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`.slice(0, 64);
+}
+
+/** The provisioned children of a feature (epics and tasks), found by the parent label provisioning set. */
+export async function childrenOf(tracker: CodeChangeTracker, input: Pick<StationInput, 'project_key' | 'ticket_key'>): Promise<TrackerIssue[]> {
+  return tracker.searchAllIssues(`project = "${input.project_key}" AND labels = "${parentLabel(input.ticket_key)}" ORDER BY created ASC`, { limit: 500 });
+}
+
+/** Tasks of one repository (label `repo:<r>`) and the epics above them. Pure; exported for tests. */
+export function workOfRepository(children: readonly TrackerIssue[], repository: string): { tasks: TrackerIssue[]; epics: TrackerIssue[] } {
+  const repoLabel = `repo:${repository}`.toLowerCase();
+  const tasks = children.filter((issue) => issue.issueType === 'Task' && issue.labels.some((label) => label.toLowerCase() === repoLabel));
+  const epicKeys = new Set(tasks.map((task) => task.parentKey).filter((key): key is string => Boolean(key)));
+  const epics = children.filter((issue) => issue.issueType === 'Epic' && epicKeys.has(issue.key));
+  return { tasks, epics };
+}
+
+function routedRepository(input: StationInput): string {
+  const repository = currentRepository(input);
+  if (!repository) {
+    throw stationFailure({ code: 'repository_missing', message: `${input.station} runs per repository, but no repository was routed to it`, recovery: 'check the definition: a task_router must come before this node' });
+  }
+  return repository;
+}
+
+const descriptionSchema = z.object({
+  description: z.string().min(1).describe('The pull request description in Markdown: what changed and why, how it was checked, and the tasks it closes'),
+});
+
+/** The station whose agent did the work of each graph: its `.service/implementation.md` is the report. */
+const IMPLEMENTATION_STATION: Record<WorkflowKind, string> = {
+  feature: 'implement_task',
+  bug: 'implement_bug_fix',
+  task_takeover: 'execute_task_changes',
+};
+
+/** The plan artifact a bug or takeover works from; a feature works from its task draft instead. */
+const PLAN_ARTIFACT: Partial<Record<WorkflowKind, string>> = { bug: FIX_PLAN_ARTIFACT, task_takeover: TAKEOVER_PLAN_ARTIFACT };
+
+/**
+ * What the pull request of `repository` is for, one Markdown bullet each: the feature's draft tasks of that
+ * repository, or the steps of the bug's fix plan or the takeover's plan tagged with it. Pure; exported for tests.
+ */
+export function pullRequestTaskLines(input: StationInput, repository: string): string[] {
+  const artifactName = PLAN_ARTIFACT[input.workflow_kind];
+  if (!artifactName) return tasksOfRepository(input, repository).map((task) => `- ${task.summary}: ${task.description}`);
+  const artifact = input.artifacts[artifactName];
+  return artifact ? planStepsOfRepository(trustedArtifactText(artifact).text, repository).map((step) => `- ${step}`) : [];
+}
+
+/**
+ * The pull-request description (policy key generate_pr_description, tool-free): from the ticket, the tasks of the
+ * repository, what the implementation and documentation steps wrote about their work, and the files they changed.
+ */
+export async function describePullRequest(deps: ModelStepDeps, input: StationInput, repository: string, summary: string): Promise<{ body: string; usage: NonNullable<Awaited<ReturnType<typeof runModelStep>>['usage']> }> {
+  const implementation = input.outputs[IMPLEMENTATION_STATION[input.workflow_kind] ?? 'implement_task'] as { outputs?: Record<string, string>; files?: string[] } | undefined;
+  const documentation = input.outputs.update_documentation as { outputs?: Record<string, string>; files?: string[] } | undefined;
+  const tasks = pullRequestTaskLines(input, repository);
+  const prompt = [
+    `Ticket ${input.ticket_key}: ${summary}`,
+    `Repository: ${repository}, branch ${ticketBranch(input)}.`,
+    // The body gets these sections from the analysis itself; a model's retelling would only repeat them.
+    ...(input.workflow_kind === 'bug' ? ['The service adds the root cause and the release note below your description: do not repeat them.'] : []),
+    '',
+    '## Tasks',
+    ...(tasks.length ? tasks : ['(none listed for this repository)']),
+    '',
+    '## What the implementation step reported',
+    implementation?.outputs?.['.service/implementation.md'] ?? '(no report)',
+    '',
+    '## Documentation',
+    documentation?.outputs?.['.service/documentation.md'] ?? '(no report)',
+    '',
+    '## Files changed',
+    ...[...new Set([...(implementation?.files ?? []), ...(documentation?.files ?? [])])].map((file) => `- ${file}`),
+  ].join('\n');
+  const step = await runModelStep(deps, input, { key: 'generate_pr_description', skill: 'generate_pr_description', schema: descriptionSchema, prompt });
+  return { body: step.object.description, usage: step.usage };
+}
+
+/**
+ * A takeover's qualitative review runs at most two rounds; when it still asked for changes, the graph opens the pull
+ * request all the same, and the reviewer must see that first. Undefined when the last review of this repository passed.
+ */
+export function qualitativeReviewWarning(input: StationInput, repository: string): string | undefined {
+  if (input.workflow_kind !== 'task_takeover') return undefined;
+  const review = qualitativeReviewOf(input);
+  if (review?.verdict !== 'changes_needed' || review.repository?.toLowerCase() !== repository.toLowerCase()) return undefined;
+  // One line per finding: a line break in the model's text would end the quote and hide the rest of the warning.
+  const flat = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
+  const findings = (review.findings ?? []).map((f, i) => `> ${i + 1}. ${f.file ? `\`${flat(f.file)}\`: ` : ''}${flat(f.problem ?? '')}${f.suggestion ? ` (suggestion: ${flat(f.suggestion)})` : ''}`);
+  return [
+    '> ⚠️ **The qualitative review still asked for changes after two rounds.** The service opened this pull request anyway: check these findings before you approve it.',
+    ...(findings.length ? ['>', ...findings] : []),
+  ].join('\n');
+}
+
+/**
+ * The pull request's body: the model's description and the footer; a bug's adds the root cause and the release note
+ * after the description, a takeover's starts with the review warning when there is one. A feature's body is the
+ * description and the footer only. Pure; exported for tests.
+ */
+export function pullRequestBody(input: StationInput, repository: string, description: string): string {
+  const sections: string[] = [];
+  const warning = qualitativeReviewWarning(input, repository);
+  if (warning) sections.push(warning);
+  sections.push(description.trim());
+  if (input.workflow_kind === 'bug') {
+    const rca = analysisOf(input)?.rca;
+    if (rca) sections.push(['## Root cause', '', ...rootCauseLines(rca)].join('\n'));
+    const note = releaseNoteOf(input);
+    const lines = note ? releaseNoteLines(note) : [];
+    if (lines.length) sections.push(['## Release note', '', ...lines].join('\n'));
+  }
+  return `${sections.join('\n\n')}\n\n---\n_Opened by the service for ${input.ticket_key}._`;
+}
+
+export function createPullRequestStations(deps: PullRequestStationDeps): Record<'setup_workspace' | 'create_pr' | 'teardown_workspace', StationActivity> {
+  return {
+    /** The tasks of this repository, their epics and the feature move to "In Progress" (REFERENCE "Tracker conventions"). */
+    setup_workspace: async (raw) => {
+      const input = parseStationInput(raw);
+      const repository = routedRepository(input);
+      const { tasks, epics } = workOfRepository(await childrenOf(deps.tracker, input), repository);
+      const keys = [...tasks, ...epics].map((issue) => issue.key);
+      const effects: EffectIntent[] = [...keys, input.ticket_key].map((key) => ({
+        name: issueEffectName('start', key), operation: { kind: 'tracker.transition', issue_key: key, target: IN_PROGRESS },
+      }));
+      return {
+        outcome: 'ready', effects,
+        data: { repository, tasks: tasks.map((t) => t.key), epics: epics.map((e) => e.key) },
+        summary: `${repository}: ${tasks.length} task${tasks.length === 1 ? '' : 's'} and ${epics.length} epic${epics.length === 1 ? '' : 's'} to ${IN_PROGRESS}`,
+      };
+    },
+
+    /**
+     * Opens the pull request of this repository (title `[KEY] <summary>`, a generated description), or adopts the
+     * open one of the ticket branch; then links it on the ticket once. Both are effects with stable names, so a
+     * repeat after a crash finds what the first attempt did.
+     */
+    create_pr: async (raw) => {
+      const input = parseStationInput(raw);
+      const repository = routedRepository(input);
+      const ticket = await deps.tracker.getIssue(input.ticket_key);
+      const branch = ticketBranch(input);
+      const remote = deps.remotes.remoteFor(repository);
+      const draft = deps.draftRepos.some((r) => r === '*' || r.toLowerCase() === repository.toLowerCase());
+      const description = await describePullRequest(deps, input, repository, ticket.summary);
+      const body = pullRequestBody(input, repository, description.body);
+      const effect = issueEffectName('pr', repository);
+      return {
+        outcome: 'opened',
+        effects: [
+          { name: `open_${effect}`.slice(0, 64), required: true, operation: { kind: 'scmhost.open_pr', repository, head: branch, base: remote.defaultBranch ?? null, title: `[${input.ticket_key}] ${ticket.summary}`.slice(0, 256), body, draft, mode: remote.changeRequestMode } },
+          { name: `link_${effect}`.slice(0, 64), operation: { kind: 'tracker.pull_request_link', issue_key: input.ticket_key, repository, head: branch, text: `Pull request for ${repository}: {url}${draft ? ' (draft)' : ''}`, mode: remote.changeRequestMode } },
+        ],
+        data: { repository, branch, draft },
+        usage: description.usage,
+        summary: `pull request for ${repository} (${branch})${draft ? ', draft' : ''}`,
+      };
+    },
+
+    /** Removes the container workspaces of this ticket run: the clones are not needed once the PR is open. */
+    teardown_workspace: async (raw) => {
+      const input = parseStationInput(raw);
+      const repository = currentRepository(input);
+      const prefix = `${input.ticket_key.toLowerCase()}-`;
+      const suffix = `-${input.run_id.slice(0, 12)}`;
+      const names = (await readdir(deps.workDir).catch(() => [] as string[])).filter((name) => name.startsWith(prefix) && name.endsWith(suffix));
+      for (const name of names) await rm(join(deps.workDir, name), { recursive: true, force: true });
+      return { outcome: 'done', data: { repository: repository ?? null, removed: names.length }, summary: `removed ${names.length} workspace${names.length === 1 ? '' : 's'}${repository ? ` after ${repository}` : ''}` };
+    },
+  };
+}
+

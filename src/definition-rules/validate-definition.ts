@@ -1,0 +1,104 @@
+import { GATE_KINDS, outcomesOfTrigger, ROUTER_OUTCOMES, STATION_OUTCOMES, TRIGGER_OUTCOME } from '../../workflows/built-in-definitions/catalogue';
+import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
+import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
+import { parseDefinition } from './definition-schema';
+
+export interface DefinitionCatalogue {
+  stations: Readonly<Record<string, readonly string[]>>;
+  routers: Readonly<Record<string, readonly string[]>>;
+  gates: readonly string[];
+}
+
+export const BUILT_IN_CATALOGUE: DefinitionCatalogue = { stations: STATION_OUTCOMES, routers: ROUTER_OUTCOMES, gates: GATE_KINDS };
+
+const URL_OR_SECRET = /(https?:\/\/|\b(token|secret|password|api[_-]?key)\s*[:=])/i;
+
+function targetsOf(node: DefinitionNode): string[] {
+  if (node.kind === 'end') return [];
+  const targets = Object.values(node.on);
+  if (node.kind === 'station' && node.retry_bound !== undefined) targets.push(node.on_exhausted ?? 'escalate_blocked');
+  if (node.kind === 'gate' && node.retry_to !== undefined) targets.push(node.retry_to);
+  return targets;
+}
+
+function checkNode(id: string, node: DefinitionNode, definition: WorkflowDefinition, catalogue: DefinitionCatalogue, problems: string[]): void {
+  const where = `nodes.${id}`;
+  for (const target of targetsOf(node)) {
+    if (target !== RETURN_TARGET && !definition.nodes[target]) problems.push(`${where}: leads to "${target}", which is not a node of this definition`);
+  }
+  if (node.kind === 'station') {
+    const outcomes = catalogue.stations[node.station];
+    if (!outcomes) {
+      problems.push(`${where}: unknown station "${node.station}" (known: ${Object.keys(catalogue.stations).sort().join(', ')})`);
+    } else {
+      for (const outcome of outcomes) if (!(outcome in node.on)) problems.push(`${where}: station ${node.station} can return "${outcome}", which is not mapped in "on"`);
+      for (const outcome of Object.keys(node.on)) if (!outcomes.includes(outcome)) problems.push(`${where}: station ${node.station} never returns "${outcome}"`);
+    }
+    if (node.model_key && !(MODEL_POLICY_KEYS as readonly string[]).includes(node.model_key)) problems.push(`${where}: unknown model_key "${node.model_key}"`);
+  }
+  if (node.kind === 'router') {
+    const outcomes = catalogue.routers[node.router];
+    if (!outcomes) problems.push(`${where}: unknown router "${node.router}" (known: ${Object.keys(catalogue.routers).sort().join(', ')})`);
+    else for (const outcome of outcomes) if (!(outcome in node.on)) problems.push(`${where}: router ${node.router} can decide "${outcome}", which is not mapped in "on"`);
+  }
+  if (node.kind === 'gate') {
+    if (!catalogue.gates.includes(node.gate)) problems.push(`${where}: unknown gate kind "${node.gate}" (known: ${catalogue.gates.join(', ')})`);
+    for (const trigger of node.accepts) {
+      if (!(trigger in TRIGGER_OUTCOME)) {
+        problems.push(`${where}: unknown trigger "${trigger}"`);
+        continue;
+      }
+      for (const outcome of outcomesOfTrigger(trigger)) {
+        if (!(outcome in node.on)) problems.push(`${where}: accepts "${trigger}", whose outcome "${outcome}" is not mapped in "on"`);
+      }
+    }
+  }
+  if (node.kind !== 'end' && node.kind !== 'gate') {
+    for (const trigger of node.accepts ?? []) if (!(trigger in TRIGGER_OUTCOME)) problems.push(`${where}: unknown trigger "${trigger}"`);
+  }
+}
+
+/**
+ * Nodes a command enters from wherever the ticket stands (and that return there): reachable without an edge.
+ * `/service rebase` runs the station of the node named `rebase` (workflows/runtime/rebase-decision.ts).
+ */
+const COMMAND_ENTERED_NODES: Readonly<Record<string, string>> = { rebase: 'rebase' };
+
+function unreachable(definition: WorkflowDefinition): string[] {
+  const roots = [definition.entry, ...Object.entries(COMMAND_ENTERED_NODES).filter(([id, station]) => {
+    const node = definition.nodes[id];
+    return node?.kind === 'station' && node.station === station;
+  }).map(([id]) => id)];
+  const seen = new Set<string>(roots);
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const node = definition.nodes[queue.shift()!];
+    if (!node) continue;
+    for (const target of targetsOf(node)) {
+      if (target !== RETURN_TARGET && !seen.has(target)) {
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  return Object.keys(definition.nodes).filter((id) => !seen.has(id));
+}
+
+/**
+ * Validates a definition for use: the shape (zod), then its meaning against the catalogue: only known stations,
+ * gates and routers; every outcome a station or router can produce and every trigger a gate accepts is mapped; every
+ * target exists; every node is reachable from the entry; no URLs or credentials in any string. One line per problem.
+ */
+export function validateDefinition(input: unknown, catalogue: DefinitionCatalogue = BUILT_IN_CATALOGUE): { ok: true; definition: WorkflowDefinition } | { ok: false; problems: string[] } {
+  const parsed = parseDefinition(input);
+  if (!parsed.ok) return parsed;
+  const definition = parsed.definition;
+  const problems: string[] = [];
+  if (!definition.nodes[definition.entry]) problems.push(`entry: "${definition.entry}" is not a node of this definition`);
+  for (const [id, node] of Object.entries(definition.nodes)) checkNode(id, node, definition, catalogue, problems);
+  for (const id of unreachable(definition)) problems.push(`nodes.${id}: not reachable from the entry "${definition.entry}"`);
+  if (!Object.values(definition.nodes).some((node) => node.kind === 'end')) problems.push('nodes: no end node; a ticket could never finish');
+  const text = JSON.stringify(definition);
+  if (URL_OR_SECRET.test(text)) problems.push('definition: contains a URL or a credential-like assignment; definitions hold no endpoints and no secrets');
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, definition };
+}

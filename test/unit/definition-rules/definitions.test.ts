@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, definitionDigest, pinDefinition } from '../../../src/definition-rules/definition-digest';
+import { selectDefinition } from '../../../src/definition-rules/select-definition';
+import { validateDefinition } from '../../../src/definition-rules/validate-definition';
+import { BUILT_IN_DEFINITIONS, FEATURE_DEFINITION } from '../../../workflows/built-in-definitions';
+import type { WorkflowDefinition } from '../../../workflows/built-in-definitions/definition-types';
+
+const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+const small = (): WorkflowDefinition => ({
+  apiVersion: 'service/v1', name: 'small', revision: 1, entry: 'intake',
+  nodes: {
+    intake: { kind: 'station', station: 'intake', on: { configured: 'generate_prd' } },
+    generate_prd: { kind: 'station', station: 'generate_prd', model_key: 'generate_prd', retry_bound: 2, on: { generated: 'gate' } },
+    gate: { kind: 'gate', gate: 'artifact_approval', accepts: ['service:prd-approved', 'feedback (!)'], on: { approved: 'done', feedback: 'generate_prd' } },
+    escalate_blocked: { kind: 'end', result: 'blocked' },
+    done: { kind: 'end', result: 'completed' },
+  },
+});
+
+describe('built-in definitions', () => {
+  it.each(Object.entries(BUILT_IN_DEFINITIONS))('%s validates against the schema and the catalogue', (_kind, definition) => {
+    expect(validateDefinition(definition)).toEqual({ ok: true, definition });
+  });
+
+  it('routes issue types: Feature and Story → feature, Bug → bug, Task and Epic → takeover, others nowhere', () => {
+    expect(['Feature', 'story', 'Bug', 'Task', 'Epic'].map((type) => { const r = selectDefinition(type); return r.ok ? r.definition.name : null; }))
+      .toEqual(['feature', 'feature', 'bug', 'task_takeover', 'task_takeover']);
+    const unknown = selectDefinition('Incident');
+    expect(unknown).toMatchObject({ ok: false, reason: expect.stringContaining('no workflow definition for issue type "Incident"') });
+  });
+
+  it('pins name, revision, the sha256 of the canonical JSON and the body', () => {
+    const route = selectDefinition('Feature');
+    expect(route.ok && route.definition).toEqual({ name: 'feature', revision: 1, digest: definitionDigest(FEATURE_DEFINITION), body: FEATURE_DEFINITION });
+  });
+});
+
+describe('the digest', () => {
+  it('does not depend on key order, and changes with any edit', () => {
+    const reordered = JSON.parse(canonicalJson(small())) as WorkflowDefinition;
+    const shuffled = { nodes: reordered.nodes, entry: reordered.entry, revision: 1, name: 'small', apiVersion: 'service/v1' } as WorkflowDefinition;
+    expect(definitionDigest(shuffled)).toBe(definitionDigest(small()));
+    expect(definitionDigest(small())).toMatch(/^[0-9a-f]{64}$/);
+    const edited = small();
+    (edited.nodes.gate as { on: Record<string, string> }).on.approved = 'escalate_blocked';
+    expect(definitionDigest(edited)).not.toBe(definitionDigest(small()));
+    expect(pinDefinition(small())).toMatchObject({ name: 'small', revision: 1, digest: definitionDigest(small()) });
+  });
+});
+
+describe('validateDefinition', () => {
+  const problemsOf = (definition: unknown) => {
+    const result = validateDefinition(definition);
+    return result.ok ? [] : result.problems;
+  };
+
+  it('accepts a small valid definition', () => {
+    expect(problemsOf(small())).toEqual([]);
+  });
+
+  it('names an unknown station, an unmapped outcome, a missing target and an unreachable node', () => {
+    const definition = small();
+    definition.nodes.intake = { kind: 'station', station: 'run_shell', on: { done: 'generate_prd' } };
+    (definition.nodes.generate_prd as { on: Record<string, string> }).on = { generated: 'nowhere' };
+    definition.nodes.orphan = { kind: 'end', result: 'completed' };
+    expect(problemsOf(definition)).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^nodes.intake: unknown station "run_shell"/),
+      'nodes.generate_prd: leads to "nowhere", which is not a node of this definition',
+      'nodes.orphan: not reachable from the entry "intake"',
+    ]));
+    const unmapped = small();
+    (unmapped.nodes.intake as { on: Record<string, string> }).on = {};
+    expect(problemsOf(unmapped)).toContain('nodes.intake: station intake can return "configured", which is not mapped in "on"');
+  });
+
+  it('requires every outcome a gate trigger produces to be mapped, and knows only parser triggers', () => {
+    const definition = small();
+    (definition.nodes.gate as { accepts: string[] }).accepts.push('a question (?)', 'rm -rf');
+    expect(problemsOf(definition)).toEqual([
+      'nodes.gate: accepts "a question (?)", whose outcome "question" is not mapped in "on"',
+      'nodes.gate: unknown trigger "rm -rf"',
+    ]);
+  });
+
+  it('refuses code-like fields, URLs and credentials, and unknown model keys', () => {
+    const withCode = clone(small()) as unknown as { nodes: Record<string, Record<string, unknown>> };
+    withCode.nodes.intake!.script = 'curl evil';
+    expect(problemsOf(withCode)).toEqual([expect.stringMatching(/^nodes.intake: Unrecognized key: "script"/)]);
+    const withUrl = small();
+    (withUrl.nodes.gate as { waiting_for?: string }).waiting_for = 'see https://example.com';
+    expect(problemsOf(withUrl)).toEqual([expect.stringContaining('contains a URL or a credential-like assignment')]);
+    const withKey = small();
+    (withKey.nodes.generate_prd as { model_key?: string }).model_key = 'gpt_everything';
+    expect(problemsOf(withKey)).toEqual(['nodes.generate_prd: unknown model_key "gpt_everything"']);
+  });
+
+  it('reports shape errors with their paths', () => {
+    expect(problemsOf({ apiVersion: 'v0', name: 'X', revision: 0, entry: 'a', nodes: {} })).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^apiVersion: /), expect.stringMatching(/^name: expected lower_snake_case/), expect.stringMatching(/^revision: /),
+    ]));
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
+import { pullRequestRefOf, rebaseDecision } from '../../../../workflows/runtime/rebase-decision';
+import type { Observation } from '../../../../workflows/ledger/observation';
+import type { TicketState } from '../../../../workflows/runtime/ticket-state';
+
+const feature = BUILT_IN_DEFINITIONS.feature;
+type Position = Pick<TicketState, 'checkpoint' | 'pull_requests' | 'runtime'>;
+const at = (node: string, extra: { blocked?: boolean; prs?: string[] } = {}): Position => ({
+  checkpoint: { current_node: node, is_blocked: extra.blocked ?? false, is_paused: true } as TicketState['checkpoint'],
+  pull_requests: extra.prs ?? ['acme/api#3', 'acme/web#4'],
+  runtime: undefined,
+});
+
+describe('rebaseDecision', () => {
+  it('runs the rebase node from a gate, on one pull request or all of them', () => {
+    expect(rebaseDecision(feature, at('human_review_gate'), null)).toEqual({ type: 'run', node: 'rebase', target: null });
+    expect(rebaseDecision(feature, at('wait_for_ci_gate'), 'acme/web#4')).toEqual({ type: 'run', node: 'rebase', target: 'acme/web#4' });
+  });
+
+  it('says why it will not run', () => {
+    expect(rebaseDecision(feature, at('human_review_gate', { prs: [] }), null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('no pull request') });
+    expect(rebaseDecision(feature, at('attempt_ci_fix', { blocked: true }), null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('add service:retry first') });
+    expect(rebaseDecision(feature, at('human_review_gate'), 'other/repo#9')).toMatchObject({ type: 'refuse', reason: expect.stringContaining('acme/api#3, acme/web#4') });
+    expect(rebaseDecision(feature, at('rebase'), null)).toMatchObject({ type: 'refuse', reason: 'a rebase is running already' });
+    const withoutRebase = { ...feature, nodes: Object.fromEntries(Object.entries(feature.nodes).filter(([id]) => id !== 'rebase')) };
+    expect(rebaseDecision(withoutRebase, at('human_review_gate'), null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('no rebase step') });
+  });
+
+  it('refuses a pull request that is merged already, and a ticket whose pull requests all are', () => {
+    const merged = (position: Position, refs: string[]): Position => ({ ...position, runtime: { merged_pull_requests: refs } as TicketState['runtime'] });
+    // The one merged pull request of two: the other can still be rebased, alone or as "all".
+    const oneOfTwo = merged(at('human_review_gate'), ['acme/api#3']);
+    expect(rebaseDecision(feature, oneOfTwo, 'acme/api#3')).toEqual({ type: 'refuse', reason: 'acme/api#3 is merged already; there is nothing left to rebase on it' });
+    expect(rebaseDecision(feature, oneOfTwo, 'acme/web#4')).toEqual({ type: 'run', node: 'rebase', target: 'acme/web#4' });
+    expect(rebaseDecision(feature, oneOfTwo, null)).toEqual({ type: 'run', node: 'rebase', target: null });
+    // Merged, and the ticket moves on to completion: nothing left, said before anything else.
+    const single = merged(at('complete_tasks', { prs: ['acme/api#3'] }), ['acme/api#3']);
+    expect(rebaseDecision(feature, single, null)).toEqual({ type: 'refuse', reason: 'the ticket\'s pull request acme/api#3 is merged already; there is nothing left to rebase' });
+    const both = merged(at('wait_for_ci_gate', { blocked: true }), ['acme/api#3', 'acme/web#4']);
+    expect(rebaseDecision(feature, both, null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('every pull request of the ticket (acme/api#3, acme/web#4) is merged already') });
+    // Histories from before the patch judged without the merged pull requests.
+    expect(rebaseDecision(feature, single, null, { mergedAware: false })).toEqual({ type: 'run', node: 'rebase', target: null });
+  });
+
+  it('names the pull request a comment was written on, GitHub or GitLab', () => {
+    const github = { source_system: 'scmhost', facts: { repository: 'acme/api' } } as unknown as Observation;
+    const gitlab = { source_system: 'gitlab', facts: { repository: 'group/project' } } as unknown as Observation;
+    expect(pullRequestRefOf({ number: 3 }, github)).toBe('acme/api#3');
+    expect(pullRequestRefOf({ number: 5 }, gitlab)).toBe('group/project!5');
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * What a definition may name (DESIGN 6): the stations the worker can run, the gate kinds, the routers, and which
+ * outcome each trigger produces at a gate. The validator (src/definition-rules/validate-definition.ts) checks every
+ * definition, built-in or published, against this catalogue; a station the worker does not implement yet is still
+ * known here and blocks with `station_not_available` when a ticket reaches it.
+ */
+
+/** Station name → the outcomes it may return. */
+export const STATION_OUTCOMES: Readonly<Record<string, readonly string[]>> = {
+  intake: ['configured'],
+  generate_prd: ['generated'],
+  generate_spec: ['generated'],
+  decompose_epics: ['generated'],
+  generate_tasks: ['generated'],
+  provision_epics: ['provisioned'],
+  provision_tasks: ['provisioned'],
+  answer_question: ['answered'],
+  setup_workspace: ['ready'],
+  implement_task: ['implemented'],
+  local_review: ['passed', 'changes_needed'],
+  update_documentation: ['updated'],
+  create_pr: ['opened'],
+  teardown_workspace: ['done'],
+  ci_evaluator: ['pass', 'fail', 'wait'],
+  attempt_ci_fix: ['fixed'],
+  implement_review: ['addressed', 'contested'],
+  code_review: ['reviewed'],
+  rebase: ['rebased'],
+  complete_tasks: ['done'],
+  aggregate_epic_status: ['done'],
+  aggregate_feature_status: ['done'],
+  triage_check: ['complete', 'incomplete'],
+  analyze_bug: ['analyzed'],
+  reflect_rca: ['done', 'critique'],
+  plan_bug_fix: ['planned'],
+  decompose_plan: ['decomposed'],
+  implement_bug_fix: ['implemented'],
+  post_merge_summary: ['done'],
+  generate_plan: ['generated'],
+  execute_task_changes: ['implemented'],
+  run_qualitative_review: ['passed', 'changes_needed'],
+  complete_task_takeover: ['done'],
+};
+
+/** Router name → the outcomes it may decide. */
+export const ROUTER_OUTCOMES: Readonly<Record<string, readonly string[]>> = {
+  next_repository: ['next', 'done'],
+};
+
+export const GATE_KINDS = ['artifact_approval', 'draft_approval', 'triage', 'rca_option', 'human_review', 'ci_wait', 'review_response'] as const;
+
+/**
+ * The outcome a trigger produces where it is accepted; null for triggers handled in place (the ticket stays where
+ * it is: draft edits, CI skips, yolo, rebase).
+ */
+export const TRIGGER_OUTCOME: Readonly<Record<string, string | null>> = {
+  'service:prd-approved': 'approved',
+  'service:spec-approved': 'approved',
+  'service:plan-approved': 'approved',
+  'service:task-approved': 'approved',
+  '/service approve': 'approved',
+  'a merged proposal': 'approved',
+  'service:retry at a paused gate': 'regenerate',
+  'service:retry at review_response_gate': null,
+  'service:yolo': null,
+  'a ticket update': 'retriage',
+  'a question (?)': 'question',
+  'feedback (!)': 'feedback',
+  'feedback on a draft item (! <n>:)': 'feedback',
+  'a review of the proposal': 'feedback',
+  '>option': 'option_selected',
+  '/service remove': null,
+  '/service exclude': null,
+  '/service update': null,
+  '/service add': null,
+  '/service skip-gate': null,
+  '/service unskip-gate': null,
+  '/service rebase': null,
+  'a pull request review': 'review',
+  'a CI result': 'ci_event',
+  'a push to the pull request': 'ci_event',
+  'a merged pull request': 'merged',
+  'a pull request closed without merging': 'closed',
+};
+
+/** `a pull request review` yields one of these, by the review's state. */
+export const REVIEW_OUTCOMES = ['review_approved', 'changes_requested'] as const;
+
+/** The outcomes a trigger can produce (a review produces two). */
+export function outcomesOfTrigger(trigger: string): string[] {
+  const outcome = TRIGGER_OUTCOME[trigger];
+  if (outcome === 'review') return [...REVIEW_OUTCOMES];
+  return outcome ? [outcome] : [];
+}

@@ -1,0 +1,114 @@
+/**
+ * Workflow definitions as data (DESIGN 6): a graph of stations, gates, routers and ends that a ticket's workflow
+ * walks. A run pins one definition (name, revision, digest and body) at start and keeps it across continue-as-new, so
+ * publishing or shipping a newer revision never changes a ticket in flight. Type-only; the zod schema and the
+ * validator live in src/definition-rules/ (workflow code must not load zod), the built-in bodies beside this file.
+ */
+
+export const DEFINITION_API_VERSION = 'service/v1';
+
+/** Where an outcome leads: a node name, or `$return` to go back to the node that sent the ticket here. */
+export type Target = string;
+export const RETURN_TARGET = '$return';
+
+export interface StationNode {
+  kind: 'station';
+  /** The station activity to run (a name from the station catalogue). */
+  station: string;
+  /** The model policy key a model-calling station resolves its target with (SPEC 2.10). */
+  model_key?: string;
+  params?: Record<string, string | number | boolean>;
+  /** How many times the node may be entered before it goes to `on_exhausted` (default `escalate_blocked`). */
+  retry_bound?: number;
+  on_exhausted?: Target;
+  /** The blocking code when the bound is exhausted (default `retry_bound_exhausted`). */
+  exhausted_code?: string;
+  /** How long one attempt of the station may take. */
+  timeout_seconds?: number;
+  /** Triggers (command-meaning names) that mean something while the ticket stands here. */
+  accepts?: string[];
+  /**
+   * Behaviour the runtime reads from the node (workflows/runtime/node-traits.ts). Absent: what the built-in station
+   * of that name does (attempt_ci_fix counts, ci_evaluator resets on `pass`, rebase takes the named pull request).
+   */
+  counts_ci_fix_attempt?: boolean;
+  resets_ci_fix_attempts_on?: string;
+  takes_rebase_target?: boolean;
+  on: Record<string, Target>;
+}
+
+export interface GateNode {
+  kind: 'gate';
+  /** What kind of gate this is (a name from the gate catalogue): artifact_approval, draft_approval, ... */
+  gate: string;
+  /** The artifact the gate shows, by name (e.g. `prd`): approval snapshots it. */
+  artifact?: string;
+  /** The stage label that stands while the ticket waits here (exactly one stage label at a time). */
+  pending_label?: string;
+  approved_label?: string;
+  /** Triggers (command-meaning names) this gate accepts; nothing else moves it. */
+  accepts: string[];
+  /** service:yolo approves this gate without waiting. Never set on human PR review. */
+  auto_approve_in_yolo?: boolean;
+  /** One line for people: what the gate waits for and how to act. */
+  waiting_for?: string;
+  /** Where service:retry at a review-response gate goes (default `human_review_gate`). */
+  retry_to?: Target;
+  on: Record<string, Target>;
+}
+
+export interface RouterNode {
+  kind: 'router';
+  /** A pure decision on workflow state (a name from the router catalogue). */
+  router: string;
+  accepts?: string[];
+  on: Record<string, Target>;
+}
+
+export interface EndNode {
+  kind: 'end';
+  result: 'completed' | 'blocked';
+  /** For a blocked end: the blocking code, and the message people see. */
+  code?: string;
+  message?: string;
+}
+
+export type DefinitionNode = StationNode | GateNode | RouterNode | EndNode;
+
+export interface WorkflowDefinition {
+  apiVersion: typeof DEFINITION_API_VERSION;
+  name: string;
+  revision: number;
+  description?: string;
+  entry: string;
+  nodes: Record<string, DefinitionNode>;
+}
+
+/** What a run pins: the identity of its definition and the body it walks. */
+export interface PinnedDefinition {
+  name: string;
+  revision: number;
+  /** sha256 hex of the canonical JSON of `body`, computed outside workflow code. */
+  digest: string;
+  body: WorkflowDefinition;
+}
+
+export function nodeAccepts(node: DefinitionNode | undefined): readonly string[] {
+  if (!node || node.kind === 'end') return [];
+  return node.accepts ?? [];
+}
+
+export function outcomesOf(node: DefinitionNode | undefined): Array<{ outcome: string; target: string }> {
+  if (!node || node.kind === 'end') return [];
+  return Object.entries(node.on).map(([outcome, target]) => ({ outcome, target }));
+}
+
+/** Node → the triggers it accepts, in definition order: what the command parser asks about a position. */
+export function acceptTable(definition: WorkflowDefinition): Record<string, readonly string[]> {
+  const table: Record<string, readonly string[]> = {};
+  for (const [id, node] of Object.entries(definition.nodes)) {
+    const accepts = nodeAccepts(node);
+    if (accepts.length > 0) table[id] = accepts;
+  }
+  return table;
+}

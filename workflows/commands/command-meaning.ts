@@ -1,0 +1,130 @@
+import type { WorkflowKind } from '../ledger/observation';
+import type { CommandPosition, RetryMode } from './command-types';
+
+/**
+ * Where each trigger means something (REFERENCE "Workflow graphs" and "Commands", SPEC 3.2). Data rather than
+ * branches: the parser asks `whyNotMeaningful` and records the answer as the ignore reason, so a command outside its
+ * positions is recorded and changes nothing (SPEC 2.4).
+ */
+
+export const PROPOSAL_GATES = ['prd_approval_gate', 'spec_approval_gate'] as const;
+
+/** Where a trigger must be written, for comment commands. */
+export type WrittenOn = 'ticket' | 'pull_request';
+
+export interface Meaning {
+  /**
+   * Ticket-wide switches mean something at every node. Every other trigger means something only where the ticket's
+   * pinned definition says the current node accepts it (`accepts` of the node), never by a table of node names here.
+   */
+  anywhere?: true;
+  /** Workflow kinds it applies to; every kind when absent. */
+  kinds?: readonly WorkflowKind[];
+  /**
+   * Still meaningful while the workflow is blocked. Only service:retry moves a blocked workflow (SPEC 3.2), so this
+   * is true only for switches that do not move the position (yolo, CI skips needed before a retry, rebase) and for
+   * final provider facts that will not come again (merge, close).
+   */
+  while_blocked: boolean;
+  /** A condition of the ticket rather than of the node. */
+  needs?: 'pull_request' | 'proposal_review';
+  written_on?: WrittenOn;
+  /** A ticket comment that the open proposal pull request replaces at a proposal gate (REFERENCE "Source host conventions"). */
+  replaced_by_proposal?: true;
+}
+
+/** The table. Keys are the triggers as people know them; they appear in ignore reasons. */
+export const MEANING = {
+  // Tracker labels (approval labels approve the gate named after them).
+  'service:prd-approved': { while_blocked: false },
+  'service:spec-approved': { while_blocked: false },
+  'service:plan-approved': { while_blocked: false },
+  'service:task-approved': { while_blocked: false },
+  'service:yolo': { anywhere: true, while_blocked: true },
+  // The kill switch (issue 17): stops the ticket wherever it stands; a blocked ticket is already stopped.
+  'service:stop': { anywhere: true, while_blocked: false },
+  'service:retry at a paused gate': { while_blocked: false },
+  'service:retry at review_response_gate': { while_blocked: false },
+  'a ticket update': { while_blocked: false },
+  // Tracker comments.
+  'a question (?)': { while_blocked: false, replaced_by_proposal: true },
+  'feedback (!)': { while_blocked: false, replaced_by_proposal: true },
+  'feedback on a draft item (! <n>:)': { kinds: ['feature'], while_blocked: false },
+  '>option': { kinds: ['bug'], while_blocked: false },
+  '/service approve': { while_blocked: false, written_on: 'ticket' },
+  '/service remove': { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
+  '/service exclude': { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
+  '/service update': { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
+  '/service add': { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
+  // Pull-request comments (rebase is accepted on the ticket too: it names no check and no line).
+  '/service skip-gate': { while_blocked: true, written_on: 'pull_request' },
+  '/service unskip-gate': { while_blocked: true, written_on: 'pull_request' },
+  '/service rebase': { anywhere: true, while_blocked: true, needs: 'pull_request' },
+  '/service stop': { anywhere: true, while_blocked: false },
+  // Source-host facts.
+  'a pull request review': { while_blocked: false },
+  'a review of the proposal': { kinds: ['feature'], while_blocked: false, needs: 'proposal_review' },
+  'a CI result': { while_blocked: false },
+  'a push to the pull request': { while_blocked: false },
+  'a merged pull request': { while_blocked: true },
+  'a merged proposal': { kinds: ['feature'], while_blocked: false, needs: 'proposal_review' },
+  'a pull request closed without merging': { while_blocked: true },
+} as const satisfies Record<string, Meaning>;
+
+export type Trigger = keyof typeof MEANING;
+
+/** Proposal branches (REFERENCE "Source host conventions"), so a late PRD merge cannot approve the spec. */
+export const PROPOSAL_BRANCH_PREFIX: Readonly<Record<(typeof PROPOSAL_GATES)[number], string>> = {
+  prd_approval_gate: 'service/prd/',
+  spec_approval_gate: 'service/spec/',
+};
+
+function acceptedAt(position: CommandPosition, node: string): readonly string[] {
+  return position.accepts[node] ?? [];
+}
+
+function whereAccepted(trigger: string, position: CommandPosition): string {
+  const nodes = Object.keys(position.accepts).filter((node) => acceptedAt(position, node).includes(trigger));
+  return nodes.length > 0 ? `only at ${nodes.join(', ')}` : `nowhere in the ${position.workflow_kind} workflow`;
+}
+
+/**
+ * Why the trigger means nothing at this position, or undefined when it does. `writtenOn` is where a comment command
+ * was written; leave it out for labels and provider facts.
+ */
+export function whyNotMeaningful(trigger: Trigger, position: CommandPosition, writtenOn?: WrittenOn): string | undefined {
+  const meaning: Meaning = MEANING[trigger];
+  const node = position.current_node;
+  if (writtenOn && meaning.written_on && meaning.written_on !== writtenOn) {
+    return meaning.written_on === 'ticket'
+      ? `${trigger} is a ticket comment command; it means nothing on a pull request`
+      : `${trigger} is a pull-request comment command; it means nothing on the ticket`;
+  }
+  if (!meaning.anywhere && !acceptedAt(position, node).includes(trigger)) {
+    return `${trigger} is not meaningful at ${node} (${whereAccepted(trigger, position)})`;
+  }
+  if (meaning.kinds && !meaning.kinds.includes(position.workflow_kind)) {
+    return `${trigger} is not meaningful at ${node} in a ${position.workflow_kind} workflow`;
+  }
+  if (position.is_blocked && !meaning.while_blocked) {
+    return `${trigger} is not meaningful while the workflow is blocked at ${node}; add service:retry to resume first`;
+  }
+  if (meaning.needs === 'pull_request' && !position.has_pull_request) return `${trigger} needs a pull request; the ticket has none yet`;
+  if (meaning.needs === 'proposal_review' && !position.proposal_review) return `${trigger} is not meaningful: proposal review is off`;
+  if (meaning.replaced_by_proposal && position.proposal_open && (PROPOSAL_GATES as readonly string[]).includes(node)) {
+    return `${trigger} on the ticket is ignored at ${node} while the proposal pull request ${position.proposal_open} is open: review it there (review comments revise it, merging approves it)`;
+  }
+  return undefined;
+}
+
+/**
+ * What service:retry means, first match wins. Blocked comes first: a gate that failed (say, posting its artifact)
+ * resumes rather than regenerates. The other two come from what the pinned definition's node accepts.
+ */
+export function retryMode(position: CommandPosition): RetryMode | undefined {
+  if (position.is_blocked) return 'resume';
+  const accepted = acceptedAt(position, position.current_node);
+  if (accepted.includes('service:retry at review_response_gate')) return 'review_response';
+  if (position.is_paused && accepted.includes('service:retry at a paused gate')) return 'regenerate';
+  return undefined;
+}
