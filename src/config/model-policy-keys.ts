@@ -1,16 +1,11 @@
-/**
- * The 27 model policy keys of SPEC 2.10, exactly. Unknown keys fail validation (there is no `*` key), so a typo in a
- * project policy is reported instead of silently falling back to the default model.
- */
-export const MODEL_POLICY_KEYS = [
-  'generate_prd', 'generate_spec', 'decompose_epics', 'generate_tasks', 'bug_triage', 'automated_review_triage',
-  'proposal_review_triage', 'task_takeover_triage', 'task_takeover_planning', 'implement_work', 'task_takeover_review',
-  'task_takeover_question', 'analyze_bug', 'reflect_rca', 'plan_bug_fix', 'bug_local_review', 'local_code_review',
-  'code_review', 'implement_review_analysis', 'implement_review_fix', 'generate_pr_description',
-  'sync_pr_description', 'ci_analysis', 'ci_fix', 'answer_question', 'rebase', 'update_docs',
-] as const;
+import { MODEL_POLICY_KEYS, type ModelPolicyKey } from '../../workflows/vocabulary/stage-names';
 
-export type ModelPolicyKey = (typeof MODEL_POLICY_KEYS)[number];
+/**
+ * The model policy keys (workflows/vocabulary/stage-names.ts) as configuration reads them. Unknown keys fail
+ * validation (there is no `*` key), so a typo in a project policy is reported instead of silently falling back to the
+ * default model.
+ */
+export { MODEL_POLICY_KEYS, type ModelPolicyKey };
 
 /** The only stages that may run on a connection without `tools`; policy cannot widen this list. */
 export const TOOL_FREE_KEYS: readonly ModelPolicyKey[] = ['automated_review_triage', 'proposal_review_triage', 'generate_pr_description', 'sync_pr_description'];

@@ -2,6 +2,7 @@ import { idempotencyKeyOf } from '../providers/scmhost/idempotency-marker';
 import { actorId } from '../../workflows/commands/actor-identity';
 
 import type { ServiceConfig } from '../config/service-config';
+import { MANAGED_LABEL, SERVICE_LABEL_PREFIX } from '../../workflows/vocabulary/labels';
 
 export interface LoopGuardOptions {
   /**
@@ -43,7 +44,7 @@ export function ownLabelChangeReason(facts: { label_change?: { added: string[]; 
   if (!isServiceAccount(facts.actor_ids ?? [], options)) return undefined;
   if ((facts.changed_fields ?? []).some((field) => field !== 'labels')) return undefined;
   const labels = [...change.added, ...change.removed];
-  if (labels.length === 0 || labels.some((label) => !label.toLowerCase().startsWith('service:') || label.toLowerCase() === 'service:managed')) return undefined;
+  if (labels.length === 0 || labels.some((label) => !label.toLowerCase().startsWith(SERVICE_LABEL_PREFIX) || label.toLowerCase() === MANAGED_LABEL)) return undefined;
   return 'label change written by the service account';
 }
 

@@ -1,5 +1,6 @@
 import { setupInstructionsComment } from '../../workflows/runtime/blocking';
 import type { ProjectRepositoriesCheck } from '../../workflows/project-config-types';
+import { REPO_LABEL_PREFIX } from '../../workflows/vocabulary/labels';
 
 /**
  * Repository assignment (SPEC 2.8): a `repo:<owner>/<repo>` label on the ticket, or the repo of a draft item, must
@@ -7,8 +8,6 @@ import type { ProjectRepositoriesCheck } from '../../workflows/project-config-ty
  * configuration is not required). A missing or invalid assignment blocks; no repository is picked implicitly. Pure:
  * the caller reads the configuration (activities/project-config-activities.ts) and the labels.
  */
-
-export const REPO_LABEL_PREFIX = 'repo:';
 
 export type RepoAssignmentProblem =
   | { code: 'missing_project_config'; message: string; comment: string }

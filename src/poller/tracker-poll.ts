@@ -1,10 +1,10 @@
 import type { Observation } from '../../workflows/ledger/observation';
-import { MANAGED_LABEL } from '../ingress/tracker/plan-tracker-delivery';
 import { changelogObservation, commentObservation, issueCreatedObservation, trackerCommentAuthor, type TrackerIssueFacts } from '../ingress/tracker/tracker-observations';
 import type { TrackerClient } from '../providers/tracker/tracker-client';
 import type { TrackerIssue } from '../providers/tracker/tracker-types';
+import { MANAGED_LABEL } from '../../workflows/vocabulary/labels';
 
-export const MANAGED_TICKETS_JQL = 'labels = "service:managed"';
+export const MANAGED_TICKETS_JQL = `labels = "${MANAGED_LABEL}"`;
 
 function issueFacts(issue: TrackerIssue): TrackerIssueFacts {
   return { id: issue.id, key: issue.key, issueType: issue.issueType, summary: issue.summary, status: issue.status, labels: issue.labels, created: issue.created, updated: issue.updated };

@@ -1,5 +1,7 @@
 import type { WorkflowDefinition } from './definition-types';
 import { ANSWER_QUESTION, ARTIFACT_GATE_TRIGGERS, DONE, ESCALATE_BLOCKED, reviewAndCi } from './shared-nodes';
+import { STAGE_LABEL } from '../vocabulary/labels';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /** REFERENCE "Bug": triage, root-cause analysis with fix options, a fix plan, implementation, review and merge. */
 export const BUG_DEFINITION: WorkflowDefinition = {
@@ -12,7 +14,7 @@ export const BUG_DEFINITION: WorkflowDefinition = {
     intake: { kind: 'station', station: 'intake', on: { configured: 'triage_check' } },
     triage_check: { kind: 'station', station: 'triage_check', model_key: 'bug_triage', retry_bound: 3, on: { complete: 'analyze_bug', incomplete: 'triage_gate' } },
     triage_gate: {
-      kind: 'gate', gate: 'triage', pending_label: 'service:triage-pending', accepts: ['a ticket update', 'a question (?)', 'feedback (!)'],
+      kind: 'gate', gate: 'triage', pending_label: STAGE_LABEL.triagePending, accepts: [TRIGGER.ticketUpdate, TRIGGER.question, TRIGGER.feedback],
       waiting_for: 'the missing details: update the ticket or reply with `!` and the details',
       on: { retriage: 'triage_check', feedback: 'triage_check', question: 'answer_question' },
     },
@@ -21,15 +23,15 @@ export const BUG_DEFINITION: WorkflowDefinition = {
     // says the reflection did not converge (activities/stations/bug/reflect-rca-station.ts).
     reflect_rca: { kind: 'station', station: 'reflect_rca', model_key: 'reflect_rca', on: { done: 'rca_option_gate', critique: 'analyze_bug' } },
     rca_option_gate: {
-      kind: 'gate', gate: 'rca_option', artifact: 'rca', pending_label: 'service:rca-pending',
-      accepts: ['>option', ...ARTIFACT_GATE_TRIGGERS], auto_approve_in_yolo: true,
+      kind: 'gate', gate: 'rca_option', artifact: 'rca', pending_label: STAGE_LABEL.rcaPending,
+      accepts: [TRIGGER.option, ...ARTIFACT_GATE_TRIGGERS], auto_approve_in_yolo: true,
       waiting_for: 'a fix option: comment `>option N` (or `!` to redo the analysis, `?` to ask)',
       on: { option_selected: 'plan_bug_fix', approved: 'plan_bug_fix', feedback: 'analyze_bug', regenerate: 'analyze_bug', question: 'answer_question' },
     },
     plan_bug_fix: { kind: 'station', station: 'plan_bug_fix', model_key: 'plan_bug_fix', on: { planned: 'plan_approval_gate' } },
     plan_approval_gate: {
-      kind: 'gate', gate: 'artifact_approval', artifact: 'fix_plan', pending_label: 'service:plan-pending', approved_label: 'service:plan-approved',
-      accepts: ['service:plan-approved', '/service approve', ...ARTIFACT_GATE_TRIGGERS], auto_approve_in_yolo: true,
+      kind: 'gate', gate: 'artifact_approval', artifact: 'fix_plan', pending_label: STAGE_LABEL.planPending, approved_label: STAGE_LABEL.planApproved,
+      accepts: [TRIGGER.planApproved, TRIGGER.approve, ...ARTIFACT_GATE_TRIGGERS], auto_approve_in_yolo: true,
       waiting_for: 'approval of the fix plan: add service:plan-approved or comment `/service approve`',
       on: { approved: 'decompose_plan', feedback: 'plan_bug_fix', regenerate: 'plan_bug_fix', question: 'answer_question' },
     },

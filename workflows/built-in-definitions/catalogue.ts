@@ -1,3 +1,6 @@
+import { TRIGGER } from '../vocabulary/command-words';
+import type { StationName } from '../vocabulary/stage-names';
+
 /**
  * What a definition may name (DESIGN 6): the stations the worker can run, the gate kinds, the routers, and which
  * outcome each trigger produces at a gate. The validator (src/definition-rules/validate-definition.ts) checks every
@@ -6,7 +9,7 @@
  */
 
 /** Station name → the outcomes it may return. */
-export const STATION_OUTCOMES: Readonly<Record<string, readonly string[]>> = {
+export const STATION_OUTCOMES: Readonly<Record<StationName, readonly string[]>> = {
   intake: ['configured'],
   generate_prd: ['generated'],
   generate_spec: ['generated'],
@@ -54,33 +57,33 @@ export const GATE_KINDS = ['artifact_approval', 'draft_approval', 'triage', 'rca
  * it is: draft edits, CI skips, yolo, rebase).
  */
 export const TRIGGER_OUTCOME: Readonly<Record<string, string | null>> = {
-  'service:prd-approved': 'approved',
-  'service:spec-approved': 'approved',
-  'service:plan-approved': 'approved',
-  'service:task-approved': 'approved',
-  '/service approve': 'approved',
-  'a merged proposal': 'approved',
-  'service:retry at a paused gate': 'regenerate',
-  'service:retry at review_response_gate': null,
-  'service:yolo': null,
-  'a ticket update': 'retriage',
-  'a question (?)': 'question',
-  'feedback (!)': 'feedback',
-  'feedback on a draft item (! <n>:)': 'feedback',
-  'a review of the proposal': 'feedback',
-  '>option': 'option_selected',
-  '/service remove': null,
-  '/service exclude': null,
-  '/service update': null,
-  '/service add': null,
-  '/service skip-gate': null,
-  '/service unskip-gate': null,
-  '/service rebase': null,
-  'a pull request review': 'review',
-  'a CI result': 'ci_event',
-  'a push to the pull request': 'ci_event',
-  'a merged pull request': 'merged',
-  'a pull request closed without merging': 'closed',
+  [TRIGGER.prdApproved]: 'approved',
+  [TRIGGER.specApproved]: 'approved',
+  [TRIGGER.planApproved]: 'approved',
+  [TRIGGER.taskApproved]: 'approved',
+  [TRIGGER.approve]: 'approved',
+  [TRIGGER.proposalMerged]: 'approved',
+  [TRIGGER.retryAtPausedGate]: 'regenerate',
+  [TRIGGER.retryAtReviewResponseGate]: null,
+  [TRIGGER.yolo]: null,
+  [TRIGGER.ticketUpdate]: 'retriage',
+  [TRIGGER.question]: 'question',
+  [TRIGGER.feedback]: 'feedback',
+  [TRIGGER.draftItemFeedback]: 'feedback',
+  [TRIGGER.proposalReview]: 'feedback',
+  [TRIGGER.option]: 'option_selected',
+  [TRIGGER.remove]: null,
+  [TRIGGER.exclude]: null,
+  [TRIGGER.update]: null,
+  [TRIGGER.add]: null,
+  [TRIGGER.skipGate]: null,
+  [TRIGGER.unskipGate]: null,
+  [TRIGGER.rebase]: null,
+  [TRIGGER.pullRequestReview]: 'review',
+  [TRIGGER.ciResult]: 'ci_event',
+  [TRIGGER.push]: 'ci_event',
+  [TRIGGER.merged]: 'merged',
+  [TRIGGER.closedUnmerged]: 'closed',
 };
 
 /** `a pull request review` yields one of these, by the review's state. */

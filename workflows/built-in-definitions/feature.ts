@@ -1,5 +1,7 @@
 import type { WorkflowDefinition } from './definition-types';
 import { ANSWER_QUESTION, ARTIFACT_GATE_TRIGGERS, DONE, DRAFT_TRIGGERS, ESCALATE_BLOCKED, reviewAndCi } from './shared-nodes';
+import { STAGE_LABEL } from '../vocabulary/labels';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /** REFERENCE "Feature" (issue types Feature and Story), after the intake check of the project's configuration. */
 export const FEATURE_DEFINITION: WorkflowDefinition = {
@@ -12,30 +14,30 @@ export const FEATURE_DEFINITION: WorkflowDefinition = {
     intake: { kind: 'station', station: 'intake', on: { configured: 'generate_prd' } },
     generate_prd: { kind: 'station', station: 'generate_prd', model_key: 'generate_prd', on: { generated: 'prd_approval_gate' } },
     prd_approval_gate: {
-      kind: 'gate', gate: 'artifact_approval', artifact: 'prd', pending_label: 'service:prd-pending', approved_label: 'service:prd-approved',
-      accepts: ['service:prd-approved', ...ARTIFACT_GATE_TRIGGERS, 'a review of the proposal', 'a merged proposal'], auto_approve_in_yolo: true,
+      kind: 'gate', gate: 'artifact_approval', artifact: 'prd', pending_label: STAGE_LABEL.prdPending, approved_label: STAGE_LABEL.prdApproved,
+      accepts: [TRIGGER.prdApproved, ...ARTIFACT_GATE_TRIGGERS, TRIGGER.proposalReview, TRIGGER.proposalMerged], auto_approve_in_yolo: true,
       waiting_for: 'approval of the PRD: add the label service:prd-approved (or comment `!` to revise, `?` to ask)',
       on: { approved: 'generate_spec', feedback: 'generate_prd', regenerate: 'generate_prd', question: 'answer_question' },
     },
     generate_spec: { kind: 'station', station: 'generate_spec', model_key: 'generate_spec', on: { generated: 'spec_approval_gate' } },
     spec_approval_gate: {
-      kind: 'gate', gate: 'artifact_approval', artifact: 'spec', pending_label: 'service:spec-pending', approved_label: 'service:spec-approved',
-      accepts: ['service:spec-approved', ...ARTIFACT_GATE_TRIGGERS, 'a review of the proposal', 'a merged proposal'], auto_approve_in_yolo: true,
+      kind: 'gate', gate: 'artifact_approval', artifact: 'spec', pending_label: STAGE_LABEL.specPending, approved_label: STAGE_LABEL.specApproved,
+      accepts: [TRIGGER.specApproved, ...ARTIFACT_GATE_TRIGGERS, TRIGGER.proposalReview, TRIGGER.proposalMerged], auto_approve_in_yolo: true,
       waiting_for: 'approval of the spec: add the label service:spec-approved (or comment `!` to revise, `?` to ask)',
       on: { approved: 'decompose_epics', feedback: 'generate_spec', regenerate: 'generate_spec', question: 'answer_question' },
     },
     decompose_epics: { kind: 'station', station: 'decompose_epics', model_key: 'decompose_epics', on: { generated: 'plan_approval_gate' } },
     plan_approval_gate: {
-      kind: 'gate', gate: 'draft_approval', artifact: 'plan', pending_label: 'service:plan-pending', approved_label: 'service:plan-approved',
-      accepts: ['service:plan-approved', '/service approve', ...ARTIFACT_GATE_TRIGGERS, ...DRAFT_TRIGGERS], auto_approve_in_yolo: true,
+      kind: 'gate', gate: 'draft_approval', artifact: 'plan', pending_label: STAGE_LABEL.planPending, approved_label: STAGE_LABEL.planApproved,
+      accepts: [TRIGGER.planApproved, TRIGGER.approve, ...ARTIFACT_GATE_TRIGGERS, ...DRAFT_TRIGGERS], auto_approve_in_yolo: true,
       waiting_for: 'approval of the epic plan: add service:plan-approved or comment `/service approve` (edit with /service remove|exclude|update|add)',
       on: { approved: 'provision_epics', feedback: 'decompose_epics', regenerate: 'decompose_epics', question: 'answer_question' },
     },
     provision_epics: { kind: 'station', station: 'provision_epics', on: { provisioned: 'generate_tasks' } },
     generate_tasks: { kind: 'station', station: 'generate_tasks', model_key: 'generate_tasks', on: { generated: 'task_approval_gate' } },
     task_approval_gate: {
-      kind: 'gate', gate: 'draft_approval', artifact: 'tasks', pending_label: 'service:task-pending', approved_label: 'service:task-approved',
-      accepts: ['service:task-approved', '/service approve', ...ARTIFACT_GATE_TRIGGERS, ...DRAFT_TRIGGERS], auto_approve_in_yolo: true,
+      kind: 'gate', gate: 'draft_approval', artifact: 'tasks', pending_label: STAGE_LABEL.taskPending, approved_label: STAGE_LABEL.taskApproved,
+      accepts: [TRIGGER.taskApproved, TRIGGER.approve, ...ARTIFACT_GATE_TRIGGERS, ...DRAFT_TRIGGERS], auto_approve_in_yolo: true,
       waiting_for: 'approval of the tasks: add service:task-approved or comment `/service approve` (edit with /service remove|exclude|update|add)',
       on: { approved: 'provision_tasks', feedback: 'generate_tasks', regenerate: 'generate_tasks', question: 'answer_question' },
     },

@@ -1,14 +1,15 @@
 import type { DefinitionNode, StationNode } from './definition-types';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /**
  * Node shapes the three built-in graphs share (REFERENCE "Workflow graphs"): the question detour, the ways out, and
  * what the pull-request positions accept. Plain data.
  */
 
-export const ARTIFACT_GATE_TRIGGERS = ['a question (?)', 'feedback (!)', 'service:retry at a paused gate'];
-export const DRAFT_TRIGGERS = ['feedback on a draft item (! <n>:)', '/service remove', '/service exclude', '/service update', '/service add'];
-export const PULL_REQUEST_FINAL_TRIGGERS = ['a merged pull request', 'a pull request closed without merging'];
-export const CI_TRIGGERS = ['a CI result', 'a push to the pull request', ...PULL_REQUEST_FINAL_TRIGGERS, '/service skip-gate', '/service unskip-gate'];
+export const ARTIFACT_GATE_TRIGGERS = [TRIGGER.question, TRIGGER.feedback, TRIGGER.retryAtPausedGate];
+export const DRAFT_TRIGGERS = [TRIGGER.draftItemFeedback, TRIGGER.remove, TRIGGER.exclude, TRIGGER.update, TRIGGER.add];
+export const PULL_REQUEST_FINAL_TRIGGERS = [TRIGGER.merged, TRIGGER.closedUnmerged];
+export const CI_TRIGGERS = [TRIGGER.ciResult, TRIGGER.push, ...PULL_REQUEST_FINAL_TRIGGERS, TRIGGER.skipGate, TRIGGER.unskipGate];
 
 export const ANSWER_QUESTION: StationNode = { kind: 'station', station: 'answer_question', model_key: 'answer_question', on: { answered: '$return' } };
 export const ESCALATE_BLOCKED: DefinitionNode = {
@@ -29,7 +30,7 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
     rebase: { kind: 'station', station: 'rebase', model_key: 'rebase', accepts: PULL_REQUEST_FINAL_TRIGGERS, on: { rebased: '$return' } },
     human_review_gate: {
       kind: 'gate', gate: 'human_review', waiting_for: 'a review of the pull request (approve, or request changes)',
-      accepts: ['a pull request review', ...CI_TRIGGERS],
+      accepts: [TRIGGER.pullRequestReview, ...CI_TRIGGERS],
       // SPEC 3.2: an approval goes to completion (the workflow waits until every pull request of the ticket is
       // approved or merged; workflows/runtime/merge-progress.ts).
       on: { review_approved: afterMerge, changes_requested: 'implement_review', ci_event: 'ci_evaluator', ...final },
@@ -40,7 +41,7 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
     },
     wait_for_ci_gate: {
       // A person may review while CI still runs (or where no CI reports at all): the review counts as at the review gate.
-      kind: 'gate', gate: 'ci_wait', waiting_for: 'the pull request\'s checks to finish, or a review', accepts: ['a pull request review', ...CI_TRIGGERS],
+      kind: 'gate', gate: 'ci_wait', waiting_for: 'the pull request\'s checks to finish, or a review', accepts: [TRIGGER.pullRequestReview, ...CI_TRIGGERS],
       on: { review_approved: afterMerge, changes_requested: 'implement_review', ci_event: 'ci_evaluator', ...final },
     },
     attempt_ci_fix: {
@@ -55,7 +56,7 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
       kind: 'gate', gate: 'review_response', waiting_for: 'a reply in the contested review threads, or service:retry',
       // A reviewer's answer in a thread arrives as a (commented) review: the answers are read again. An approval
       // settles the contested points as they stand.
-      accepts: ['a pull request review', ...PULL_REQUEST_FINAL_TRIGGERS, 'service:retry at review_response_gate'],
+      accepts: [TRIGGER.pullRequestReview, ...PULL_REQUEST_FINAL_TRIGGERS, TRIGGER.retryAtReviewResponseGate],
       on: { review_approved: afterMerge, changes_requested: 'implement_review', ...final },
     },
     pull_request_closed: PULL_REQUEST_CLOSED,

@@ -1,5 +1,7 @@
 import type { WorkflowDefinition } from './definition-types';
 import { ANSWER_QUESTION, ARTIFACT_GATE_TRIGGERS, DONE, ESCALATE_BLOCKED, reviewAndCi } from './shared-nodes';
+import { STAGE_LABEL } from '../vocabulary/labels';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /** REFERENCE "Task takeover": a standalone Task or Epic with service:managed, planned, implemented and merged. */
 export const TASK_TAKEOVER_DEFINITION: WorkflowDefinition = {
@@ -12,14 +14,14 @@ export const TASK_TAKEOVER_DEFINITION: WorkflowDefinition = {
     intake: { kind: 'station', station: 'intake', on: { configured: 'triage_check' } },
     triage_check: { kind: 'station', station: 'triage_check', model_key: 'task_takeover_triage', retry_bound: 3, on: { complete: 'generate_plan', incomplete: 'triage_gate' } },
     triage_gate: {
-      kind: 'gate', gate: 'triage', pending_label: 'service:task-triage-pending', accepts: ['a ticket update', 'a question (?)', 'feedback (!)'],
+      kind: 'gate', gate: 'triage', pending_label: STAGE_LABEL.taskTriagePending, accepts: [TRIGGER.ticketUpdate, TRIGGER.question, TRIGGER.feedback],
       waiting_for: 'the missing details: update the ticket or reply with `!` and the details',
       on: { retriage: 'triage_check', feedback: 'triage_check', question: 'answer_question' },
     },
     generate_plan: { kind: 'station', station: 'generate_plan', model_key: 'task_takeover_planning', on: { generated: 'task_plan_approval_gate' } },
     task_plan_approval_gate: {
-      kind: 'gate', gate: 'artifact_approval', artifact: 'plan', pending_label: 'service:plan-pending', approved_label: 'service:plan-approved',
-      accepts: ['service:plan-approved', '/service approve', ...ARTIFACT_GATE_TRIGGERS], auto_approve_in_yolo: true,
+      kind: 'gate', gate: 'artifact_approval', artifact: 'plan', pending_label: STAGE_LABEL.planPending, approved_label: STAGE_LABEL.planApproved,
+      accepts: [TRIGGER.planApproved, TRIGGER.approve, ...ARTIFACT_GATE_TRIGGERS], auto_approve_in_yolo: true,
       waiting_for: 'approval of the plan: add service:plan-approved or comment `/service approve` (`!` to revise)',
       on: { approved: 'task_router', feedback: 'generate_plan', regenerate: 'generate_plan', question: 'answer_question' },
     },

@@ -3,6 +3,7 @@ import { whyNotMeaningful } from './command-meaning';
 import { invalidCommand } from './command-replies';
 import { decideServiceCommand, isServiceCommand } from './command-service-verbs';
 import type { CommandDecision, CommandPosition, PullRequestTarget } from './command-types';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /**
  * Comment grammar (REFERENCE "Commands"). On the ticket: `?` or `@service ask` asks, `!` gives feedback,
@@ -25,19 +26,19 @@ const OPTION = /(?:>|&gt;)option\s*(\d{1,9})(?!\d)/gi;
 const ignore = (reason: string): CommandDecision => ({ kind: 'ignore', reason });
 
 function decideQuestion(body: string, text: string, position: CommandPosition): CommandDecision {
-  const notMeaningful = whyNotMeaningful('a question (?)', position);
+  const notMeaningful = whyNotMeaningful(TRIGGER.question, position);
   if (notMeaningful) return ignore(notMeaningful);
   if (text === '') return invalidCommand(body, 'there is no question after it', 'Write the question in the same comment, e.g. `? why two epics`.');
   return { kind: 'command', command: { type: 'question', text } };
 }
 
 function decideFeedback(text: string, position: CommandPosition): CommandDecision {
-  const notMeaningful = whyNotMeaningful('feedback (!)', position);
+  const notMeaningful = whyNotMeaningful(TRIGGER.feedback, position);
   if (notMeaningful) return ignore(notMeaningful);
   // At triage_gate the `!` reply carries the details triage asked for.
   if (position.current_node === 'triage_gate') return { kind: 'command', command: { type: 'retriage', trigger: 'feedback', text } };
   const item = ITEM_FEEDBACK.exec(text);
-  if (item && !whyNotMeaningful('feedback on a draft item (! <n>:)', position)) {
+  if (item && !whyNotMeaningful(TRIGGER.draftItemFeedback, position)) {
     const id = parseItemId(item[1], position.draft_item_ids ?? [], '! 2: split this into two tasks');
     if (!id.ok) return invalidCommand(`! ${text}`, id.problem, `${id.hint} Without a number, \`!\` revises the whole draft.`);
     return { kind: 'command', command: { type: 'feedback', text: text.slice(item[0].length).trim(), item_id: id.value, via: 'comment' } };
@@ -51,7 +52,7 @@ function decideFeedback(text: string, position: CommandPosition): CommandDecisio
  * person copying the example would copy a command that no longer parses.
  */
 function decideOption(numbers: number[], body: string, position: CommandPosition): CommandDecision {
-  const notMeaningful = whyNotMeaningful('>option', position);
+  const notMeaningful = whyNotMeaningful(TRIGGER.option, position);
   if (notMeaningful) return ignore(notMeaningful);
   const count = position.rca_option_count ?? 0;
   const valid = [...new Set(numbers.filter((n) => n >= 1 && n <= count))];

@@ -1,5 +1,6 @@
 import type { WorkflowKind } from '../ledger/observation';
 import type { CommandPosition, RetryMode } from './command-types';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /**
  * Where each trigger means something (REFERENCE "Workflow graphs" and "Commands", SPEC 3.2). Data rather than
@@ -36,39 +37,39 @@ export interface Meaning {
 /** The table. Keys are the triggers as people know them; they appear in ignore reasons. */
 export const MEANING = {
   // Tracker labels (approval labels approve the gate named after them).
-  'service:prd-approved': { while_blocked: false },
-  'service:spec-approved': { while_blocked: false },
-  'service:plan-approved': { while_blocked: false },
-  'service:task-approved': { while_blocked: false },
-  'service:yolo': { anywhere: true, while_blocked: true },
+  [TRIGGER.prdApproved]: { while_blocked: false },
+  [TRIGGER.specApproved]: { while_blocked: false },
+  [TRIGGER.planApproved]: { while_blocked: false },
+  [TRIGGER.taskApproved]: { while_blocked: false },
+  [TRIGGER.yolo]: { anywhere: true, while_blocked: true },
   // The kill switch (issue 17): stops the ticket wherever it stands; a blocked ticket is already stopped.
-  'service:stop': { anywhere: true, while_blocked: false },
-  'service:retry at a paused gate': { while_blocked: false },
-  'service:retry at review_response_gate': { while_blocked: false },
-  'a ticket update': { while_blocked: false },
+  [TRIGGER.stopLabel]: { anywhere: true, while_blocked: false },
+  [TRIGGER.retryAtPausedGate]: { while_blocked: false },
+  [TRIGGER.retryAtReviewResponseGate]: { while_blocked: false },
+  [TRIGGER.ticketUpdate]: { while_blocked: false },
   // Tracker comments.
-  'a question (?)': { while_blocked: false, replaced_by_proposal: true },
-  'feedback (!)': { while_blocked: false, replaced_by_proposal: true },
-  'feedback on a draft item (! <n>:)': { kinds: ['feature'], while_blocked: false },
-  '>option': { kinds: ['bug'], while_blocked: false },
-  '/service approve': { while_blocked: false, written_on: 'ticket' },
-  '/service remove': { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
-  '/service exclude': { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
-  '/service update': { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
-  '/service add': { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
+  [TRIGGER.question]: { while_blocked: false, replaced_by_proposal: true },
+  [TRIGGER.feedback]: { while_blocked: false, replaced_by_proposal: true },
+  [TRIGGER.draftItemFeedback]: { kinds: ['feature'], while_blocked: false },
+  [TRIGGER.option]: { kinds: ['bug'], while_blocked: false },
+  [TRIGGER.approve]: { while_blocked: false, written_on: 'ticket' },
+  [TRIGGER.remove]: { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
+  [TRIGGER.exclude]: { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
+  [TRIGGER.update]: { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
+  [TRIGGER.add]: { kinds: ['feature'], while_blocked: false, written_on: 'ticket' },
   // Pull-request comments (rebase is accepted on the ticket too: it names no check and no line).
-  '/service skip-gate': { while_blocked: true, written_on: 'pull_request' },
-  '/service unskip-gate': { while_blocked: true, written_on: 'pull_request' },
-  '/service rebase': { anywhere: true, while_blocked: true, needs: 'pull_request' },
-  '/service stop': { anywhere: true, while_blocked: false },
+  [TRIGGER.skipGate]: { while_blocked: true, written_on: 'pull_request' },
+  [TRIGGER.unskipGate]: { while_blocked: true, written_on: 'pull_request' },
+  [TRIGGER.rebase]: { anywhere: true, while_blocked: true, needs: 'pull_request' },
+  [TRIGGER.stopCommand]: { anywhere: true, while_blocked: false },
   // Source-host facts.
-  'a pull request review': { while_blocked: false },
-  'a review of the proposal': { kinds: ['feature'], while_blocked: false, needs: 'proposal_review' },
-  'a CI result': { while_blocked: false },
-  'a push to the pull request': { while_blocked: false },
-  'a merged pull request': { while_blocked: true },
-  'a merged proposal': { kinds: ['feature'], while_blocked: false, needs: 'proposal_review' },
-  'a pull request closed without merging': { while_blocked: true },
+  [TRIGGER.pullRequestReview]: { while_blocked: false },
+  [TRIGGER.proposalReview]: { kinds: ['feature'], while_blocked: false, needs: 'proposal_review' },
+  [TRIGGER.ciResult]: { while_blocked: false },
+  [TRIGGER.push]: { while_blocked: false },
+  [TRIGGER.merged]: { while_blocked: true },
+  [TRIGGER.proposalMerged]: { kinds: ['feature'], while_blocked: false, needs: 'proposal_review' },
+  [TRIGGER.closedUnmerged]: { while_blocked: true },
 } as const satisfies Record<string, Meaning>;
 
 export type Trigger = keyof typeof MEANING;
@@ -124,7 +125,7 @@ export function whyNotMeaningful(trigger: Trigger, position: CommandPosition, wr
 export function retryMode(position: CommandPosition): RetryMode | undefined {
   if (position.is_blocked) return 'resume';
   const accepted = acceptedAt(position, position.current_node);
-  if (accepted.includes('service:retry at review_response_gate')) return 'review_response';
-  if (position.is_paused && accepted.includes('service:retry at a paused gate')) return 'regenerate';
+  if (accepted.includes(TRIGGER.retryAtReviewResponseGate)) return 'review_response';
+  if (position.is_paused && accepted.includes(TRIGGER.retryAtPausedGate)) return 'regenerate';
   return undefined;
 }

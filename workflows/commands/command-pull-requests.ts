@@ -3,6 +3,7 @@ import type { Command, CommandDecision, CommandPosition, PullRequestTarget } fro
 import { decidePullRequestComment } from './command-comments';
 import { isServiceCommand } from './command-service-verbs';
 import type { ObservationFacts } from '../ledger/observation';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /**
  * Source-host facts (GitHub and GitLab): reviews, CI results and pull-request state changes. Proposal pull requests
@@ -57,13 +58,13 @@ export function decideReview(facts: ObservationFacts, position: CommandPosition)
     // Proposal review: review comments regenerate the artifact; only the merge (or the label) approves it.
     if (gate !== position.current_node) return ignore(`a review of the ${gate} proposal is not meaningful at ${position.current_node}`);
     if (review.state === 'approved') return ignore(`an approving review does not approve the proposal; merging its pull request does`);
-    return when('a review of the proposal', position, { type: 'feedback', text: review.body, via: 'review' });
+    return when(TRIGGER.proposalReview, position, { type: 'feedback', text: review.body, via: 'review' });
   }
   const author = review.author ? { author: review.author } : {};
   const target = pull_request ? { pull_request } : {};
-  if (review.state === 'approved') return when('a pull request review', position, { type: 'review_approved', review_id: review.id, ...author, ...target });
+  if (review.state === 'approved') return when(TRIGGER.pullRequestReview, position, { type: 'review_approved', review_id: review.id, ...author, ...target });
   // SPEC 3.2: a plain "commented" review is treated as changes_requested.
-  return when('a pull request review', position, { type: 'review_changes_requested', review_id: review.id, state: review.state, body: review.body, ...author, ...target });
+  return when(TRIGGER.pullRequestReview, position, { type: 'review_changes_requested', review_id: review.id, state: review.state, body: review.body, ...author, ...target });
 }
 
 /**
@@ -78,7 +79,7 @@ export function decideMergeRequestNote(facts: ObservationFacts, position: Comman
   if (isServiceCommand(body)) return decidePullRequestComment(body, pullRequestTarget(facts), position);
   const pull_request = pullRequestTarget(facts);
   if (!pull_request || aboutProposal(facts)) return ignore('merge-request conversation, not a command');
-  if (whyNotMeaningful('a pull request review', position)) return ignore('merge-request conversation, not a review here');
+  if (whyNotMeaningful(TRIGGER.pullRequestReview, position)) return ignore('merge-request conversation, not a review here');
   return { kind: 'command', command: { type: 'review_changes_requested', review_id: `note:${comment.id}`, state: 'commented', body: comment.body, ...(comment.author ? { author: comment.author } : {}), pull_request } };
 }
 
@@ -89,7 +90,7 @@ export function decideCheckRun(facts: ObservationFacts, position: CommandPositio
   const proposal = aboutProposal(facts);
   if (proposal) return ignore(proposal);
   const pull_request = pullRequestTarget(facts);
-  return when('a CI result', position, {
+  return when(TRIGGER.ciResult, position, {
     type: 'ci_completed', source: 'check_run', check: run.name, conclusion: run.conclusion, head_sha: run.head_sha, ...(pull_request ? { pull_request } : {}),
   });
 }
@@ -102,7 +103,7 @@ export function decidePipeline(facts: ObservationFacts, position: CommandPositio
   const proposal = aboutProposal(facts);
   if (proposal) return ignore(proposal);
   const pull_request = pullRequestTarget(facts);
-  return when('a CI result', position, {
+  return when(TRIGGER.ciResult, position, {
     type: 'ci_completed', source: 'pipeline', check: 'pipeline', conclusion, head_sha: pipeline.sha, ...(pull_request ? { pull_request } : {}),
   });
 }
@@ -116,19 +117,19 @@ export function decidePullRequestChange(facts: ObservationFacts, position: Comma
   const gate = proposalGate(pr.head_ref);
 
   if (pr.merged === true) {
-    if (!gate) return when('a merged pull request', position, { type: 'pr_merged', pull_request });
+    if (!gate) return when(TRIGGER.merged, position, { type: 'pr_merged', pull_request });
     // SPEC 3.2 "proposal branches": merging the PRD or spec proposal approves that artifact, at its own gate only.
     if (gate !== position.current_node) return ignore(`the ${gate} proposal was merged; not meaningful at ${position.current_node}`);
-    return when('a merged proposal', position, { type: 'approve', gate, via: 'merge' });
+    return when(TRIGGER.proposalMerged, position, { type: 'approve', gate, via: 'merge' });
   }
   if (action === 'closed' || action === 'close') {
     if (gate) return ignore(`the ${gate} proposal pull request was closed without merging; the approval label still approves`);
-    return when('a pull request closed without merging', position, { type: 'pr_closed', pull_request });
+    return when(TRIGGER.closedUnmerged, position, { type: 'pr_closed', pull_request });
   }
   // GitHub says synchronize; GitLab says update (new commits, or an edit of the title: the head SHA tells them apart).
   if ((action === 'synchronize' || action === 'update') && pr.head_sha) {
     if (gate) return ignore(`a push to the ${gate} proposal is not a command`);
-    return when('a push to the pull request', position, { type: 'pr_synchronized', head_sha: pr.head_sha, pull_request });
+    return when(TRIGGER.push, position, { type: 'pr_synchronized', head_sha: pr.head_sha, pull_request });
   }
   return ignore(`pull request ${action || 'change'} is not a command`);
 }

@@ -2,6 +2,7 @@ import { parseDraftFields, parseItemId } from './command-args';
 import { whyNotMeaningful, type Trigger, type WrittenOn } from './command-meaning';
 import { invalidCommand, quoteName } from './command-replies';
 import type { Command, CommandDecision, CommandPosition, PullRequestTarget } from './command-types';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /**
  * `/service <verb> ...` comments. The verb is case-insensitive and ends the first word; most verbs read their
@@ -71,15 +72,15 @@ function checkName(type: 'skip_gate' | 'unskip_gate', usage: string) {
 
 export const VERBS: Readonly<Record<string, Verb>> = {
   approve: {
-    trigger: '/service approve',
-    usage: '/service approve',
-    decide: (input) => noArguments(input, '/service approve', 'It approves the whole draft; use `/service exclude <n>` first to leave an item out.',
+    trigger: TRIGGER.approve,
+    usage: TRIGGER.approve,
+    decide: (input) => noArguments(input, TRIGGER.approve, 'It approves the whole draft; use `/service exclude <n>` first to leave an item out.',
       { type: 'approve', gate: input.position.current_node, via: 'comment' }),
   },
-  remove: { trigger: '/service remove', usage: '/service remove <n>', decide: singleItem('draft_remove', '/service remove <n>') },
-  exclude: { trigger: '/service exclude', usage: '/service exclude <n>', decide: singleItem('draft_exclude', '/service exclude <n>') },
+  remove: { trigger: TRIGGER.remove, usage: '/service remove <n>', decide: singleItem('draft_remove', '/service remove <n>') },
+  exclude: { trigger: TRIGGER.exclude, usage: '/service exclude <n>', decide: singleItem('draft_exclude', '/service exclude <n>') },
   update: {
-    trigger: '/service update',
+    trigger: TRIGGER.update,
     usage: '/service update <n> key=value ...',
     decide: (input) => {
       const id = parseItemId(input.words[0], draftIds(input.position), '/service update 2 summary="Export as CSV"');
@@ -90,7 +91,7 @@ export const VERBS: Readonly<Record<string, Verb>> = {
     },
   },
   add: {
-    trigger: '/service add',
+    trigger: TRIGGER.add,
     usage: '/service add key=value ...',
     decide: (input) => {
       const fields = parseDraftFields(input.rest);
@@ -100,17 +101,17 @@ export const VERBS: Readonly<Record<string, Verb>> = {
       return command({ type: 'draft_add', fields: { ...fields.value, summary } });
     },
   },
-  'skip-gate': { trigger: '/service skip-gate', usage: '/service skip-gate <check>', decide: checkName('skip_gate', '/service skip-gate <check>') },
-  'unskip-gate': { trigger: '/service unskip-gate', usage: '/service unskip-gate <check>', decide: checkName('unskip_gate', '/service unskip-gate <check>') },
+  'skip-gate': { trigger: TRIGGER.skipGate, usage: '/service skip-gate <check>', decide: checkName('skip_gate', '/service skip-gate <check>') },
+  'unskip-gate': { trigger: TRIGGER.unskipGate, usage: '/service unskip-gate <check>', decide: checkName('unskip_gate', '/service unskip-gate <check>') },
   stop: {
-    trigger: '/service stop',
-    usage: '/service stop',
-    decide: (input) => noArguments(input, '/service stop', 'It stops the ticket where it stands; add service:retry to resume.', { type: 'stop', via: 'comment' }),
+    trigger: TRIGGER.stopCommand,
+    usage: TRIGGER.stopCommand,
+    decide: (input) => noArguments(input, TRIGGER.stopCommand, 'It stops the ticket where it stands; add service:retry to resume.', { type: 'stop', via: 'comment' }),
   },
   rebase: {
-    trigger: '/service rebase',
-    usage: '/service rebase',
-    decide: (input) => noArguments(input, '/service rebase', 'It rebases the pull request it is written on (on the ticket: all of them).',
+    trigger: TRIGGER.rebase,
+    usage: TRIGGER.rebase,
+    decide: (input) => noArguments(input, TRIGGER.rebase, 'It rebases the pull request it is written on (on the ticket: all of them).',
       input.written.pull_request ? { type: 'rebase', pull_request: input.written.pull_request } : { type: 'rebase' }),
   },
 };

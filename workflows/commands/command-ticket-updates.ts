@@ -1,16 +1,14 @@
 import { retryMode, whyNotMeaningful } from './command-meaning';
 import type { CommandDecision, CommandPosition } from './command-types';
 import type { LabelChange } from '../ledger/observation';
+import { APPROVAL_LABELS, RETRY_LABEL, SERVICE_LABEL_PREFIX, STOP_LABEL, YOLO_LABEL } from '../vocabulary/labels';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /**
  * Tracker ticket updates (issue_updated): label commands read from the changelog, and at triage_gate any update a
  * person made (the reporter added the missing details) asks for another triage.
  */
 
-export const RETRY_LABEL = 'service:retry';
-export const YOLO_LABEL = 'service:yolo';
-export const STOP_LABEL = 'service:stop';
-export const APPROVAL_LABELS = ['service:prd-approved', 'service:spec-approved', 'service:plan-approved', 'service:task-approved'] as const;
 
 const ignore = (reason: string): CommandDecision => ({ kind: 'ignore', reason });
 
@@ -43,7 +41,7 @@ function decideYolo(enabled: boolean, position: CommandPosition): CommandDecisio
  */
 function isPersonsUpdate(change: LabelChange | undefined): boolean {
   if (!change) return true;
-  return [...change.added, ...change.removed].some((label) => !label.toLowerCase().startsWith('service:'));
+  return [...change.added, ...change.removed].some((label) => !label.toLowerCase().startsWith(SERVICE_LABEL_PREFIX));
 }
 
 function describe(change: LabelChange | undefined): string {
@@ -71,7 +69,7 @@ export function decideTicketUpdate(change: LabelChange | undefined, position: Co
 
   const labelReasons = labelDecisions.map((decision) => (decision.kind === 'ignore' ? decision.reason : '')).join('; ');
   if (!isPersonsUpdate(change)) return ignore(labelReasons || `${describe(change)} is not a command`);
-  const notMeaningful = whyNotMeaningful('a ticket update', position);
+  const notMeaningful = whyNotMeaningful(TRIGGER.ticketUpdate, position);
   if (!notMeaningful) return { kind: 'command', command: { type: 'retriage', trigger: 'ticket_update' } };
   return ignore(labelReasons || `${describe(change)}: ${notMeaningful}`);
 }

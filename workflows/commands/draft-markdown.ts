@@ -1,4 +1,5 @@
 import type { Draft, DraftItem } from './drafts';
+import { STAGE_LABEL } from '../vocabulary/labels';
 
 /**
  * A draft as the tracker comment a person reads at the gate: numbered items with their repository and acceptance
@@ -7,7 +8,7 @@ import type { Draft, DraftItem } from './drafts';
  */
 
 const TITLES: Record<Draft['kind'], string> = { epics: 'Epic plan', tasks: 'Tasks' };
-const APPROVED_LABEL: Record<Draft['kind'], string> = { epics: 'service:plan-approved', tasks: 'service:task-approved' };
+const APPROVED_LABEL: Record<Draft['kind'], string> = { epics: STAGE_LABEL.planApproved, tasks: STAGE_LABEL.taskApproved };
 
 function renderItem(item: DraftItem): string {
   const heading = item.excluded ? `### ~~${item.id}. ${item.summary}~~ (excluded)` : `### ${item.id}. ${item.summary}`;

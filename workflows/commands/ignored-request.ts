@@ -1,8 +1,9 @@
 import { ticketCommentRequest } from './command-comments';
 import { isEdit } from './command-parser';
 import { serviceVerbOf } from './command-service-verbs';
-import { APPROVAL_LABELS, RETRY_LABEL, STOP_LABEL } from './command-ticket-updates';
 import type { Observation } from '../ledger/observation';
+import { APPROVAL_LABELS, RETRY_LABEL, STOP_LABEL } from '../vocabulary/labels';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /**
  * A person's request that the command boundary ignored because it means nothing where the ticket stands
@@ -29,7 +30,7 @@ export interface IgnoredRequest {
   remove_labels: string[];
 }
 
-const COMMENT_REQUESTS = { question: 'a question (?)', feedback: 'feedback (!)', option: '>option' } as const;
+const COMMENT_REQUESTS = { question: TRIGGER.question, feedback: TRIGGER.feedback, option: TRIGGER.option } as const;
 
 function labelRequest(observation: Observation, killSwitch: boolean): IgnoredRequest | undefined {
   const added = observation.facts.label_change?.added ?? [];

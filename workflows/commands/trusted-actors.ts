@@ -1,6 +1,7 @@
 import { sourceHostActorId, trackerActorIdOf } from './actor-identity';
 import type { Command } from './command-types';
 import type { Observation } from '../ledger/observation';
+import { MANAGED_LABEL, SERVICE_LABEL_PREFIX } from '../vocabulary/labels';
 
 /**
  * Trusted input (issue 17): approvals and commands count only from allowed actors (see src/config/allowed-actors.ts
@@ -68,5 +69,5 @@ export function actorIdsOf(observation: Observation): string[] {
 
 /** The `service:` labels of an ignored label command: taken off again so that an allowed person can add them. */
 export function commandLabelsOf(observation: Observation): string[] {
-  return (observation.facts.label_change?.added ?? []).filter((label) => label.startsWith('service:') && label !== 'service:managed');
+  return (observation.facts.label_change?.added ?? []).filter((label) => label.startsWith(SERVICE_LABEL_PREFIX) && label !== MANAGED_LABEL);
 }

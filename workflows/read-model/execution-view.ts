@@ -6,6 +6,8 @@ import { proposalPosition } from '../commands/proposal-review';
 import { rebaseDecision } from '../runtime/rebase-decision';
 import { listEffects } from '../effects/effect-journal';
 import type { MigrationDecision } from '../registry/migration-messages';
+import { RETRY_LABEL } from '../vocabulary/labels';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /**
  * The execution view of SPEC 2.1 / REFERENCE "Read models", projected from durable workflow state only (never from
@@ -117,16 +119,16 @@ function positionOf(state: TicketState): CommandPosition {
 
 /** Whether one trigger would do something if it arrived now, beyond being listed where the ticket stands. */
 function possibleNow(trigger: string, position: CommandPosition, state: TicketState): boolean {
-  if (trigger === 'service:retry') return position.is_blocked;
+  if (trigger === RETRY_LABEL) return position.is_blocked;
   // A trigger this build has no meaning for (a newer definition's): listed as the definition says.
   if (!Object.hasOwn(MEANING, trigger)) return true;
   if (whyNotMeaningful(trigger as Trigger, position) !== undefined) return false;
   switch (trigger) {
     // Regenerating needs the gate to have paused with its artifact shown (workflows/commands/command-meaning.ts retryMode).
-    case 'service:retry at a paused gate':
+    case TRIGGER.retryAtPausedGate:
       return position.is_paused;
     // The same judgement `/service rebase` gets when it arrives (merged pull requests have nothing left to rebase).
-    case '/service rebase':
+    case TRIGGER.rebase:
       return rebaseDecision(state.definition?.body ?? null, state, null).type === 'run';
     default:
       return true;
@@ -143,7 +145,7 @@ export function permittedCommands(state: TicketState): string[] {
   if (state.status === 'completed' || state.runtime?.ended === 'completed') return [];
   const node = state.definition?.body.nodes[state.checkpoint.current_node];
   const anywhere = Object.entries(MEANING).filter(([, meaning]) => 'anywhere' in meaning).map(([trigger]) => trigger);
-  const candidates = state.checkpoint.is_blocked ? ['service:retry', ...anywhere] : [...nodeAccepts(node), ...anywhere];
+  const candidates = state.checkpoint.is_blocked ? [RETRY_LABEL, ...anywhere] : [...nodeAccepts(node), ...anywhere];
   const position = positionOf(state);
   return [...new Set(candidates)].filter((trigger) => possibleNow(trigger, position, state));
 }

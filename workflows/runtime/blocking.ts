@@ -1,4 +1,5 @@
 import type { TicketState } from './ticket-state';
+import { RETRY_LABEL } from '../vocabulary/labels';
 
 /** Blocking codes (SPEC 3.2): why a ticket cannot continue safely. */
 export type BlockingCode =
@@ -22,8 +23,6 @@ export type BlockingCode =
   /** service:stop or `/service stop`: an operator stopped the ticket. */
   | 'stopped';
 
-export const BLOCKED_LABEL = 'service:blocked';
-export const RETRY_LABEL = 'service:retry';
 
 /** Marks the checkpoint blocked at its current node; returns false when it already was (one block, one comment). */
 export function enterBlocked(state: TicketState, code: BlockingCode, message: string, now: string): boolean {

@@ -1,6 +1,6 @@
 import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
-import { STOP_LABEL } from '../commands/command-ticket-updates';
 import type { Observation } from '../ledger/observation';
+import { STOP_LABEL } from '../vocabulary/labels';
 
 export { STOP_LABEL };
 

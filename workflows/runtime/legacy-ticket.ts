@@ -1,12 +1,10 @@
 import {
   allHandlersFinished, condition, continueAsNew, proxyActivities, proxySinks, setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+  workflowInfo } from '@temporalio/workflow';
 import type { ProjectConfigActivities } from '../../activities/project-config-activities';
 import {
-  BLOCKED_LABEL, blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL, setupInstructionsComment,
-  type BlockingCode,
-} from './blocking';
+  blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, setupInstructionsComment,
+  type BlockingCode } from './blocking';
 import { applyRetention } from './retention';
 import { runEffect, type EffectContext } from '../effects/effect-runner';
 import type { EffectOperation } from '../effects/effect-types';
@@ -19,6 +17,7 @@ import { DEFAULT_SETTINGS, INTAKE_NODE, initialTicketState, type TicketState } f
 import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot } from '../read-model/ticket-search-attributes';
 import { registerReadAndReplayHandlers } from '../read-model/read-and-replay-handlers';
 import { appendTimeline } from '../read-model/timeline';
+import { BLOCKED_LABEL, RETRY_LABEL } from '../vocabulary/labels';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 

@@ -1,4 +1,5 @@
 import type { Observation } from '../ledger/observation';
+import { MANAGED_LABEL } from '../vocabulary/labels';
 
 /**
  * Only what a person writes after the service took the ticket may command it ("Promises to a newcomer kept", point
@@ -11,7 +12,6 @@ import type { Observation } from '../ledger/observation';
  * fallback below. Workflow code: pure, no clock, no I/O.
  */
 
-export const MANAGED_LABEL = 'service:managed';
 
 /** Marks runs that judge comments and label changes by the moment of management; histories from before replay unchanged. */
 export const BEFORE_MANAGEMENT_PATCH = 'before-management';

@@ -1,6 +1,4 @@
-import { RETRY_LABEL } from './blocking';
 import type { Command } from '../commands/command-types';
-import { STOP_LABEL } from '../commands/command-ticket-updates';
 import type { GateNode, StationNode, WorkflowDefinition } from '../built-in-definitions/definition-types';
 import { decideRouter, gateCommandEffect, stageLabels } from './interpreter';
 import { mergeProgress } from './merge-progress';
@@ -8,6 +6,8 @@ import type { StationRequest } from './station-types';
 import { enter, resolveOutcome } from './enter';
 import { reviewRetryTarget, stationTraits } from './node-traits';
 import type { Action, Position, StepEnv, StepEvent, StepResult, StepState } from './step-types';
+import { RETRY_LABEL, STOP_LABEL, YOLO_LABEL } from '../vocabulary/labels';
+import { TRIGGER } from '../vocabulary/command-words';
 
 /**
  * The ticket runtime's decisions as one pure function (DESIGN 6): given the pinned definition, where the ticket
@@ -76,7 +76,7 @@ function openGate(definition: WorkflowDefinition, state: StepState, ticketKey: s
     passed = passGate(definition, state, ticketKey, spec, 'merged', null, 'the merge of every pull request');
   } else if (state.position.yolo && spec.auto_approve_in_yolo) {
     actions.push({ type: 'record', kind: 'command_decision', status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } });
-    passed = passGate(definition, state, ticketKey, spec, 'approved', null, 'service:yolo');
+    passed = passGate(definition, state, ticketKey, spec, 'approved', null, YOLO_LABEL);
   }
   if (passed) return { position: passed.position, actions: [...actions, ...passed.actions] };
   const position = { ...state.position, paused: true };
@@ -219,7 +219,7 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
     case 'yolo': {
       const switched: StepState = { ...state, position: { ...position, yolo: event.enabled } };
       const gate = pausedGate(definition, switched);
-      if (event.enabled && gate?.auto_approve_in_yolo) return done(passGate(definition, switched, ticketKey, gate, 'approved', null, 'service:yolo'));
+      if (event.enabled && gate?.auto_approve_in_yolo) return done(passGate(definition, switched, ticketKey, gate, 'approved', null, YOLO_LABEL));
       return done({ position: switched.position, actions: [] });
     }
     case 'ci_skips': {
@@ -251,7 +251,7 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
     }
     case 'stop': {
       const node = position.node;
-      const how = event.via_label ? STOP_LABEL : '/service stop';
+      const how = event.via_label ? STOP_LABEL : TRIGGER.stopCommand;
       const actions: Action[] = [
         {
           type: 'record', kind: 'operator_action', status: 'stopped',

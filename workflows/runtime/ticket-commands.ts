@@ -1,7 +1,7 @@
 import { patched, proxyActivities, proxySinks } from '@temporalio/workflow';
-import { BLOCKED_LABEL, leaveBlocked, leaveReviewResponseGate, RETRY_LABEL } from './blocking';
+import { leaveBlocked, leaveReviewResponseGate } from './blocking';
 import { parseCommand, type Command } from '../commands/command-parser';
-import { YOLO_LABEL } from '../commands/command-ticket-updates';
+import { ticketCommentRequest } from '../commands/command-comments';
 import { permittedCommands } from '../read-model/execution-view';
 import { ignoredRequestOf, ONE_REPLY_PATCH, requestReplyName, type IgnoredRequest } from '../commands/ignored-request';
 import { BEFORE_MANAGEMENT, BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor, noteManagement } from './management-moment';
@@ -23,6 +23,8 @@ import { applyPosition, positionOf } from './position';
 import { NO_DEFINITION, reviewRetryPosition } from './step';
 import { nowIso } from './clock';
 import type { TicketDriver } from './ticket-driver';
+import { BLOCKED_LABEL, MANAGED_LABEL, RETRY_LABEL, YOLO_LABEL } from '../vocabulary/labels';
+import { TRIGGER } from '../vocabulary/command-words';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
@@ -32,7 +34,7 @@ export const TRUSTED_YOLO_AT_START_PATCH = 'trusted-yolo-at-start';
 
 /** A ticket comment asking a question (`?` or `@service ask`, REFERENCE "Commands"). */
 function isQuestion(observation: Observation): boolean {
-  return observation.event === 'issue_commented' && /^\s*(\?|@service\s+ask\b)/i.test(observation.facts.comment?.body ?? '');
+  return observation.event === 'issue_commented' && ticketCommentRequest(observation.facts.comment?.body ?? '') === 'question';
 }
 
 /**
@@ -112,10 +114,10 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
     if (decision.type === 'refuse') {
       timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'rejected', summary: `/service rebase at ${from}: ${decision.reason}`, details: { node: from, delivery_identity: observation.delivery_identity } });
       // Refused where the ticket stands: answered once per position, like an ignored request (patched).
-      const request: IgnoredRequest = { asked: '/service rebase', on: observation.source_system === 'scmhost' ? 'pull_request' : 'ticket', remove_labels: [] };
+      const request: IgnoredRequest = { asked: TRIGGER.rebase, on: observation.source_system === 'scmhost' ? 'pull_request' : 'ticket', remove_labels: [] };
       const name = patched(ONE_REPLY_PATCH) ? requestReplyName(request, { is_blocked: state.checkpoint.is_blocked, retry_count: state.retry_count }) : `${replyName}_rebase`;
       const body = mergedAware
-        ? requestReply({ ticketKey, asked: '/service rebase', reason: decision.reason, state, permitted: permittedCommands(state), removedLabels: [] })
+        ? requestReply({ ticketKey, asked: TRIGGER.rebase, reason: decision.reason, state, permitted: permittedCommands(state), removedLabels: [] })
         : `❌ ${decision.reason}`;
       await reply(name, observation, body);
       return;
@@ -185,9 +187,9 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
     }
     // A ticket that starts with service:yolo already on it runs autonomously from the first gate, when the person who
     // started it may switch yolo on (patched: histories from before took the label from anyone).
-    const starting = observation.event === 'issue_created' || observation.facts.label_change?.added.includes('service:managed');
+    const starting = observation.event === 'issue_created' || observation.facts.label_change?.added.includes(MANAGED_LABEL);
     let judged = observation;
-    if (starting && !runtime.yolo && observation.facts.labels?.includes('service:yolo')) {
+    if (starting && !runtime.yolo && observation.facts.labels?.includes(YOLO_LABEL)) {
       const yoloOn: Command = { type: 'yolo', enabled: true };
       const trusted = patched(TRUSTED_YOLO_AT_START_PATCH) ? await actorAllowed(yoloOn, observation) : undefined;
       if (!trusted || trusted.allowed) {

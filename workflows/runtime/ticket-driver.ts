@@ -1,7 +1,6 @@
 import { patched, proxyActivities, proxySinks, setCurrentDetails } from '@temporalio/workflow';
 import {
-  BLOCKED_LABEL, blockedComment, blockPersistsComment, blockReport, enterBlocked, nextBlockRecord, REPEATED_BLOCK_PATCH, type BlockingCode,
-} from './blocking';
+  blockedComment, blockPersistsComment, blockReport, enterBlocked, nextBlockRecord, REPEATED_BLOCK_PATCH, type BlockingCode } from './blocking';
 import { jsonBytes, truncateStrings } from './bounded-json';
 import type { Command } from '../commands/command-parser';
 import { acceptTable, type GateNode, type StationNode, type WorkflowDefinition } from '../built-in-definitions/definition-types';
@@ -29,6 +28,7 @@ import { NO_DEFINITION, step } from './step';
 import type { Action, StepEvent } from './step-types';
 import { nowIso } from './clock';
 import { enter } from './enter';
+import { BLOCKED_LABEL } from '../vocabulary/labels';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 const { authorizeActor } = proxyActivities<ActorActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });

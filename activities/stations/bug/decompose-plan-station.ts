@@ -7,6 +7,7 @@ import { planStepsOfRepository } from '../plan-steps';
 import { stationFailure } from '../station-failure';
 import { parseStationInput, trustedArtifactText } from '../station-input';
 import { FIX_PLAN_ARTIFACT, fixTaskIdentityLabel, type DecompositionData } from './flow-data';
+import { REPO_LABEL_PREFIX } from '../../../workflows/vocabulary/labels';
 
 export interface DecomposePlanDeps {
   tracker: Pick<CodeChangeTracker, 'getIssue'>;
@@ -67,7 +68,7 @@ export function fixTaskIntents(input: Pick<StationInput, 'ticket_key' | 'project
         summary: fixTaskSummary(bugSummary, repository),
         description: fixTaskDescription(input.ticket_key, repository, planStepsOfRepository(planText, repository)),
         // Not service:managed: a managed Task without a parent would start a takeover of its own.
-        labels: [parentLabel(input.ticket_key), `repo:${repository}`, identity],
+        labels: [parentLabel(input.ticket_key), `${REPO_LABEL_PREFIX}${repository}`, identity],
         identity_label: identity,
         relates_to: input.ticket_key,
       },

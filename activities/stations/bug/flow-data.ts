@@ -1,5 +1,6 @@
 import type { StationInput } from '../../../workflows/runtime/station-types';
 import type { RcaReport } from './rca-report';
+import { FIX_LABEL_PREFIX } from '../../../workflows/vocabulary/labels';
 
 /**
  * What the stations of the bug and task-takeover graphs leave for each other in `outputs` (their `data`), and the
@@ -87,5 +88,5 @@ export const TAKEOVER_PLAN_ARTIFACT = 'plan';
 
 /** The Task decompose_plan creates for one repository is found again by this label after a crash. */
 export function fixTaskIdentityLabel(bugKey: string, repository: string): string {
-  return `service:fix:${bugKey.toLowerCase()}:${repository.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`.slice(0, 255);
+  return `${FIX_LABEL_PREFIX}${bugKey.toLowerCase()}:${repository.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`.slice(0, 255);
 }

@@ -10,6 +10,7 @@ import { readableRepositories } from '../planning/repositories';
 import { readTicketMaterial } from '../planning/ticket-material';
 import { parseStationInput } from '../station-input';
 import { triageOf, type TriageData } from './flow-data';
+import { STAGE_LABEL } from '../../../workflows/vocabulary/labels';
 
 /**
  * triage_check of the bug and the task-takeover graphs: is the ticket complete enough to work on? The model judges
@@ -48,9 +49,9 @@ export const TAKEOVER_CHECKLIST: readonly ChecklistItem[] = [
   { id: 'repository', label: 'Repository', hint: 'which repository the change belongs in (a `repo:` label or named in the ticket)' },
 ];
 
-const BUG: TriageKind = { key: 'bug_triage', skill: 'bug_triage', checklist: BUG_CHECKLIST, pendingLabel: 'service:triage-pending', purpose: 'To analyse this bug' };
+const BUG: TriageKind = { key: 'bug_triage', skill: 'bug_triage', checklist: BUG_CHECKLIST, pendingLabel: STAGE_LABEL.triagePending, purpose: 'To analyse this bug' };
 const TAKEOVER: TriageKind = {
-  key: 'task_takeover_triage', skill: 'task_takeover_triage', checklist: TAKEOVER_CHECKLIST, pendingLabel: 'service:task-triage-pending', purpose: 'To take over this task',
+  key: 'task_takeover_triage', skill: 'task_takeover_triage', checklist: TAKEOVER_CHECKLIST, pendingLabel: STAGE_LABEL.taskTriagePending, purpose: 'To take over this task',
 };
 
 const triageSchema = z.object({

@@ -15,6 +15,7 @@ import { parseStationInput, trustedArtifactText } from '../station-input';
 import { stationFailure } from '../station-failure';
 import { currentRepository, ticketBranch } from './code-change-context';
 import { tasksOfRepository } from './implementation-task-text';
+import { REPO_LABEL_PREFIX } from '../../../workflows/vocabulary/labels';
 
 export type CodeChangeTracker = Pick<TrackerClient, 'getIssue' | 'searchAllIssues'>;
 
@@ -41,7 +42,7 @@ export async function childrenOf(tracker: CodeChangeTracker, input: Pick<Station
 
 /** Tasks of one repository (label `repo:<r>`) and the epics above them. Pure; exported for tests. */
 export function workOfRepository(children: readonly TrackerIssue[], repository: string): { tasks: TrackerIssue[]; epics: TrackerIssue[] } {
-  const repoLabel = `repo:${repository}`.toLowerCase();
+  const repoLabel = `${REPO_LABEL_PREFIX}${repository}`.toLowerCase();
   const tasks = children.filter((issue) => issue.issueType === 'Task' && issue.labels.some((label) => label.toLowerCase() === repoLabel));
   const epicKeys = new Set(tasks.map((task) => task.parentKey).filter((key): key is string => Boolean(key)));
   const epics = children.filter((issue) => issue.issueType === 'Epic' && epicKeys.has(issue.key));

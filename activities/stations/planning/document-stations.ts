@@ -4,6 +4,7 @@ import type { ToolSet } from 'ai';
 import { z } from 'zod';
 import { repositoryTools, type RepositoryReader } from '../../../src/planning-context/repository-tools';
 import type { ModelPolicyKey } from '../../../src/config/model-policy-keys';
+import type { StationName } from '../../../workflows/vocabulary/stage-names';
 import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning-context/planning-prompt';
 import { artifactPostIntents } from '../../../workflows/effects/artifact-posting';
 import type { StageLabel } from '../../../workflows/vocabulary/labels';
@@ -16,6 +17,7 @@ import { stationFailure } from '../station-failure';
 import { ProposalSettingsError, type ProposalSettings } from '../../../src/config/proposal-settings';
 import type { ProposalKind, ProposalOutput } from '../../../workflows/commands/proposal-review';
 import { latestReviewComments, prepareProposal, proposalIntents, type PreparedProposal, type ProposalDeps } from './proposal-publisher';
+import { STAGE_LABEL } from '../../../workflows/vocabulary/labels';
 
 export interface PlanningDeps extends ModelStepDeps {
   tracker: PlanningTracker;
@@ -65,7 +67,7 @@ const documentSchema = z.object({
 });
 
 interface DocumentStation {
-  station: string;
+  station: StationName;
   proposal: ProposalKind;
   key: ModelPolicyKey;
   artifact: string;
@@ -77,8 +79,8 @@ interface DocumentStation {
   builds_on: Record<string, string>;
 }
 
-const PRD: DocumentStation = { station: 'generate_prd', proposal: 'prd', key: 'generate_prd', artifact: 'prd', title: 'PRD', pendingLabel: 'service:prd-pending', approvedLabel: 'service:prd-approved', builds_on: {} };
-const SPEC: DocumentStation = { station: 'generate_spec', proposal: 'spec', key: 'generate_spec', artifact: 'spec', title: 'technical specification', pendingLabel: 'service:spec-pending', approvedLabel: 'service:spec-approved', builds_on: { prd: 'PRD' } };
+const PRD: DocumentStation = { station: 'generate_prd', proposal: 'prd', key: 'generate_prd', artifact: 'prd', title: 'PRD', pendingLabel: STAGE_LABEL.prdPending, approvedLabel: STAGE_LABEL.prdApproved, builds_on: {} };
+const SPEC: DocumentStation = { station: 'generate_spec', proposal: 'spec', key: 'generate_spec', artifact: 'spec', title: 'technical specification', pendingLabel: STAGE_LABEL.specPending, approvedLabel: STAGE_LABEL.specApproved, builds_on: { prd: 'PRD' } };
 
 export function gateHelp(approvedLabel: string): string {
   return [

@@ -13,6 +13,7 @@ import { runModelStep } from './model-step';
 import { provisionedEpics } from './provisioned-items';
 import { ticketRepositories } from './repositories';
 import { readTicketMaterial } from './ticket-material';
+import { STAGE_LABEL } from '../../../workflows/vocabulary/labels';
 
 export type DraftStationDeps = PlanningDeps;
 
@@ -113,7 +114,7 @@ function draftStation<TItem>(deps: DraftStationDeps, spec: DraftStationSpec<TIte
 
 export function createDraftStations(deps: DraftStationDeps) {
   const decompose_epics = draftStation(deps, {
-    station: 'decompose_epics', key: 'decompose_epics', artifact: 'plan', label: 'service:plan-pending', title: 'Epic plan', kind: 'epics',
+    station: 'decompose_epics', key: 'decompose_epics', artifact: 'plan', label: STAGE_LABEL.planPending, title: 'Epic plan', kind: 'epics',
     async prepare(_input, repositories) {
       const item = z.object({ summary, description, repo: repoEnum(repositories), acceptance_criteria: criteria });
       return {
@@ -125,7 +126,7 @@ export function createDraftStations(deps: DraftStationDeps) {
   });
 
   const generate_tasks = draftStation(deps, {
-    station: 'generate_tasks', key: 'generate_tasks', artifact: 'tasks', label: 'service:task-pending', title: 'Tasks', kind: 'tasks',
+    station: 'generate_tasks', key: 'generate_tasks', artifact: 'tasks', label: STAGE_LABEL.taskPending, title: 'Tasks', kind: 'tasks',
     async prepare(input) {
       const plan = currentDraft(input, 'decompose_epics', 'epics');
       if (!plan) throw new Error('generate_tasks needs the approved epic plan in outputs.decompose_epics.draft');

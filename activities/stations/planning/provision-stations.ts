@@ -1,11 +1,12 @@
 import { checkItemRepositories } from '../../../src/planning-context/repo-assignment';
-import { epicItemLabel, MANAGED_LABEL, parentLabel, taskItemLabel } from '../../../src/planning-context/provisioning-labels';
+import { epicItemLabel, parentLabel, taskItemLabel } from '../../../src/planning-context/provisioning-labels';
 import type { Draft, DraftItem } from '../../../workflows/commands/drafts';
 import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { parseStationInput } from '../station-input';
 import { currentDraft } from './draft-schema';
 import { repoAssignmentFailure, ticketRepositories, type RepositoriesReader } from './repositories';
 import type { PlanningTracker } from './ticket-material';
+import { MANAGED_LABEL, REPO_LABEL_PREFIX } from '../../../workflows/vocabulary/labels';
 
 export interface ProvisionDeps {
   tracker: PlanningTracker;
@@ -61,7 +62,7 @@ function provisionStation(deps: ProvisionDeps, spec: ProvisionSpec): StationActi
           summary: item.summary,
           description: description(item, input.ticket_key),
           parent_key: spec.parent(item, input.ticket_key),
-          labels: [MANAGED_LABEL, parentLabel(input.ticket_key), identity, `repo:${item.repo}`],
+          labels: [MANAGED_LABEL, parentLabel(input.ticket_key), identity, `${REPO_LABEL_PREFIX}${item.repo}`],
           identity_label: identity,
         },
       };

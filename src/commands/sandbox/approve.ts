@@ -1,5 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { actInSandbox, sandboxFlags } from '../../sandbox/sandbox-command';
+import { TRIGGER } from '../../../workflows/vocabulary/command-words';
 
 export default class SandboxApprove extends Command {
   static override description = [
@@ -15,7 +16,7 @@ export default class SandboxApprove extends Command {
     const { args, flags } = await this.parse(SandboxApprove);
     await actInSandbox(this, flags, async (person) => {
       if (flags.pr) return `${args.key}: approved pull request #${await person.approvePullRequest(args.key)}`;
-      return `${args.key}: commented /service approve (comment ${await person.comment(args.key, '/service approve')})`;
+      return `${args.key}: commented /service approve (comment ${await person.comment(args.key, TRIGGER.approve)})`;
     });
   }
 }

@@ -1,6 +1,7 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { actInSandbox, sandboxFlags } from '../../sandbox/sandbox-command';
 import { SANDBOX_PROJECT } from '../../sandbox/sandbox-settings';
+import { MANAGED_LABEL } from '../../../workflows/vocabulary/labels';
 
 export default class SandboxCreateTicket extends Command {
   static override description = `Create a ticket in the sandbox's tracker (project ${SANDBOX_PROJECT}) as a person would; managed by the service unless --unmanaged. Prints its key.`;
@@ -16,7 +17,7 @@ export default class SandboxCreateTicket extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(SandboxCreateTicket);
-    const labels = [...(flags.unmanaged ? [] : ['service:managed']), ...flags.label];
+    const labels = [...(flags.unmanaged ? [] : [MANAGED_LABEL]), ...flags.label];
     await actInSandbox(this, flags, (person) => person.createTicket({ summary: args.summary, type: flags.type, description: flags.description, labels }));
   }
 }

@@ -1,8 +1,8 @@
 import type { Observation, WorkflowKind } from '../../../workflows/ledger/observation';
 import { ownCommentReason, ownLabelChangeReason, type LoopGuardOptions } from '../loop-guard';
 import { parentOf } from '../../planning-context/provisioning-labels';
+import { MANAGED_LABEL } from '../../../workflows/vocabulary/labels';
 
-export const MANAGED_LABEL = 'service:managed';
 
 export type DeliveryPlan =
   | { action: 'start'; workflow_kind: WorkflowKind }
