@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { MODEL_BACKENDS, parseModelConfiguration } from '../../../src/config/model-configuration';
 
 /**
- * Issue 29 point 5: every environment variable and file the code reads is documented in README.md's Configuration
- * section, with a working example per model backend. The variables are found in the code itself (what `env.NAME`,
+ * Issue 29 point 5: every environment variable and file the code reads is documented in docs/configuration.md (its
+ * default and meaning) and named in README.md's Configuration section, with a working example per model backend. The variables are found in the code itself (what `env.NAME`,
  * `env['NAME']`, an upper-case name in quotes, and `$NAME` in a shell script read), so a variable added without a
  * line in the README fails here by name.
  */
 const root = join(__dirname, '..', '..', '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const reference = readFileSync(join(root, 'docs', 'configuration.md'), 'utf8');
 
 /** The text of a `## <title>` section up to the next `## ` heading, whatever moves around it. */
 function section(title: string): string {
@@ -72,13 +73,18 @@ const NOT_CONFIGURATION: Record<string, string> = {
   USE_EXISTING: 'a Temporal workflow-id conflict policy',
 };
 
-describe('README "Configuration" documents what the code reads', () => {
-  const configuration = section('Configuration');
-  // Every upper-case name written in code spans or code blocks of the section.
-  const documented = new Set([
-    ...[...configuration.matchAll(/`([^`\n]+)`/g)].flatMap((m) => [...m[1]!.matchAll(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*\b/g)].map((n) => n[0])),
-    ...[...configuration.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!),
+/** Every upper-case name written in code spans or code blocks of a text. */
+function namesIn(text: string): Set<string> {
+  return new Set([
+    ...[...text.matchAll(/`([^`\n]+)`/g)].flatMap((m) => [...m[1]!.matchAll(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*\b/g)].map((n) => n[0])),
+    ...[...text.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!),
   ]);
+}
+
+describe('docs/configuration.md documents what the code reads, and README "Configuration" names it', () => {
+  const configuration = reference;
+  const documented = namesIn(reference);
+  const named = namesIn(section('Configuration'));
   const read = variablesReadByTheCode();
 
   it('finds the variables the code reads', () => {
@@ -89,7 +95,9 @@ describe('README "Configuration" documents what the code reads', () => {
 
   it('has a line for every variable the code reads', () => {
     const missing = [...read].filter(([name]) => !documented.has(name) && !(name in NOT_CONFIGURATION)).map(([name, file]) => `${name} (read in ${file})`);
-    expect(missing, 'variables the code reads that README "## Configuration" does not name').toEqual([]);
+    expect(missing, 'variables the code reads that docs/configuration.md does not document').toEqual([]);
+    const unnamed = [...read].filter(([name]) => !named.has(name) && !(name in NOT_CONFIGURATION)).map(([name, file]) => `${name} (read in ${file})`);
+    expect(unnamed, 'variables the code reads that README "## Configuration" does not name').toEqual([]);
   });
 
   it('names the files the service reads its configuration from', () => {
@@ -104,7 +112,7 @@ describe('README "Configuration" documents what the code reads', () => {
     const problems: string[] = [];
     for (const [name, module] of files) {
       if (!readFileSync(join(root, module), 'utf8').includes(name)) problems.push(`${module} no longer mentions ${name}: update this list`);
-      if (!configuration.includes(name)) problems.push(`README "## Configuration" does not name ${name}`);
+      if (!configuration.includes(name)) problems.push(`docs/configuration.md does not name ${name}`);
     }
     expect(problems).toEqual([]);
   });
