@@ -4,7 +4,7 @@ import { normaliseScmhostEvent } from '../ingress/scmhost/normalise-scmhost-even
 import { SCMHOST_EVENT_SCHEMAS, type ScmhostEventName } from '../ingress/scmhost/scmhost-webhook-schema';
 import type { ScmhostClient } from '../providers/scmhost/scmhost-client';
 import { parseRepoRef } from '../providers/scmhost/repo-ref';
-import type { PullRequest } from '../providers/scmhost/scmhost-types';
+import type { PullRequest, RepoRef } from '../providers/scmhost/scmhost-types';
 
 type Delivery = Extract<NormalisedDelivery, { kind: 'observation' }>;
 
@@ -32,11 +32,52 @@ function changedSince(time: string | null | undefined, since: Date): boolean {
   return Number.isNaN(at) || at >= since.getTime();
 }
 
+type PullRequestReader = Pick<ScmhostClient, 'listReviews' | 'listCheckRuns' | 'listIssueComments'>;
+
+/** The reviews, completed check runs and comments of one pull request made or changed since `since`. */
+async function factsOfPullRequest(scmhost: PullRequestReader, ref: RepoRef, repository: { full_name: string }, pr: PullRequest, since: Date, now: Date): Promise<Array<Delivery | undefined>> {
+  const pullRequest = pullRequestObject(pr);
+  const facts: Array<Delivery | undefined> = [];
+  for (const review of await scmhost.listReviews(ref, pr.number)) {
+    if (!changedSince(review.submittedAt, since)) continue;
+    facts.push(asWebhook('pull_request_review', {
+      action: 'submitted',
+      review: { id: review.id, state: review.state, body: review.body, commit_id: review.commitId, submitted_at: review.submittedAt, user: review.author ? { login: review.author } : null },
+      pull_request: pullRequest,
+      repository,
+    }, now));
+  }
+  for (const run of await scmhost.listCheckRuns(ref, pr.headSha)) {
+    if (run.status !== 'completed' || !changedSince(run.completedAt, since)) continue;
+    facts.push(asWebhook('check_run', {
+      action: 'completed',
+      check_run: {
+        id: run.id, name: run.name, status: run.status, conclusion: run.conclusion, head_sha: run.headSha,
+        started_at: run.startedAt, completed_at: run.completedAt, pull_requests: [{ number: pr.number, head: { ref: pr.headRef, sha: pr.headSha } }],
+      },
+      repository,
+    }, now));
+  }
+  for (const comment of await scmhost.listIssueComments(ref, pr.number)) {
+    if (!changedSince(comment.updatedAt, since)) continue;
+    facts.push(asWebhook('issue_comment', {
+      // What GitHub's webhook said when the comment last changed: an edit is not a new comment.
+      action: comment.updatedAt && comment.updatedAt !== comment.createdAt ? 'edited' : 'created',
+      issue: { number: pr.number, title: pr.title, pull_request: { url: pr.htmlUrl } },
+      comment: { id: comment.id, body: comment.body, user: comment.author ? { login: comment.author } : null, created_at: comment.createdAt, updated_at: comment.updatedAt },
+      repository,
+    }, now));
+  }
+  return facts;
+}
+
 /**
  * The facts of the window (now less `lookbackSeconds`): pull requests on `service/*` branches of the given
  * repositories updated in it, and the reviews, completed check runs and comments of the open ones that were made or
  * changed in it; also the ones merged or closed in it (a lost merge webhook must not leave a ticket waiting for
- * ever). An open pull request where nothing happened costs API reads but no delivery.
+ * ever), each after the facts of its last moments: a CI result or a review whose webhook was lost just before the
+ * merge still reaches the ticket's history (fault campaign, seed 66). An open pull request where nothing happened
+ * costs API reads but no delivery.
  */
 export async function collectScmhostDeliveries(
   scmhost: Pick<ScmhostClient, 'listOpenPullRequestsByBranchPrefix' | 'listRecentlyClosedPullRequestsByBranchPrefix' | 'listReviews' | 'listCheckRuns' | 'listIssueComments'>,
@@ -44,49 +85,20 @@ export async function collectScmhostDeliveries(
   options: { now: Date; lookbackSeconds: number },
 ): Promise<Delivery[]> {
   const deliveries: Delivery[] = [];
-  const push = (delivery: Delivery | undefined) => {
-    if (delivery) deliveries.push(delivery);
+  const push = (...found: Array<Delivery | undefined>) => {
+    for (const delivery of found) if (delivery) deliveries.push(delivery);
   };
   for (const fullName of repositories) {
     const ref = parseRepoRef(fullName);
     const repository = { full_name: fullName };
     const since = new Date(options.now.getTime() - options.lookbackSeconds * 1000);
     for (const pr of await scmhost.listRecentlyClosedPullRequestsByBranchPrefix(ref, SERVICE_BRANCH_PREFIX, since)) {
+      push(...await factsOfPullRequest(scmhost, ref, repository, pr, since, options.now));
       push(asWebhook('pull_request', { action: 'closed', pull_request: pullRequestObject(pr), repository }, options.now));
     }
     for (const pr of await scmhost.listOpenPullRequestsByBranchPrefix(ref, SERVICE_BRANCH_PREFIX)) {
-      const pullRequest = pullRequestObject(pr);
-      if (changedSince(pr.updatedAt, since)) push(asWebhook('pull_request', { action: 'synchronize', pull_request: pullRequest, repository }, options.now));
-      for (const review of await scmhost.listReviews(ref, pr.number)) {
-        if (!changedSince(review.submittedAt, since)) continue;
-        push(asWebhook('pull_request_review', {
-          action: 'submitted',
-          review: { id: review.id, state: review.state, body: review.body, commit_id: review.commitId, submitted_at: review.submittedAt, user: review.author ? { login: review.author } : null },
-          pull_request: pullRequest,
-          repository,
-        }, options.now));
-      }
-      for (const run of await scmhost.listCheckRuns(ref, pr.headSha)) {
-        if (run.status !== 'completed' || !changedSince(run.completedAt, since)) continue;
-        push(asWebhook('check_run', {
-          action: 'completed',
-          check_run: {
-            id: run.id, name: run.name, status: run.status, conclusion: run.conclusion, head_sha: run.headSha,
-            started_at: run.startedAt, completed_at: run.completedAt, pull_requests: [{ number: pr.number, head: { ref: pr.headRef, sha: pr.headSha } }],
-          },
-          repository,
-        }, options.now));
-      }
-      for (const comment of await scmhost.listIssueComments(ref, pr.number)) {
-        if (!changedSince(comment.updatedAt, since)) continue;
-        push(asWebhook('issue_comment', {
-          // What GitHub's webhook said when the comment last changed: an edit is not a new comment.
-          action: comment.updatedAt && comment.updatedAt !== comment.createdAt ? 'edited' : 'created',
-          issue: { number: pr.number, title: pr.title, pull_request: { url: pr.htmlUrl } },
-          comment: { id: comment.id, body: comment.body, user: comment.author ? { login: comment.author } : null, created_at: comment.createdAt, updated_at: comment.updatedAt },
-          repository,
-        }, options.now));
-      }
+      if (changedSince(pr.updatedAt, since)) push(asWebhook('pull_request', { action: 'synchronize', pull_request: pullRequestObject(pr), repository }, options.now));
+      push(...await factsOfPullRequest(scmhost, ref, repository, pr, since, options.now));
     }
   }
   return deliveries;

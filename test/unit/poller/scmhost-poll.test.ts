@@ -47,4 +47,24 @@ describe('the source-host poller', () => {
     const all = await collectScmhostDeliveries(reader('2026-11-23T07:59:00Z'), ['acme/api'], { now, lookbackSeconds: 3600 });
     expect(all.map((d) => d.observation.event)).toEqual(['pull_request', 'pull_request_review', 'check_run', 'check_run', 'issue_comment']);
   });
+
+  it('delivers the last facts of a pull request merged in the window before its merge: a CI result whose webhook was lost just before the merge still reaches the ticket', async () => {
+    // Fault campaign seed 66: the person reported CI success, its webhook was dropped, and the merge came before the
+    // next poll; the poller read check runs of open pull requests only, so the result never reached the ticket.
+    const merged: PullRequest = { ...pr, state: 'closed', merged: true, updatedAt: '2026-11-23T07:59:30Z', closedAt: '2026-11-23T07:59:30Z' };
+    const deliveries = await collectScmhostDeliveries({
+      listRecentlyClosedPullRequestsByBranchPrefix: async () => [merged],
+      listOpenPullRequestsByBranchPrefix: async () => [],
+      listReviews: async () => [],
+      listCheckRuns: async () => [
+        { id: 8, name: 'build', status: 'completed', conclusion: 'success', headSha: 'abc', startedAt: '2026-11-23T07:59:00Z', completedAt: '2026-11-23T07:59:10Z' },
+        { id: 9, name: 'old', status: 'completed', conclusion: 'failure', headSha: 'abc', startedAt: '2026-11-23T06:00:00Z', completedAt: '2026-11-23T06:01:00Z' },
+      ],
+      listIssueComments: async () => [],
+    } as never, ['acme/api'], { now: new Date('2026-11-23T08:00:00Z'), lookbackSeconds: 120 });
+    expect(deliveries.map((d) => [d.observation.event, d.observation.facts.check_run?.conclusion ?? d.observation.facts.pull_request?.merged])).toEqual([
+      ['check_run', 'success'],
+      ['pull_request', true],
+    ]);
+  });
 });
