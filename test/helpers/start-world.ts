@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -221,6 +221,8 @@ async function buildWorld(options: WorldOptions, closers: Array<() => Promise<un
   const connection = await Connection.connect({ address: temporalAddress });
   closers.push(() => connection.close());
   const client = new Client({ connection });
+  const keepHistories = process.env.SERVICE_TEST_KEEP_HISTORIES;
+  if (keepHistories) closers.push(() => exportTicketHistories(client, String(env.SERVICE_TASK_QUEUE ?? serviceEnv.SERVICE_TASK_QUEUE), join(keepHistories, name)));
 
   const execution = async (key: string) => (await getJson(`${stack.api}/api/v1/workflows/${key}/execution`, operatorToken)).body as Json;
   return {
@@ -259,4 +261,19 @@ function restingAt(
     // What the worker said last tells why a ticket did not get there (a failing workflow task cannot be queried).
     throw new Error(`${error.message}; last view: ${JSON.stringify(await execution(key)).slice(0, 4000)}\nworker output (end):\n${stack.worker.output().slice(-6000)}`);
   });
+}
+
+/**
+ * With SERVICE_TEST_KEEP_HISTORIES=<folder>, a world writes the history of each ticket workflow it ran to
+ * <folder>/<world>/<workflow id>-<run id>.json when it closes, in the JSON of `temporal workflow show -o json`: how
+ * histories of features only an integration test drives (a migration, the kill switch, trusted actors) are recorded
+ * for test/fixtures/histories.
+ */
+async function exportTicketHistories(client: Client, taskQueue: string, folder: string): Promise<void> {
+  const { historyToJSON } = await import('@temporalio/common/lib/proto-utils.js');
+  mkdirSync(folder, { recursive: true });
+  for await (const run of client.workflow.list({ query: `TaskQueue = "${taskQueue}" AND WorkflowType = "ticketWorkflow"` })) {
+    const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+    writeFileSync(join(folder, `${run.workflowId}-${run.runId.slice(0, 8)}.json`), historyToJSON(history));
+  }
 }

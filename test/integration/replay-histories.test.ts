@@ -19,6 +19,11 @@ describe('recorded histories of earlier builds replay on the current workflow co
       // Recorded with the fault campaign (npm run chaos -- --light --seed S --keep) on the build before the runtime
       // became a step function (workflows/runtime): whole flows of each kind, with a second worker and lost webhooks.
       'v0.3 bug-flow', 'v0.3 feature-yolo-flow', 'v0.3 feature-gated-flow', 'v0.3 feature-ci-fix-review-flow', 'v0.3 takeover-flow',
+      // Recorded on the step-function build by the integration tests that drive these features
+      // (SERVICE_TEST_KEEP_HISTORIES=<folder>, test/helpers/start-world.ts): the kill switch, an applied migration,
+      // a yolo start from an actor who is not allowed, a budget block, and a pull request's rebase and skip-gate.
+      'v0.4 kill-switch-stop-and-retry', 'v0.4 migration-applied', 'v0.4 untrusted-yolo-ignored', 'v0.4 budget-block-and-retry',
+      'v0.4 rebase-and-skip-gate',
     ]));
   });
 
