@@ -6,8 +6,8 @@
  * Runs seeds S, S+1, ... S+N-1 (default 1..N): per seed a fresh world, K tickets driven by the sandbox's person,
  * worker/gateway/Temporal kills, a second worker started and stopped, vendor faults and webhook faults drawn from the
  * seed; then the invariants (writes once, each acknowledged person's action reflected, each draft edit in the
- * artefact, where each ticket ends, replay). One line per seed, the details of every failing seed, a summary; exit 1
- * on any violation.
+ * artefact, where each ticket ends, no activity retrying once the faults are cleared, replay). One line per seed,
+ * the details of every failing seed, a summary; exit 1 on any violation.
  */
 import { ensureTemporalCli } from '../src/temporal/temporal-cli-locator';
 import { describeFault } from './fault-plan';

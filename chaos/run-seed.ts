@@ -22,6 +22,7 @@ import { projectRoot } from '../src/temporal/temporal-cli-locator';
 import { ticketWorkflowId } from '../workflows/messages';
 import { checkActionsReflected, historyMoments, type AcknowledgedAction, type HistoryMoment, type RawHistoryEvent } from './acknowledged-actions';
 import { describeFault, planFaults, type FaultPlan, type VendorHost } from './fault-plan';
+import { checkNoEndlessRetries, retryingActivities, type PendingActivity } from './endless-retries';
 import { checkInvariants, type TicketOutcome, type Verdict, type WorldRecords } from './invariants';
 import { createProcessSupervisor, type ProcessSupervisor } from './process-supervisor';
 import { createPrng } from './prng';
@@ -345,12 +346,21 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
       moments.set(outcome.key, runs.flatMap((run) => historyMoments((run.events ?? []) as RawHistoryEvent[])));
       for (const run of runs) activityWorkers.push(...(run.events ?? []).map((event) => event.activityTaskStartedEventAttributes?.identity ?? '').filter(Boolean));
     }
+    // Every open workflow (a ticket resting at a gate, the poller's) must have no activity that keeps failing once
+    // the faults are cleared; a candidate is looked at again after a grace period that covers the retry backoff.
+    let pending = await pendingActivities(client);
+    const graceSeconds = 60;
+    for (let waited = 0; retryingActivities(pending).length && waited < graceSeconds; waited += 5) {
+      await sleep(5_000);
+      pending = await pendingActivities(client);
+    }
+    const endless = checkNoEndlessRetries(pending, graceSeconds);
     await connection.close();
 
     const records = { ...await gatherRecords(sandbox, stateDir, keys, mainBefore), rebaseRequests };
     const verdict = checkInvariants(records, outcomes);
     const reflected = checkActionsReflected(acknowledged, (ticket) => moments.get(ticket));
-    verdict.violations.push(...reflected.violations);
+    verdict.violations.push(...reflected.violations, ...endless);
 
     const { DefaultLogger, Runtime, Worker } = await import('@temporalio/worker');
     // webpack's statistics of the replay bundle are noise on the campaign's console; warnings still show.
@@ -430,6 +440,23 @@ async function gatherRecords(sandbox: Awaited<ReturnType<typeof startSandbox>>, 
     }
   }
   return { issues, pulls, pullComments, reviewComments, branchCommits };
+}
+
+/** The pending activities of every running workflow in the seed's namespace, as Temporal describes them. */
+async function pendingActivities(client: Client): Promise<PendingActivity[]> {
+  const pending: PendingActivity[] = [];
+  for await (const execution of client.workflow.list({ query: 'ExecutionStatus = "Running"' })) {
+    const description = await client.workflow.getHandle(execution.workflowId, execution.runId).describe().catch(() => undefined);
+    for (const activity of description?.raw.pendingActivities ?? []) {
+      pending.push({
+        workflowId: execution.workflowId,
+        activity: activity.activityType?.name ?? '?',
+        attempt: activity.attempt ?? 1,
+        ...(activity.lastFailure?.message ? { lastFailure: activity.lastFailure.message } : {}),
+      });
+    }
+  }
+  return pending;
 }
 
 /** The run this history continued from, when it began with a continue-as-new. */
