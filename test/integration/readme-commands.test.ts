@@ -99,7 +99,7 @@ const RULES: Array<{ pattern: RegExp; disposition: Disposition }> = [
   { pattern: /^npm test( -- .*)?$/, disposition: { how: 'not-here', why: 'it is this test suite (CI runs it)' } },
   { pattern: /^npm ci$/, disposition: { how: 'not-here', why: 'reinstalls node_modules under the running suite; CI runs it first on a fresh clone' } },
   { pattern: /^node scripts\/build-if-changed\.js --force$/, disposition: { how: 'not-here', why: 'rebuilds dist/ from scratch while other test files run the built service; `npm run build`, the same script without --force, is run here' } },
-  { pattern: /^npm run chaos$/, disposition: { how: 'not-here', why: 'the fault campaign: many minutes of killed workers and faulted providers (chaos/); it has its own report' } },
+  { pattern: /^npm run chaos( -- .*)?$/, disposition: { how: 'not-here', why: 'the fault campaign: many minutes of killed workers and faulted providers (chaos/); it has its own report' } },
   { pattern: /^npm run bench:/, disposition: { how: 'not-here', why: 'a benchmark of many minutes (cold and warm starts); docs/benchmarks.md has its results' } },
 ];
 
