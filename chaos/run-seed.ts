@@ -94,7 +94,10 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
   const timeline: TimelineEntry[] = [];
   const mark = (what: string) => timeline.push({ atMs: Date.now() - started, what });
   const scripts: TicketScript[] = Array.from({ length: options.tickets }, (_, i) => drawTicket(rng.fork(`ticket-${i}`), i + 1));
-  const plan = planFaults(rng.fork('faults'), { spanMs: options.light ? 60_000 : 240_000, count: [2, 6] });
+  // The span is about as long as the tickets take, so that the faults land while they move: a light seed's flows take
+  // about a minute, in podman about two (seed 1 took 116 s on 2026-11-28; its first span of four minutes let two of
+  // its three faults fall after the tickets had ended).
+  const plan = planFaults(rng.fork('faults'), { spanMs: options.light ? 60_000 : 90_000, count: [2, 6] });
   const root = projectRoot();
   const dataDir = mkdtempSync(join(tmpdir(), `service-chaos-${options.seed}-`));
   chmodSync(dataDir, 0o711);
