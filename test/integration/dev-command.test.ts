@@ -134,7 +134,7 @@ describe('service dev', () => {
       const issue = await (await fetch(`${trackerUrl}/rest/api/3/issue/${key}`, { headers: { authorization: `Basic ${Buffer.from('ada@sandbox.local:x').toString('base64')}` } })).json() as Json;
       expect(issue.fields.labels).toEqual(expect.arrayContaining(['service:managed', 'service:prd-pending']));
     } finally {
-      expect(await dev.stop('SIGINT')).toBe(0);
+      expect(await dev.stop('SIGINT'), `service dev --sandbox did not stop cleanly on Ctrl-C; its output ends:\n${dev.output().slice(-4000)}`).toBe(0);
       rmSync(sandboxDir, { recursive: true, force: true });
     }
   });
