@@ -11,6 +11,14 @@ import { eventually, getJson, postWebhook } from '../helpers/webhooks';
 type Json = Record<string, any>;
 const TOKEN = 'dev-operator-token';
 
+/** The gateway's and the worker's metrics ports, as the banner of `service dev` names them. */
+function bannerPorts(output: string): { gateway: number; metrics: number } {
+  const gateway = /API {10}http:\/\/127\.0\.0\.1:(\d+)\/api\/v1/.exec(output)?.[1];
+  const metrics = /http:\/\/127\.0\.0\.1:(\d+)\/metrics \(worker\)/.exec(output)?.[1];
+  if (!gateway || !metrics) throw new Error(`the banner of service dev names no gateway or worker metrics URL:\n${output}`);
+  return { gateway: Number(gateway), metrics: Number(metrics) };
+}
+
 async function portIsFree(port: number): Promise<boolean> {
   try {
     await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1_000) });
@@ -25,7 +33,9 @@ describe('service dev', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   const devStack = async (stackFile?: string, extraEnv: NodeJS.ProcessEnv = { SERVICE_ALLOW_UNSIGNED_WEBHOOKS: 'true' }, dir = dataDir) => {
-    const ports = { temporal: await freePort(), ui: await freePort(), gateway: await freePort(), metrics: await freePort() };
+    // The gateway and the worker's metrics take ports the system gives them (0), read back from the banner: a port
+    // picked here and bound seconds later, after the dev server has taken ports of its own, was once taken meanwhile.
+    const ports = { temporal: await freePort(), ui: await freePort(), gateway: 0, metrics: 0 };
     const args = ['dev', '--data-dir', dir, '--temporal-port', String(ports.temporal), '--ui-port', String(ports.ui)];
     if (stackFile) args.push('--config', stackFile);
     const dev = startService(args, {
@@ -40,6 +50,7 @@ describe('service dev', () => {
       SERVICE_WORKER_METRICS_PORT: String(ports.metrics),
     });
     await dev.waitForOutput(/Press Ctrl-C to stop/, 120_000);
+    Object.assign(ports, bannerPorts(dev.output()));
     return { dev, ports, api: `http://127.0.0.1:${ports.gateway}` };
   };
 
@@ -92,7 +103,7 @@ describe('service dev', () => {
 
   it('--sandbox wires the simulators: a ticket created in the tracker simulator starts its workflow through a signed webhook', async () => {
     const sandboxDir = mkdtempSync(join(tmpdir(), 'service-sandbox-'));
-    const ports = { temporal: await freePort(), gateway: await freePort(), metrics: await freePort() };
+    const ports = { temporal: await freePort(), gateway: 0, metrics: 0 };
     const dev = startService(['dev', '--sandbox', '--headless', '--data-dir', sandboxDir, '--temporal-port', String(ports.temporal)], {
       TEMPORAL_CLI_PATH: inject('temporalCliPath'),
       SERVICE_OPERATOR_TOKEN: TOKEN,
@@ -104,6 +115,7 @@ describe('service dev', () => {
     });
     try {
       await dev.waitForOutput(/Press Ctrl-C to stop/, 120_000);
+      Object.assign(ports, bannerPorts(dev.output()));
       const trackerUrl = dev.output().match(/Sandbox {6}tracker (http:\/\/127\.0\.0\.1:\d+)/)?.[1];
       expect(trackerUrl).toBeDefined();
       const created = await fetch(`${trackerUrl}/rest/api/3/issue`, {
