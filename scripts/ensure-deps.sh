@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs what a fresh clone is missing: npm packages (when node_modules is absent or older than the lock file),
-# the compiled service (skipped when no source changed since the last build, see scripts/build-if-changed.js), and
-# the Temporal CLI and promtool (found, or built once with Go into .tools/bin) and a running PostgreSQL for the
-# cluster test.
+# Installs what `service dev` and the tests both need on a fresh clone: npm packages (when node_modules is absent or
+# older than the lock file), the compiled service (skipped when no source changed since the last build, see
+# scripts/build-if-changed.js) and the Temporal CLI (found, or built once with Go into .tools/bin). Nothing here
+# touches the machine's system services; what only the tests need is scripts/ensure-test-deps.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,12 +15,4 @@ node scripts/build-if-changed.js tsconfig.build.json
 # locator run, and it builds the CLI with Go (minutes, once).
 if [ -z "${TEMPORAL_CLI_PATH:-}" ] && [ ! -x .tools/bin/temporal ] && ! command -v temporal >/dev/null 2>&1; then
   node bin/run.js temporal-cli >/dev/null
-fi
-# The cluster test runs the real Temporal server on PostgreSQL: installed and started when missing (as root), else
-# one line says what to run.
-./scripts/setup-postgres.sh || echo "PostgreSQL is not usable: the cluster test (test/cluster) will fail; the other tests do not need it" >&2
-# Prometheus' promtool checks and unit-tests the alert rules (test/unit/deploy): built once with Go into .tools/bin
-# unless PROMTOOL_PATH names one.
-if [ -z "${PROMTOOL_PATH:-}" ]; then
-  ./scripts/install-promtool.sh
 fi

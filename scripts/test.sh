@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/ensure-deps.sh
+./scripts/ensure-test-deps.sh
 npm run --silent typecheck
 npm run --silent lint
 report=$(mktemp)

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# What only the tests need, on top of scripts/ensure-deps.sh: `npm test` runs this, `npm run dev` never does.
+# PostgreSQL for the cluster test (installed from Debian and started as root when missing: it changes the machine's
+# system services), and Prometheus' promtool for the alert rules (built once with Go into .tools/bin, about nine
+# minutes on two cores, unless PROMTOOL_PATH names one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/setup-postgres.sh || echo "PostgreSQL is not usable: the cluster test (test/cluster) will fail; the other tests do not need it" >&2
+if [ -z "${PROMTOOL_PATH:-}" ]; then
+  ./scripts/install-promtool.sh
+fi
