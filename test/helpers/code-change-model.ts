@@ -119,11 +119,11 @@ export function codeChangeResponder(plan: CodeChangeModelPlan): (request: ChatCo
       if (schema!.properties.acceptance_checks) value.acceptance_checks = ['Each repository has the change.'];
       return answer(request, value);
     }
-    if (schema?.properties?.description && prompt.includes('## What the new commit changed')) {
-      // The description sync: the old description, plus the first line of what changed.
+    if (schema?.properties?.checks && prompt.includes('## What the new commit changed')) {
+      // The description sync: the model's old parts, plus the first line of what changed under changes.
       const [before, change] = prompt.split('## What the new commit changed');
-      const current = before!.split('## The current description')[1]?.trim() ?? '';
-      return answer(request, { description: `${current}\n\nLatest: ${change!.trim().split('\n')[0]}` });
+      const part = (name: string) => before!.split(`### ${name}\n`)[1]?.split('\n\n### ')[0]?.trim().replace(/^\(empty\)$/, '') ?? '';
+      return answer(request, { summary: part('Summary') || 'Described.', changes: `${part('Changes')}\n- Latest: ${change!.trim().split('\n')[0]}`.trim(), checks: part('How it was checked') });
     }
     const tools = request.tools?.map((tool) => tool.function.name) ?? [];
     if (tools.includes('write_file') && !request.response_format && messages.at(-1)?.role !== 'tool') {

@@ -130,6 +130,20 @@ describe('bug and task-takeover flows end to end', () => {
     expect(await world.branchLog('acme/api', key)).toContain(`[${key}] fix: address CI failures (attempt 1)`);
     world.person.check('acme/api', key, 'unit-tests', 'success');
     await world.at(key, 'human_review_gate', 'the review gate after green CI', (v) => attempts(v, 'attempt_ci_fix') === 1 && attempts(v, 'ci_evaluator') >= 3);
+    // The description followed the pushed fix and kept the sections the service owns (issue 43): the model rewrites
+    // only its parts, the service renders the root cause and the release note again.
+    const apiBody = () => world.pullsOf('acme/api', key)[0]!.body;
+    const ownedSections = ['## Tasks', '## Root cause', 'Simulated root cause', '## Release note', CODE_CHANGE_RELEASE_NOTE.fix];
+    expect(apiBody()).toContain('Latest: A fix for the failed CI checks unit-tests (attempt 1):');
+    for (const section of ownedSections) expect(apiBody()).toContain(section);
+    // A reviewer asks for a change: it is made and pushed, and the description follows it with the same sections.
+    world.person.review('acme/api', key, 'CHANGES_REQUESTED', 'One thing.', [{ path: 'src/feature.txt', line: 1, body: 'Name the stream.' }]);
+    // The pushed change is a new head: the ticket waits for its checks.
+    await world.at(key, 'wait_for_ci_gate', 'waiting for CI after the review change', (v) => attempts(v, 'implement_review') === 1);
+    expect(apiBody()).toContain('Latest: Changes a reviewer asked for:');
+    for (const section of ownedSections) expect(apiBody()).toContain(section);
+    world.person.check('acme/api', key, 'unit-tests', 'success');
+    await world.at(key, 'human_review_gate', 'the review gate after the review change', (v) => attempts(v, 'implement_review') === 1 && attempts(v, 'ci_evaluator') >= 4);
 
     // Approved and merged: one summary with the release note; the fix Tasks and the bug are closed.
     for (const repo of REPOS) world.person.review(repo, key, 'APPROVED', 'Looks right.');

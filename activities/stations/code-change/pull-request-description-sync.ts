@@ -1,12 +1,14 @@
-import { z } from 'zod';
 import type { PullRequest, RepoRef } from '../../../src/providers/scmhost/scmhost-types';
 import type { EffectIntent, StationInput, StationResult } from '../../../workflows/runtime/station-types';
 import { runModelStep, type ModelStepDeps } from '../planning/model-step';
 import { issueEffectName } from './pull-request-stations';
+import { describeParts, descriptionPartsOf, descriptionPartsSchema, pullRequestBody } from './pull-request-body';
 
 /**
- * sync_pr_description (tool-free): after the service pushed a CI fix or review changes, the pull request's
- * description is rewritten to match, as an `scmhost.update_pr` effect (which adopts when nothing changed).
+ * sync_pr_description (tool-free): after the service pushed a CI fix or review changes, the model brings its parts of
+ * the description (summary, changes, how it was checked) up to date, and the service renders the whole body again
+ * (pull-request-body.ts), so the tasks, a bug's root cause and release note and the footer stay. It is an
+ * `scmhost.update_pr` effect, which adopts when nothing changed.
  */
 export interface DescriptionSyncDeps extends ModelStepDeps {
   scmhost?: () => Promise<{ getPullRequest(ref: RepoRef, number: number): Promise<PullRequest> }>;
@@ -28,24 +30,22 @@ async function currentDescription(deps: DescriptionSyncDeps, pull: { repository:
 
 export type SyncDescription = (input: StationInput, pull: { repository: string; number: number }, change: string) => Promise<{ effect: EffectIntent; usage: NonNullable<StationResult['usage']> }>;
 
-const schema = z.object({ description: z.string().min(1).describe('The whole updated pull request description in Markdown') });
-const FOOTER = /\n*---\n_Opened by the service for [^_]+\._\s*$/;
 const CHANGE_LIMIT = 6000;
 
 export function createDescriptionSync(deps: DescriptionSyncDeps): SyncDescription {
   return async (input, pull, change) => {
     const current = await currentDescription(deps, pull);
-    const footer = FOOTER.exec(current.body)?.[0] ?? `\n\n---\n_Opened by the service for ${input.ticket_key}._`;
     const step = await runModelStep({ ...deps }, { ...input, model_key: 'sync_pr_description' }, {
-      key: 'sync_pr_description', skill: 'sync_pr_description', schema,
+      key: 'sync_pr_description', skill: 'sync_pr_description', schema: descriptionPartsSchema,
       prompt: [
         `Pull request ${pull.repository}#${pull.number} of ${input.ticket_key}: ${current.title}`,
-        '', '## The current description', current.body.replace(FOOTER, '').trim() || '(empty)',
+        '', '## Your parts of the current description', describeParts(descriptionPartsOf(current.body)),
         '', '## What the new commit changed', change.slice(0, CHANGE_LIMIT),
       ].join('\n'),
     });
+    const body = pullRequestBody(input, pull.repository, step.object);
     return {
-      effect: { name: issueEffectName('sync_pr', `${pull.repository}_${pull.number}`), operation: { kind: 'scmhost.update_pr', repository: pull.repository, number: pull.number, body: `${step.object.description.trim()}${footer}` } },
+      effect: { name: issueEffectName('sync_pr', `${pull.repository}_${pull.number}`), operation: { kind: 'scmhost.update_pr', repository: pull.repository, number: pull.number, body } },
       usage: step.usage,
     };
   };

@@ -1,20 +1,16 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { GitRemotes } from '../../../src/providers/git-remote-types';
 import { parentLabel } from '../../../src/planning-context/provisioning-labels';
 import type { TrackerClient } from '../../../src/providers/tracker/tracker-client';
 import type { TrackerIssue } from '../../../src/providers/tracker/tracker-types';
 import type { WorkflowKind } from '../../../workflows/ledger/observation';
 import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
-import { analysisOf, FIX_PLAN_ARTIFACT, qualitativeReviewOf, TAKEOVER_PLAN_ARTIFACT } from '../bug/flow-data';
-import { releaseNoteLines, releaseNoteOf, rootCauseLines } from '../bug/release-note';
 import { runModelStep, type ModelStepDeps } from '../planning/model-step';
-import { planStepsOfRepository } from '../plan-steps';
-import { parseStationInput, trustedArtifactText } from '../station-input';
+import { parseStationInput } from '../station-input';
 import { stationFailure } from '../station-failure';
 import { currentRepository, ticketBranch } from './code-change-context';
-import { tasksOfRepository } from './implementation-task-text';
+import { descriptionPartsSchema, pullRequestBody, pullRequestTaskLines, type DescriptionParts } from './pull-request-body';
 import { REPO_LABEL_PREFIX } from '../../../workflows/vocabulary/labels';
 
 export type CodeChangeTracker = Pick<TrackerClient, 'getIssue' | 'searchAllIssues'>;
@@ -57,10 +53,6 @@ function routedRepository(input: StationInput): string {
   return repository;
 }
 
-const descriptionSchema = z.object({
-  description: z.string().min(1).describe('The pull request description in Markdown: what changed and why, how it was checked, and the tasks it closes'),
-});
-
 /** The station whose agent did the work of each graph: its `.service/implementation.md` is the report. */
 const IMPLEMENTATION_STATION: Record<WorkflowKind, string> = {
   feature: 'implement_task',
@@ -68,33 +60,19 @@ const IMPLEMENTATION_STATION: Record<WorkflowKind, string> = {
   task_takeover: 'execute_task_changes',
 };
 
-/** The plan artifact a bug or takeover works from; a feature works from its task draft instead. */
-const PLAN_ARTIFACT: Partial<Record<WorkflowKind, string>> = { bug: FIX_PLAN_ARTIFACT, task_takeover: TAKEOVER_PLAN_ARTIFACT };
-
-/**
- * What the pull request of `repository` is for, one Markdown bullet each: the feature's draft tasks of that
- * repository, or the steps of the bug's fix plan or the takeover's plan tagged with it. Pure; exported for tests.
- */
-export function pullRequestTaskLines(input: StationInput, repository: string): string[] {
-  const artifactName = PLAN_ARTIFACT[input.workflow_kind];
-  if (!artifactName) return tasksOfRepository(input, repository).map((task) => `- ${task.summary}: ${task.description}`);
-  const artifact = input.artifacts[artifactName];
-  return artifact ? planStepsOfRepository(trustedArtifactText(artifact).text, repository).map((step) => `- ${step}`) : [];
-}
-
 /**
  * The pull-request description (policy key generate_pr_description, tool-free): from the ticket, the tasks of the
  * repository, what the implementation and documentation steps wrote about their work, and the files they changed.
  */
-export async function describePullRequest(deps: ModelStepDeps, input: StationInput, repository: string, summary: string): Promise<{ body: string; usage: NonNullable<Awaited<ReturnType<typeof runModelStep>>['usage']> }> {
+export async function describePullRequest(deps: ModelStepDeps, input: StationInput, repository: string, summary: string): Promise<{ parts: DescriptionParts; usage: NonNullable<Awaited<ReturnType<typeof runModelStep>>['usage']> }> {
   const implementation = input.outputs[IMPLEMENTATION_STATION[input.workflow_kind] ?? 'implement_task'] as { outputs?: Record<string, string>; files?: string[] } | undefined;
   const documentation = input.outputs.update_documentation as { outputs?: Record<string, string>; files?: string[] } | undefined;
   const tasks = pullRequestTaskLines(input, repository);
   const prompt = [
     `Ticket ${input.ticket_key}: ${summary}`,
     `Repository: ${repository}, branch ${ticketBranch(input)}.`,
-    // The body gets these sections from the analysis itself; a model's retelling would only repeat them.
-    ...(input.workflow_kind === 'bug' ? ['The service adds the root cause and the release note below your description: do not repeat them.'] : []),
+    // The body gets these sections from the tasks and the analysis themselves; a model's retelling would only repeat them.
+    `The service adds the list of tasks${input.workflow_kind === 'bug' ? ', the root cause and the release note' : ''} below your parts: do not repeat them.`,
     '',
     '## Tasks',
     ...(tasks.length ? tasks : ['(none listed for this repository)']),
@@ -108,45 +86,8 @@ export async function describePullRequest(deps: ModelStepDeps, input: StationInp
     '## Files changed',
     ...[...new Set([...(implementation?.files ?? []), ...(documentation?.files ?? [])])].map((file) => `- ${file}`),
   ].join('\n');
-  const step = await runModelStep(deps, input, { key: 'generate_pr_description', skill: 'generate_pr_description', schema: descriptionSchema, prompt });
-  return { body: step.object.description, usage: step.usage };
-}
-
-/**
- * A takeover's qualitative review runs at most two rounds; when it still asked for changes, the graph opens the pull
- * request all the same, and the reviewer must see that first. Undefined when the last review of this repository passed.
- */
-export function qualitativeReviewWarning(input: StationInput, repository: string): string | undefined {
-  if (input.workflow_kind !== 'task_takeover') return undefined;
-  const review = qualitativeReviewOf(input);
-  if (review?.verdict !== 'changes_needed' || review.repository?.toLowerCase() !== repository.toLowerCase()) return undefined;
-  // One line per finding: a line break in the model's text would end the quote and hide the rest of the warning.
-  const flat = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
-  const findings = (review.findings ?? []).map((f, i) => `> ${i + 1}. ${f.file ? `\`${flat(f.file)}\`: ` : ''}${flat(f.problem ?? '')}${f.suggestion ? ` (suggestion: ${flat(f.suggestion)})` : ''}`);
-  return [
-    '> ⚠️ **The qualitative review still asked for changes after two rounds.** The service opened this pull request anyway: check these findings before you approve it.',
-    ...(findings.length ? ['>', ...findings] : []),
-  ].join('\n');
-}
-
-/**
- * The pull request's body: the model's description and the footer; a bug's adds the root cause and the release note
- * after the description, a takeover's starts with the review warning when there is one. A feature's body is the
- * description and the footer only. Pure; exported for tests.
- */
-export function pullRequestBody(input: StationInput, repository: string, description: string): string {
-  const sections: string[] = [];
-  const warning = qualitativeReviewWarning(input, repository);
-  if (warning) sections.push(warning);
-  sections.push(description.trim());
-  if (input.workflow_kind === 'bug') {
-    const rca = analysisOf(input)?.rca;
-    if (rca) sections.push(['## Root cause', '', ...rootCauseLines(rca)].join('\n'));
-    const note = releaseNoteOf(input);
-    const lines = note ? releaseNoteLines(note) : [];
-    if (lines.length) sections.push(['## Release note', '', ...lines].join('\n'));
-  }
-  return `${sections.join('\n\n')}\n\n---\n_Opened by the service for ${input.ticket_key}._`;
+  const step = await runModelStep(deps, input, { key: 'generate_pr_description', skill: 'generate_pr_description', schema: descriptionPartsSchema, prompt });
+  return { parts: step.object, usage: step.usage };
 }
 
 export function createPullRequestStations(deps: PullRequestStationDeps): Record<'setup_workspace' | 'create_pr' | 'teardown_workspace', StationActivity> {
@@ -180,7 +121,7 @@ export function createPullRequestStations(deps: PullRequestStationDeps): Record<
       const remote = deps.remotes.remoteFor(repository);
       const draft = deps.draftRepos.some((r) => r === '*' || r.toLowerCase() === repository.toLowerCase());
       const description = await describePullRequest(deps, input, repository, ticket.summary);
-      const body = pullRequestBody(input, repository, description.body);
+      const body = pullRequestBody(input, repository, description.parts);
       const effect = issueEffectName('pr', repository);
       return {
         outcome: 'opened',

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RcaReport } from '../../../../activities/stations/bug/rca-report';
 import { epicsToClose, isDone } from '../../../../activities/stations/code-change/completion-stations';
-import { describePullRequest, issueEffectName, pullRequestBody, pullRequestTaskLines, workOfRepository } from '../../../../activities/stations/code-change/pull-request-stations';
+import { describePullRequest, issueEffectName, workOfRepository } from '../../../../activities/stations/code-change/pull-request-stations';
 import { sha256 } from '../../../../activities/stations/planning/document-stations';
 import { parseModelConfiguration } from '../../../../src/config/model-configuration';
 import type { ModelClient } from '../../../../src/models/model-client';
@@ -51,15 +50,6 @@ describe('delivery host stations', () => {
   });
 });
 
-const RCA: RcaReport = {
-  summary: 'save() dereferences a missing order.',
-  code_location: { file: 'src/orders/save.ts', function: 'save', line_range: '40-52' },
-  mechanism: 'The lookup returns undefined for drafts.',
-  trigger_to_symptom: 'Saving a draft crashes the page.',
-  hypothesis_log: [], introduced_in: 'unknown', confidence: { level: 'high', percentage: 90, rationale: 'reproduced' }, reproducibility: 'always',
-  options: [{ title: 'Guard the lookup', description: 'd', tradeoffs: 't' }],
-};
-
 function approved(text: string): ArtifactRecord {
   const digest = sha256(text);
   return { text, digest, version: 1, updated_at: '', approved: { digest, at: '', text } };
@@ -74,53 +64,13 @@ function prInput(workflow_kind: StationInput['workflow_kind'], extra: Partial<St
 
 const PLAN = '# Plan\n1. Guard the lookup (repo: acme/api)\n2. Show the error (repo: acme/web)\n3. Test drafts (repo: acme/api)';
 
-describe('pull request body and tasks by graph', () => {
-  it('keeps a feature\'s body to the description and the footer', () => {
-    expect(pullRequestBody(prInput('feature', { outputs: { run_qualitative_review: { verdict: 'changes_needed', repository: 'acme/api', findings: [] } } }), 'acme/api', '  What and why.\n'))
-      .toBe('What and why.\n\n---\n_Opened by the service for KEY-1._');
-  });
-
-  it('adds the root cause and the release note to a bug\'s body, after the description and before the footer', () => {
-    const input = prInput('bug', { outputs: {
-      analyze_bug: { rca: RCA, repository: 'acme/api', other_repositories: [], attempts: 1 },
-      plan_bug_fix: { option: 1, repositories: ['acme/api'], unknown_repositories: [], release_note: { component: 'Orders', fix: 'Drafts save again.', root_cause: 'A missing order was read.', impact: 'Draft users.' } },
-    } });
-    expect(pullRequestBody(input, 'acme/api', 'What and why.').split('\n')).toEqual([
-      'What and why.', '',
-      '## Root cause', '', 'save() dereferences a missing order.', '', '- **Code location:** `src/orders/save.ts` in `save` (lines 40-52)', '- **Mechanism:** The lookup returns undefined for drafts.', '',
-      '## Release note', '', '- **Component:** Orders', '- **Fix:** Drafts save again.', '- **Root cause:** A missing order was read.', '- **Impact:** Draft users.', '',
-      '---', '_Opened by the service for KEY-1._',
-    ]);
-    // Without an analysis in the outputs the sections are left out rather than written empty.
-    expect(pullRequestBody(prInput('bug'), 'acme/api', 'd')).toBe('d\n\n---\n_Opened by the service for KEY-1._');
-  });
-
-  it('starts a takeover\'s body with a warning when the qualitative review of this repository still asked for changes', () => {
-    const review = { verdict: 'changes_needed', repository: 'acme/api', findings: [{ file: 'src/a.ts', problem: 'No test\nfor drafts', suggestion: 'add one' }, { problem: 'Unused import' }] };
-    const body = pullRequestBody(prInput('task_takeover', { outputs: { run_qualitative_review: review } }), 'acme/api', 'What and why.');
-    expect(body.split('\n')).toEqual([
-      '> ⚠️ **The qualitative review still asked for changes after two rounds.** The service opened this pull request anyway: check these findings before you approve it.',
-      '>', '> 1. `src/a.ts`: No test for drafts (suggestion: add one)', '> 2. Unused import', '',
-      'What and why.', '', '---', '_Opened by the service for KEY-1._',
-    ]);
-    expect(pullRequestBody(prInput('task_takeover', { outputs: { run_qualitative_review: { ...review, repository: 'acme/web' } } }), 'acme/api', 'd')).not.toContain('⚠️');
-    expect(pullRequestBody(prInput('task_takeover', { outputs: { run_qualitative_review: { ...review, verdict: 'passed' } } }), 'acme/api', 'd')).not.toContain('⚠️');
-  });
-
-  it('lists the plan steps of the repository for a bug (fix plan) and a takeover (plan), the draft tasks for a feature', () => {
-    expect(pullRequestTaskLines(prInput('bug', { artifacts: { fix_plan: approved(PLAN) } }), 'acme/api')).toEqual(['- Guard the lookup (repo: acme/api)', '- Test drafts (repo: acme/api)']);
-    expect(pullRequestTaskLines(prInput('task_takeover', { artifacts: { plan: approved(PLAN) } }), 'acme/web')).toEqual(['- Show the error (repo: acme/web)']);
-    expect(pullRequestTaskLines(prInput('bug'), 'acme/api')).toEqual([]);
-    const draft = { kind: 'tasks', items: [{ id: 1, summary: 'Export', description: 'CSV', repo: 'acme/api', acceptance_criteria: [], excluded: false, epic_key: 'KEY-2' }] };
-    expect(pullRequestTaskLines(prInput('feature', { artifacts: { fix_plan: approved(PLAN) }, outputs: { generate_tasks: { draft } } }), 'acme/api')).toEqual(['- Export: CSV']);
-  });
-
+describe('the pull request description', () => {
   it('tells the model the report of the graph\'s implementation station and the tasks of the repository', async () => {
     const prompts: string[] = [];
     const models = {
       generateStructured: async (call: { prompt: string }) => {
         prompts.push(call.prompt);
-        return { object: { description: 'Described.' }, strategy: 'native', usage: { inputTokens: 1, outputTokens: 1 }, latencySeconds: 0, target: 'sim:m', source: 'default' };
+        return { object: { summary: 'Described.', changes: '', checks: '' }, strategy: 'native', usage: { inputTokens: 1, outputTokens: 1 }, latencySeconds: 0, target: 'sim:m', source: 'default' };
       },
       generateText: async () => { throw new Error('not used'); },
     } as unknown as ModelClient;
@@ -135,13 +85,14 @@ describe('pull request body and tasks by graph', () => {
     expect(prompts[0]).toContain('bug report');
     expect(prompts[0]).not.toContain('feature report');
     expect(prompts[0]).toContain('## Tasks\n- Guard the lookup (repo: acme/api)\n- Test drafts (repo: acme/api)\n');
-    expect(prompts[0]).toContain('do not repeat them');
+    expect(prompts[0]).toContain('the root cause and the release note below your parts: do not repeat them');
     await describePullRequest(deps, prInput('task_takeover', { outputs, artifacts: { plan: approved(PLAN) } }), 'acme/web', 'Rate limit');
     expect(prompts[1]).toContain('takeover report');
     expect(prompts[1]).toContain('- Show the error (repo: acme/web)');
     await describePullRequest(deps, prInput('feature', { outputs }), 'acme/api', 'Export');
     expect(prompts[2]).toContain('feature report');
     expect(prompts[2]).toContain('## Tasks\n(none listed for this repository)');
-    expect(prompts[2]).not.toContain('do not repeat them');
+    expect(prompts[2]).toContain('The service adds the list of tasks below your parts');
+    expect(prompts[2]).not.toContain('root cause');
   });
 });
