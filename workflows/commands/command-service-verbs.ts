@@ -1,6 +1,7 @@
 import { parseDraftFields, parseItemId } from './command-args';
 import { whyNotMeaningful, type Trigger, type WrittenOn } from './command-meaning';
 import { invalidCommand, quoteName } from './command-replies';
+import { nearestWord } from './nearest-word';
 import type { Command, CommandDecision, CommandPosition, PullRequestTarget } from './command-types';
 import { TRIGGER } from '../vocabulary/command-words';
 
@@ -138,7 +139,11 @@ export function decideServiceCommand(written: WrittenCommand, position: CommandP
   // `/service stop` is a verb only where the kill switch is on (histories from before it replay as they ran).
   const known = Object.hasOwn(VERBS, rawVerb.toLowerCase()) && (rawVerb.toLowerCase() !== 'stop' || position.kill_switch === true);
   const verb = known ? VERBS[rawVerb.toLowerCase()] : undefined;
-  if (!verb) return invalidCommand(written.text, `unknown command ${quoteName(rawVerb)}`, KNOWN, true);
+  if (!verb) {
+    const available = Object.keys(VERBS).filter((name) => name !== 'stop' || position.kill_switch === true);
+    const meant = nearestWord(rawVerb, available);
+    return invalidCommand(written.text, `unknown command ${quoteName(rawVerb)}`, meant ? `Did you mean \`/service ${meant}\`? ${KNOWN}` : KNOWN, true);
+  }
 
   const notMeaningful = whyNotMeaningful(verb.trigger, position, written.written_on);
   if (notMeaningful) return { kind: 'ignore', reason: notMeaningful };

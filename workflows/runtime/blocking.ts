@@ -39,16 +39,29 @@ export function enterBlocked(state: TicketState, code: BlockingCode, message: st
   return true;
 }
 
-/** SPEC 3.2: service:retry resumes at the saved node, clears last_error and is_blocked and resets ci_fix_attempts. */
-export function leaveBlocked(state: TicketState, now: string): { resumedAt: string; code: string | null } {
+/**
+ * SPEC 3.2: service:retry resumes at the saved node, clears last_error and is_blocked and resets ci_fix_attempts. A
+ * corrected command after an unknown one (`by: 'corrected_command'`) leaves the block the same way but keeps the CI
+ * fix attempts: nothing about CI was retried. Both count as a retry, so the next block is a new episode.
+ */
+export function leaveBlocked(state: TicketState, now: string, by: 'retry' | 'corrected_command' = 'retry'): { resumedAt: string; code: string | null } {
   const code = state.waiting?.code ?? null;
   state.checkpoint.is_blocked = false;
   state.checkpoint.last_error = null;
-  state.checkpoint.ci_fix_attempts = 0;
+  if (by === 'retry') state.checkpoint.ci_fix_attempts = 0;
   state.retry_count += 1;
   state.status = 'waiting';
-  state.waiting = { code: 'resumed', message: `resumed at ${state.checkpoint.current_node} after ${RETRY_LABEL}`, since: now, recovery: null };
+  const after = by === 'retry' ? RETRY_LABEL : 'a corrected command';
+  state.waiting = { code: 'resumed', message: `resumed at ${state.checkpoint.current_node} after ${after}`, since: now, recovery: null };
   return { resumedAt: state.checkpoint.current_node, code };
+}
+
+/** Unknown `/service` verbs are answered with one comment that says the block too (issue 43); histories from before got a reply and a block comment. */
+export const UNKNOWN_COMMAND_ONE_ANSWER_PATCH = 'unknown-command-one-answer';
+
+/** What the one answer to an unknown verb adds to the ❌ reply: that it blocks, where, and the two ways on. */
+export function unknownCommandBlockNote(node: string): string {
+  return `🚫 An unknown command blocks the ticket (\`unrecognized_command\`) at \`${node}\`. Write the corrected command: it clears the block by itself. Or add the label \`${RETRY_LABEL}\` to go on from \`${node}\`.`;
 }
 
 /** SPEC 3.2: service:retry at review_response_gate clears the review state and returns to human_review_gate. */

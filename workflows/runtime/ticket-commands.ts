@@ -1,5 +1,5 @@
 import { patched, proxyActivities, proxySinks } from '@temporalio/workflow';
-import { leaveBlocked, leaveReviewResponseGate } from './blocking';
+import { leaveBlocked, leaveReviewResponseGate, UNKNOWN_COMMAND_ONE_ANSWER_PATCH, unknownCommandBlockNote } from './blocking';
 import { parseCommand, type Command } from '../commands/command-parser';
 import { ticketCommentRequest } from '../commands/command-comments';
 import { permittedCommands } from '../read-model/execution-view';
@@ -77,6 +77,20 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
     publish();
     await removeLabels(episode);
     await decide({ type: 'resumed' });
+  };
+
+  /** An allowed person's valid command after an unknown one: the block goes, then the command is carried out. */
+  const clearCommandBlock = async (observation: Observation) => {
+    const episode = state.retry_count;
+    const { resumedAt, code } = leaveBlocked(state, nowIso(), 'corrected_command');
+    const here = driver.definition()?.nodes[resumedAt];
+    if (here?.kind === 'gate') gateWaiting(resumedAt, here);
+    timeline({
+      kind: 'transition', occurred_at: nowIso(), status: 'resumed', summary: `a corrected command cleared the block at ${resumedAt}`,
+      details: { from_code: code, delivery_identity: observation.delivery_identity, retry_count: state.retry_count },
+    });
+    publish();
+    await effect(`corrected_${episode}_labels`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [BLOCKED_LABEL] });
   };
 
   /** `/service remove|exclude|update|add` at a draft gate: edit the draft in place, answer, re-post it. */
@@ -209,11 +223,16 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
       }
     }
     const here = driver.definition()?.nodes[state.checkpoint.current_node];
+    // A ticket blocked at a gate by an unknown command reads the next command as if unblocked: the corrected command
+    // clears the block by itself (issue 43; patched: histories from before waited for service:retry). Elsewhere a
+    // station would have to run again, which only service:retry asks for.
+    const correcting = state.checkpoint.is_blocked && state.checkpoint.is_paused && state.waiting?.code === 'unrecognized_command'
+      && here?.kind === 'gate' && patched(UNKNOWN_COMMAND_ONE_ANSWER_PATCH);
     const decision = parseCommand(judged, {
       workflow_kind: input.workflow_kind,
       current_node: state.checkpoint.current_node,
       accepts: driver.accepts(),
-      is_blocked: state.checkpoint.is_blocked,
+      is_blocked: state.checkpoint.is_blocked && !correcting,
       is_paused: state.checkpoint.is_paused,
       has_pull_request: state.pull_requests.length > 0,
       yolo: runtime.yolo,
@@ -242,6 +261,12 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
       return;
     }
     if (decision.kind === 'invalid') {
+      // One answer: the ❌ reply says that it blocks and how to go on; the block adds its label only.
+      // A ticket already blocked for another reason keeps that block: the reply says only what was wrong.
+      if (decision.blocks && (correcting || (!state.checkpoint.is_blocked && patched(UNKNOWN_COMMAND_ONE_ANSWER_PATCH)))) {
+        await reply(replyName, observation, `${decision.reply}\n\n${unknownCommandBlockNote(state.checkpoint.current_node)}`);
+        return block('unrecognized_command', decision.reason, null);
+      }
       await reply(replyName, observation, decision.reply);
       if (decision.blocks) await block('unrecognized_command', decision.reason);
       return;
@@ -249,6 +274,7 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
     const command = decision.command;
     const trusted = await actorAllowed(command, observation);
     if (!trusted.allowed) return ignoreUntrusted(command, observation, trusted.reason, replyName);
+    if (correcting && command.type !== 'retry') await clearCommandBlock(observation);
     runtime.trigger = { source_system: observation.source_system, event: observation.event };
     switch (command.type) {
       case 'retry':

@@ -326,21 +326,28 @@ describe('/service draft commands on the ticket', () => {
 });
 
 describe('unrecognized /service commands block', () => {
-  it.each<[Observation, string, string]>([
-    [ticketComment('/service frobnicate'), 'unknown command "frobnicate"', '/service frobnicate'],
-    [ticketComment('  /Service APPROVED'), 'unknown command "APPROVED"', '/Service APPROVED'],
-    [ticketComment('/service'), 'no command after /service', '/service'],
-    [ticketComment('/service\napprove'), 'no command after /service', '/service'],
-    [prComment('/service skipgate lint'), 'unknown command "skipgate"', '/service skipgate lint'],
-    [gitlabNote('/service merge'), 'unknown command "merge"', '/service merge'],
-  ])('%#: %s', (trigger, problem, echoed) => {
+  it.each<[Observation, string, string, string]>([
+    [ticketComment('/service frobnicate'), 'unknown command "frobnicate"', '/service frobnicate', ''],
+    [ticketComment('  /Service APPROVED'), 'unknown command "APPROVED"', '/Service APPROVED', 'Did you mean `/service approve`? '],
+    [ticketComment('/service aprove'), 'unknown command "aprove"', '/service aprove', 'Did you mean `/service approve`? '],
+    [ticketComment('/service'), 'no command after /service', '/service', ''],
+    [ticketComment('/service\napprove'), 'no command after /service', '/service', ''],
+    [prComment('/service skipgate lint'), 'unknown command "skipgate"', '/service skipgate lint', 'Did you mean `/service skip-gate`? '],
+    [prComment('/service rebsae'), 'unknown command "rebsae"', '/service rebsae', 'Did you mean `/service rebase`? '],
+    [gitlabNote('/service merge'), 'unknown command "merge"', '/service merge', ''],
+  ])('%#: %s', (trigger, problem, echoed, suggestion) => {
     // Unknown verbs block wherever the ticket stands, even where no command would be meaningful.
     for (const node of ['implement_task', 'plan_approval_gate', 'human_review_gate']) {
       expect(parseCommand(trigger, at(node))).toEqual({
         kind: 'invalid', reason: `invalid command: ${problem}`, blocks: true,
-        reply: `❌ \`${echoed}\`: ${problem}. Known commands: \`/service approve\`, \`/service remove <n>\`, \`/service exclude <n>\`, \`/service update <n> key=value ...\`, \`/service add key=value ...\`, \`/service skip-gate <check>\`, \`/service unskip-gate <check>\`, \`/service stop\`, \`/service rebase\`.`,
+        reply: `❌ \`${echoed}\`: ${problem}. ${suggestion}Known commands: \`/service approve\`, \`/service remove <n>\`, \`/service exclude <n>\`, \`/service update <n> key=value ...\`, \`/service add key=value ...\`, \`/service skip-gate <check>\`, \`/service unskip-gate <check>\`, \`/service stop\`, \`/service rebase\`.`,
       });
     }
+  });
+
+  it('suggests stop only where the kill switch is on', () => {
+    expect(parseCommand(ticketComment('/service stpo'), at('implement_task'))).toMatchObject({ kind: 'invalid', reply: expect.not.stringContaining('Did you mean') });
+    expect(parseCommand(ticketComment('/service stpo'), at('implement_task', { kill_switch: true }))).toMatchObject({ kind: 'invalid', reply: expect.stringContaining('Did you mean `/service stop`?') });
   });
 
   it('echoes long and backticked input safely', () => {
