@@ -264,21 +264,23 @@ describe.each([anthropic, vertex])('the model proxy in front of $backend', (vend
   });
 
   it('refuses another model and an over-budget call before either reaches the backend', async () => {
-    const proxy = await start({ tokenBudget: 120 });
+    const body = firstTurn(vendor.model);
+    // The estimate holds the vendor's tool prompt too; the budget leaves room for 60 tokens of answer beside it.
+    const estimate = estimateInputTokens({ model: body.model, messages: body.messages, tool_choice: body.tool_choice, tools: body.tools });
+    const budget = estimate + 60;
+    const proxy = await start({ tokenBudget: budget });
     const other = await seen(await call(proxy.socketPath, firstTurn('gpt-4o')));
     expect(other.status).toBe(403);
     expect(other.json.error.type).toBe('permission_error');
 
-    const body = firstTurn(vendor.model);
-    const estimate = estimateInputTokens({ model: body.model, messages: body.messages, tool_choice: body.tool_choice, tools: body.tools });
     fake.script(vendor.text('ok', [estimate, 20]));
     expect((await call(proxy.socketPath, body)).status).toBe(200);
     // Only what the budget still holds is granted.
-    expect(vendor.maxTokensOf(fake.received[0]!)).toBe(120 - estimate);
+    expect(vendor.maxTokensOf(fake.received[0]!)).toBe(60);
 
     const over = await seen(await call(proxy.socketPath, firstTurn(vendor.model, 'x'.repeat(400))));
     expect(over.status).toBe(429);
-    expect(over.json.error).toMatchObject({ type: 'budget_exhausted', message: expect.stringContaining('token budget of 120') });
+    expect(over.json.error).toMatchObject({ type: 'budget_exhausted', message: expect.stringContaining(`token budget of ${budget}`) });
     expect(fake.received).toHaveLength(1);
     expect(proxy.usage()).toEqual({ input_tokens: estimate, output_tokens: 20 });
     expect(proxy.calls.map((c) => c.status)).toEqual([403, 200, 429]);
