@@ -235,7 +235,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   const limits: ProxyLimits = { ...DEFAULT_PROXY_LIMITS, ...options.limits };
   const content = checkContentPolicy(options.content ?? TEXT_ONLY);
   const route: { translator: Translator; forwarded?: undefined } | { translator?: undefined; forwarded: ForwardedUpstream } = isTranslated(upstream)
-    ? { translator: createTranslator(upstream, limits.maxResponseBytes) }
+    ? { translator: createTranslator(upstream, limits.maxResponseBytes, content) }
     : { forwarded: upstream };
   // The worker's own secret values, plus the ones of the environment the upstream was built from (a test's or a
   // deployment's env may not be process.env): nothing that reaches the container may carry them.
