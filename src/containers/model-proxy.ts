@@ -5,6 +5,7 @@ import { createLanguageModel } from '../models/language-model-factory';
 import { redactSecrets, secretValuesFromEnv } from '../redaction/redact-secrets';
 import type { Tracing } from '../tracing/start-tracing';
 import type { TraceContext } from '../tracing/tracing-config';
+import { checkContentPolicy, TEXT_ONLY, type ContentPolicy } from './proxy-content-policy';
 import {
   budgetDecision, checkChatRequest, estimateInputTokens, reportedUsage, settledCharge,
   type BudgetLedger, type Refusal, type TokenUsage, type UpstreamOutcome,
@@ -136,6 +137,11 @@ export interface ModelProxyOptions {
   spendLedger?: SpendLedgerWriter;
   /** The http tool servers this run may use, by name (mcp-route.ts); any other `/mcp/<name>` is refused with 403. */
   mcpServers?: ReadonlyMap<string, McpUpstream>;
+  /**
+   * The content parts calls may carry besides text, and what an image costs (proxy-content-policy.ts). Text only when
+   * left out, which is what every station runs with: the agent in src/agent sends no images.
+   */
+  content?: ContentPolicy;
 }
 
 /** One request to a tool server through the proxy (refusals too). */
@@ -227,8 +233,9 @@ async function restrictSocket(path: string, owner: ModelProxyOptions['socketOwne
 export async function startModelProxy(options: ModelProxyOptions): Promise<ModelProxy> {
   const { upstream } = options;
   const limits: ProxyLimits = { ...DEFAULT_PROXY_LIMITS, ...options.limits };
+  const content = checkContentPolicy(options.content ?? TEXT_ONLY);
   const route: { translator: Translator; forwarded?: undefined } | { translator?: undefined; forwarded: ForwardedUpstream } = isTranslated(upstream)
-    ? { translator: createTranslator(upstream, limits.maxResponseBytes) }
+    ? { translator: createTranslator(upstream, limits.maxResponseBytes, content) }
     : { forwarded: upstream };
   // The worker's own secret values, plus the ones of the environment the upstream was built from (a test's or a
   // deployment's env may not be process.env): nothing that reaches the container may carry them.
@@ -286,7 +293,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     if (typeof request !== 'object' || request === null || Array.isArray(request)) {
       return refuse(req, res, { status: 400, type: 'invalid_request_error', message: 'request body is not a JSON object' }, false);
     }
-    const checked = checkChatRequest(request as Record<string, unknown>, upstream.model);
+    const checked = checkChatRequest(request as Record<string, unknown>, upstream.model, content);
     if (!checked.ok) return refuse(req, res, checked.refusal, false);
     // How the call goes upstream is settled before anything is reserved: what cannot be translated is refused here.
     let send: (maxTokens: number) => Promise<UpstreamAnswer>;
@@ -299,7 +306,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       const { forwarded } = route;
       send = (maxTokens) => askUpstream(forwarded, { ...checked.body, max_tokens: maxTokens });
     }
-    const inputTokens = estimateInputTokens(checked.body);
+    const inputTokens = estimateInputTokens(checked.body, content.images?.tokensPerImage);
     const decision = budgetDecision(ledger, { inputTokens, requestedMaxTokens: checked.requestedMaxTokens, connectionMaxTokens: upstream.maxOutputTokens, maxInputTokens: limits.maxInputTokens });
     if (!decision.allow) return refuse(req, res, decision.refusal, false);
     // Reserved in the same synchronous run as the decision: no other call can see the budget between the two.

@@ -1,4 +1,6 @@
-import { estimateTokens } from '../budgets/token-budget';
+import {
+  checkMessages, checkResponseFormat, checkTools, imagesApart, TEXT_ONLY, WORST_CASE_IMAGE_TOKENS, type ContentPolicy,
+} from './proxy-content-policy';
 
 /**
  * What the per-run model proxy lets through (SPEC 5 "Outbound credentials"), as pure decisions so each one is tested
@@ -15,24 +17,25 @@ export interface Refusal {
 }
 
 /**
- * The optional request fields forwarded upstream, with the shape each must have. The AI SDK's openai-compatible
- * provider (what src/agent/run-agent.ts uses) sends model, messages, max_tokens and tools, and may send the sampling
- * settings below; anything else (`n`, `models`, `route`, `logit_bias`, provider extensions) could multiply spend or
- * route the call elsewhere, so it is refused rather than passed on. For an Anthropic or Vertex connection the same
- * allowlist applies first; proxy-translation.ts then maps each field (or refuses what has no faithful mapping).
+ * The optional request fields forwarded upstream, each with a check that says what is wrong with its value. The AI
+ * SDK's openai-compatible provider (what src/agent/run-agent.ts uses) sends model, messages, max_tokens and tools, and
+ * may send the sampling settings below; anything else (`n`, `models`, `route`, `logit_bias`, provider extensions)
+ * could multiply spend or route the call elsewhere, so it is refused rather than passed on. For an Anthropic or
+ * Vertex connection the same allowlist applies first; proxy-translation.ts then maps each field (or refuses what has
+ * no faithful mapping).
  */
-const OPTIONAL_FIELDS: Record<string, { shape: string; check: (value: unknown) => boolean }> = {
-  temperature: { shape: 'a number', check: isFiniteNumber },
-  top_p: { shape: 'a number', check: isFiniteNumber },
-  frequency_penalty: { shape: 'a number', check: isFiniteNumber },
-  presence_penalty: { shape: 'a number', check: isFiniteNumber },
-  seed: { shape: 'a whole number', check: (value) => Number.isInteger(value) },
-  stop: { shape: 'a string or an array of strings', check: (value) => typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string')) },
-  tools: { shape: 'an array of objects', check: (value) => Array.isArray(value) && value.every(isPlainObject) },
-  tool_choice: { shape: 'a string or an object', check: (value) => typeof value === 'string' || isPlainObject(value) },
-  parallel_tool_calls: { shape: 'true or false', check: (value) => typeof value === 'boolean' },
-  response_format: { shape: 'an object', check: isPlainObject },
-  user: { shape: 'a string', check: (value) => typeof value === 'string' },
+const OPTIONAL_FIELDS: Record<string, (value: unknown) => string | undefined> = {
+  temperature: shaped('temperature', 'a number', isFiniteNumber),
+  top_p: shaped('top_p', 'a number', isFiniteNumber),
+  frequency_penalty: shaped('frequency_penalty', 'a number', isFiniteNumber),
+  presence_penalty: shaped('presence_penalty', 'a number', isFiniteNumber),
+  seed: shaped('seed', 'a whole number', (value) => Number.isInteger(value)),
+  stop: shaped('stop', 'a string or an array of strings', (value) => typeof value === 'string' || (Array.isArray(value) && value.every((s) => typeof s === 'string'))),
+  tools: checkTools,
+  tool_choice: shaped('tool_choice', 'a string or an object', (value) => typeof value === 'string' || isPlainObject(value)),
+  parallel_tool_calls: shaped('parallel_tool_calls', 'true or false', (value) => typeof value === 'boolean'),
+  response_format: checkResponseFormat,
+  user: shaped('user', 'a string', (value) => typeof value === 'string'),
 };
 
 /** Fields the proxy reads itself: the model is checked, max_tokens is replaced by the grant, n and stream are refused unless harmless. */
@@ -40,9 +43,9 @@ const HANDLED_FIELDS = ['model', 'messages', 'max_tokens', 'max_completion_token
 
 export const FORWARDED_FIELDS: readonly string[] = ['model', 'messages', 'max_tokens', ...Object.keys(OPTIONAL_FIELDS)];
 
-const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
-/** The message fields the AI SDK writes (src/agent never sets provider metadata, which would add more). */
-const MESSAGE_FIELDS = new Set(['role', 'content', 'name', 'tool_calls', 'tool_call_id', 'reasoning_content']);
+function shaped(field: string, shape: string, check: (value: unknown) => boolean): (value: unknown) => string | undefined {
+  return (value) => (check(value) ? undefined : `${field} must be ${shape}`);
+}
 
 function isFiniteNumber(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value);
@@ -61,8 +64,11 @@ export type ChatRequestCheck =
   | { ok: true; body: Record<string, unknown>; requestedMaxTokens: number | undefined }
   | { ok: false; refusal: Refusal };
 
-/** Whether a request may go upstream, and the body built from the allowlist alone (nothing unchecked is copied). */
-export function checkChatRequest(request: Record<string, unknown>, allowedModel: string): ChatRequestCheck {
+/**
+ * Whether a request may go upstream, and the body built from the allowlist alone (nothing unchecked is copied). The
+ * messages pass only with the content the policy allows (proxy-content-policy.ts; text only by default).
+ */
+export function checkChatRequest(request: Record<string, unknown>, allowedModel: string, content: ContentPolicy = TEXT_ONLY): ChatRequestCheck {
   if (request.model !== allowedModel) {
     return { ok: false, refusal: { status: 403, type: 'permission_error', message: `model ${String(request.model)} is not allowed; this run may use ${allowedModel} only` } };
   }
@@ -72,12 +78,13 @@ export function checkChatRequest(request: Record<string, unknown>, allowedModel:
   if (unknown.length > 0) return badRequest(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).join(', ')}: the model proxy forwards only ${FORWARDED_FIELDS.join(', ')}`);
 
   const body: Record<string, unknown> = { model: allowedModel };
-  const messages = checkMessages(request.messages);
+  const messages = checkMessages(request.messages, content);
   if (messages) return badRequest(messages);
   body.messages = request.messages;
-  for (const [field, { shape, check }] of Object.entries(OPTIONAL_FIELDS)) {
+  for (const [field, check] of Object.entries(OPTIONAL_FIELDS)) {
     if (!Object.hasOwn(request, field)) continue;
-    if (!check(request[field])) return badRequest(`${field} must be ${shape}`);
+    const problem = check(request[field]);
+    if (problem) return badRequest(problem);
     body[field] = request[field];
   }
   const requested = request.max_tokens ?? request.max_completion_tokens;
@@ -87,34 +94,25 @@ export function checkChatRequest(request: Record<string, unknown>, allowedModel:
   return { ok: true, body, requestedMaxTokens: requested as number | undefined };
 }
 
-/** A light check of the messages: what is wrong with them, or undefined when they are fine. */
-export function checkMessages(messages: unknown): string | undefined {
-  if (!Array.isArray(messages) || messages.length === 0) return 'messages must be a non-empty array of {role, content} objects';
-  for (const [index, message] of messages.entries()) {
-    const where = `messages[${index}]`;
-    if (!isPlainObject(message)) return `${where} must be an object with role and content`;
-    if (typeof message.role !== 'string' || !ROLES.has(message.role)) return `${where}.role must be one of ${[...ROLES].join(', ')}, got ${JSON.stringify(message.role)}`;
-    const extra = Object.keys(message).filter((field) => !MESSAGE_FIELDS.has(field));
-    if (extra.length > 0) return `${where} has unknown field${extra.length > 1 ? 's' : ''} ${extra.slice(0, 10).join(', ')} (known: ${[...MESSAGE_FIELDS].join(', ')})`;
-    if (!Object.hasOwn(message, 'content')) return `${where} has no content`;
-    const content = message.content;
-    const contentOk = typeof content === 'string'
-      || (Array.isArray(content) && content.every(isPlainObject))
-      || (content === null && message.role === 'assistant');
-    if (!contentOk) return `${where}.content must be a string or an array of content parts (null only for an assistant's tool calls)`;
-    if (message.tool_calls !== undefined && !(Array.isArray(message.tool_calls) && message.tool_calls.every(isPlainObject))) return `${where}.tool_calls must be an array of objects`;
-  }
-  return undefined;
-}
+/**
+ * What the vendor's tool use adds to a request that declares tools: a system prompt of its own, a few hundred tokens
+ * by the vendors' pricing notes, which the request's JSON does not show.
+ */
+export const TOOL_PROMPT_TOKENS = 600;
 
 /**
- * The input tokens a call will be charged for, estimated like the station's own check (about four characters a
- * token) over everything the model reads: the messages, the tool schemas and the response format. The JSON
- * punctuation counts too, which stands in for the per-message overhead of the provider's chat template.
+ * The input tokens a call will be charged for, estimated like the station's own check (about four bytes a token)
+ * over every byte the model reads: the messages with their tool calls and results, the tool schemas, the response
+ * format. The JSON punctuation counts too, which stands in for the per-message overhead of the provider's chat
+ * template. UTF-8 bytes rather than characters, since text outside ASCII costs more tokens a character. Images are
+ * counted at `tokensPerImage` each (their base64 says nothing of what the vendor bills), and declared tools add the
+ * vendor's tool prompt.
  */
-export function estimateInputTokens(body: Record<string, unknown>): number {
+export function estimateInputTokens(body: Record<string, unknown>, tokensPerImage: number = WORST_CASE_IMAGE_TOKENS): number {
   const { max_tokens: _granted, ...prompt } = body;
-  return estimateTokens(JSON.stringify(prompt));
+  const { text, images } = imagesApart(prompt);
+  const toolPrompt = Array.isArray(prompt.tools) && prompt.tools.length > 0 ? TOOL_PROMPT_TOKENS : 0;
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 4) + images * tokensPerImage + toolPrompt;
 }
 
 /** What the budget holds: settled spend plus the reservations of calls still in flight. Null budget = no limit. */

@@ -2,6 +2,7 @@ import {
   APICallError, InvalidArgumentError, InvalidPromptError, jsonSchema, RetryError, tool, UnsupportedFunctionalityError,
   type FinishReason, type JSONSchema7, type ModelMessage, type ProviderMetadata, type ToolChoice, type ToolSet,
 } from 'ai';
+import { inlineImage, TEXT_ONLY, type ContentPolicy } from './proxy-content-policy';
 import type { Refusal, TokenUsage } from './proxy-request-policy';
 
 /**
@@ -9,7 +10,9 @@ import type { Refusal, TokenUsage } from './proxy-request-policy';
  * AI SDK's openai-compatible provider in the container sends) and an AI SDK `generateText` call on a backend that
  * speaks something else (Anthropic Messages, Vertex generateContent). Pure: the body was already checked against the
  * allowlist by checkChatRequest, so this only decides how each allowed field maps, and refuses (400, before any budget
- * is reserved) what has no faithful mapping rather than dropping it silently.
+ * is reserved) what has no faithful mapping rather than dropping it silently. Content parts map by the same content
+ * policy the check applied: text parts, and inline images only when the policy allows them; any other part is
+ * refused here too, so a part the check let through by mistake still never reaches the backend.
  */
 
 type Plain = Record<string, unknown>;
@@ -57,11 +60,39 @@ function textOf(content: unknown, where: string, backend: string): string {
   return textParts(content, where, backend).join('');
 }
 
+function isTextPart(part: unknown): part is { type: 'text'; text: string } {
+  return isPlain(part) && part.type === 'text' && typeof part.text === 'string' && Object.keys(part).length === 2;
+}
+
+function partType(part: unknown): string {
+  return isPlain(part) && typeof part.type === 'string' ? JSON.stringify(part.type.slice(0, 40)) : 'malformed';
+}
+
 function textParts(parts: unknown[], where: string, backend: string): string[] {
   return parts.map((part, index) => {
-    if (isPlain(part) && part.type === 'text' && typeof part.text === 'string') return part.text;
-    const type = isPlain(part) ? JSON.stringify(part.type) : typeof part;
-    throw new Untranslatable(`${where}.content[${index}] is a ${type} part; the model proxy translates text parts only for the ${backend} backend`);
+    if (isTextPart(part)) return part.text;
+    throw new Untranslatable(`${where}.content[${index}] is a ${partType(part)} part; the model proxy translates text parts only for the ${backend} backend`);
+  });
+}
+
+type UserPart = { type: 'text'; text: string } | { type: 'image'; image: Uint8Array; mediaType: string };
+
+/**
+ * A user message's parts: text, and images as their decoded bytes when the policy allows them. Bytes, never a URL
+ * or a string the AI SDK could take for one, so the host downloads nothing on the container's behalf.
+ */
+function userParts(parts: unknown[], where: string, backend: string, content: ContentPolicy): UserPart[] {
+  return parts.map((part, index) => {
+    if (isTextPart(part)) return { type: 'text' as const, text: part.text };
+    const at = `${where}.content[${index}]`;
+    const images = content.images;
+    if (!images || !isPlain(part) || part.type !== 'image_url') {
+      throw new Untranslatable(`${at} is a ${partType(part)} part; the model proxy translates text parts${images ? ' and inline images' : ''} only for the ${backend} backend`);
+    }
+    const url = isPlain(part.image_url) ? part.image_url.url : undefined;
+    const inline = typeof url === 'string' ? inlineImage(url, images.maxImageBytes) : undefined;
+    if (!inline?.ok) throw new Untranslatable(`${at}.image_url.url ${inline ? inline.problem : 'must be a data: URL'}`);
+    return { type: 'image' as const, image: Uint8Array.from(Buffer.from(inline.image.base64, 'base64')), mediaType: inline.image.mediaType };
   });
 }
 
@@ -88,7 +119,7 @@ function toolCallsOf(message: Plain, where: string, recall: ToolCallRecall, name
   });
 }
 
-function translateMessages(raw: Plain[], backend: string, recall: ToolCallRecall): { system: string[]; messages: ModelMessage[] } {
+function translateMessages(raw: Plain[], backend: string, recall: ToolCallRecall, content: ContentPolicy): { system: string[]; messages: ModelMessage[] } {
   const system: string[] = [];
   const messages: ModelMessage[] = [];
   // Tool results name their call by id only; Vertex's functionResponse needs the tool's name, so it is looked up.
@@ -103,7 +134,7 @@ function translateMessages(raw: Plain[], backend: string, recall: ToolCallRecall
         system.push(textOf(message.content, where, backend));
         break;
       case 'user':
-        if (Array.isArray(message.content)) messages.push({ role: 'user', content: textParts(message.content, where, backend).map((text) => ({ type: 'text' as const, text })) });
+        if (Array.isArray(message.content)) messages.push({ role: 'user', content: userParts(message.content, where, backend, content) });
         else messages.push({ role: 'user', content: textOf(message.content, where, backend) });
         break;
       case 'assistant': {
@@ -162,13 +193,14 @@ function translateToolChoice(raw: unknown, tools: ToolSet): ToolChoice<ToolSet> 
 /**
  * A checked chat-completions body as a generateText call. `backend` only words the refusals. Fields without a
  * faithful mapping are refused: `response_format` (JSON mode differs per backend) and `parallel_tool_calls: false`
- * (Vertex has no switch for it); `user` is attribution only and is dropped.
+ * (Vertex has no switch for it); `user` is attribution only and is dropped. `content` is the policy the body was
+ * checked with.
  */
-export function translateChatRequest(body: Plain, backend: string, recall: ToolCallRecall = () => undefined): Translation {
+export function translateChatRequest(body: Plain, backend: string, recall: ToolCallRecall = () => undefined, content: ContentPolicy = TEXT_ONLY): Translation {
   try {
     if (body.response_format !== undefined) throw new Untranslatable(`response_format is not translated for the ${backend} backend; ask for JSON in the prompt instead`);
     if (body.parallel_tool_calls === false) throw new Untranslatable(`parallel_tool_calls: false is not translated for the ${backend} backend; leave it out`);
-    const { system, messages } = translateMessages(body.messages as Plain[], backend, recall);
+    const { system, messages } = translateMessages(body.messages as Plain[], backend, recall, content);
     if (messages.length === 0) throw new Untranslatable('messages hold only instructions: send at least one user message');
     const tools = Array.isArray(body.tools) && body.tools.length > 0 ? translateTools(body.tools) : undefined;
     const toolChoice = tools && body.tool_choice !== undefined ? translateToolChoice(body.tool_choice, tools) : undefined;

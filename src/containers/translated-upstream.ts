@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { generateText, type LanguageModel, type ProviderMetadata } from 'ai';
 import type { ModelBackend } from '../config/model-configuration';
+import type { ContentPolicy } from './proxy-content-policy';
 import { chatCompletionOf, isPromptError, translateChatRequest, upstreamFailureOf, type TranslatedPrompt, type Translation } from './proxy-translation';
 import { readAnswer, type UpstreamAnswer } from './upstream-answer';
 
@@ -36,7 +37,8 @@ function errorAnswer(status: number, type: string, message: string, retryAfter?:
   return { status, contentType: 'application/json', text: JSON.stringify({ error: { message, type } }), usage: undefined, ...(retryAfter ? { retryAfter } : {}) };
 }
 
-export function createTranslator(upstream: TranslatedUpstream, maxResponseBytes: number): Translator {
+/** `content`: the policy the proxy checks requests with, so the translation maps exactly the parts it passed. */
+export function createTranslator(upstream: TranslatedUpstream, maxResponseBytes: number, content: ContentPolicy): Translator {
   // Whether a call reached the backend: an error before that is the request's (charged nothing), after it the
   // model may have worked. Per call, though calls share the model (and so the fetch).
   const calls = new AsyncLocalStorage<{ reached: boolean }>();
@@ -57,7 +59,7 @@ export function createTranslator(upstream: TranslatedUpstream, maxResponseBytes:
   };
 
   return {
-    translate: (body) => translateChatRequest(body, upstream.backend, (id) => remembered.get(id)),
+    translate: (body) => translateChatRequest(body, upstream.backend, (id) => remembered.get(id), content),
     async ask(prompt, maxOutputTokens, signal) {
       const call = { reached: false };
       try {

@@ -11,6 +11,7 @@ import { unixSocketFetch } from '../../../src/agent/unix-socket-fetch';
 import { proxyModel, runAgent } from '../../../src/agent/run-agent';
 import type { ModelConnection } from '../../../src/config/model-configuration';
 import { proxyUpstreamOf, ProxyUpstreamError, startModelProxy, type ModelProxy, type ModelProxyOptions } from '../../../src/containers/model-proxy';
+import { DEFAULT_IMAGE_POLICY } from '../../../src/containers/proxy-content-policy';
 import { estimateInputTokens } from '../../../src/containers/proxy-request-policy';
 import { createLanguageModel } from '../../../src/models/language-model-factory';
 
@@ -92,6 +93,8 @@ interface Vendor {
   toolTurnOf(request: Received): { call: { name: string; input: Json; signature?: string }; result: { name?: string; id?: string; content: string } };
   /** Whether the backend names its tool calls itself (Vertex does not: the AI SDK gives them ids). */
   keepsCallIds: boolean;
+  /** The inline images of the request's last message, as the vendor reads them. */
+  imagesOf(request: Received): Array<{ mediaType: string; data: string }>;
 }
 
 const toolResultText = (content: unknown) => (typeof content === 'string' ? content : (content as Array<{ text: string }>).map((part) => part.text).join(''));
@@ -130,6 +133,8 @@ const anthropic: Vendor = {
     return { call: { name: use.name, input: use.input }, result: { id: result.tool_use_id, content: toolResultText(result.content) } };
   },
   keepsCallIds: true,
+  imagesOf: (request) => request.body.messages.at(-1).content.filter((block: Json) => block.type === 'image')
+    .map((block: Json) => ({ mediaType: block.source.type === 'base64' ? block.source.media_type : `not inline: ${block.source.type}`, data: block.source.data })),
 };
 
 const VERTEX_ROOT = '/v1/projects/acme-ai/locations/europe-west4/publishers/google';
@@ -173,7 +178,12 @@ const vertex: Vendor = {
     };
   },
   keepsCallIds: false,
+  imagesOf: (request) => request.body.contents.at(-1).parts.filter((part: Json) => part.inlineData || part.fileData)
+    .map((part: Json) => (part.inlineData ? { mediaType: part.inlineData.mimeType, data: part.inlineData.data } : { mediaType: 'not inline: fileData', data: '' })),
 };
+
+/** A 1x1 PNG. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 /** The chat-completions request the agent's AI SDK provider sends (src/agent/run-agent.ts through proxyModel). */
 const READ_FILE = { type: 'function', function: { name: 'read_file', description: 'Read a file of the workspace', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false } } };
@@ -264,21 +274,23 @@ describe.each([anthropic, vertex])('the model proxy in front of $backend', (vend
   });
 
   it('refuses another model and an over-budget call before either reaches the backend', async () => {
-    const proxy = await start({ tokenBudget: 120 });
+    const body = firstTurn(vendor.model);
+    // The estimate holds the vendor's tool prompt too; the budget leaves room for 60 tokens of answer beside it.
+    const estimate = estimateInputTokens({ model: body.model, messages: body.messages, tool_choice: body.tool_choice, tools: body.tools });
+    const budget = estimate + 60;
+    const proxy = await start({ tokenBudget: budget });
     const other = await seen(await call(proxy.socketPath, firstTurn('gpt-4o')));
     expect(other.status).toBe(403);
     expect(other.json.error.type).toBe('permission_error');
 
-    const body = firstTurn(vendor.model);
-    const estimate = estimateInputTokens({ model: body.model, messages: body.messages, tool_choice: body.tool_choice, tools: body.tools });
     fake.script(vendor.text('ok', [estimate, 20]));
     expect((await call(proxy.socketPath, body)).status).toBe(200);
     // Only what the budget still holds is granted.
-    expect(vendor.maxTokensOf(fake.received[0]!)).toBe(120 - estimate);
+    expect(vendor.maxTokensOf(fake.received[0]!)).toBe(60);
 
     const over = await seen(await call(proxy.socketPath, firstTurn(vendor.model, 'x'.repeat(400))));
     expect(over.status).toBe(429);
-    expect(over.json.error).toMatchObject({ type: 'budget_exhausted', message: expect.stringContaining('token budget of 120') });
+    expect(over.json.error).toMatchObject({ type: 'budget_exhausted', message: expect.stringContaining(`token budget of ${budget}`) });
     expect(fake.received).toHaveLength(1);
     expect(proxy.usage()).toEqual({ input_tokens: estimate, output_tokens: 20 });
     expect(proxy.calls.map((c) => c.status)).toEqual([403, 200, 429]);
@@ -315,6 +327,35 @@ describe.each([anthropic, vertex])('the model proxy in front of $backend', (vend
     expect(cut.json.error.message).toContain("over the model proxy's limit of 600 bytes");
     // The model may have worked, so the call is charged what it reserved.
     expect(proxy.calls.at(-1)).toMatchObject({ status: 502, usage_estimated: true });
+  });
+
+  it('with images allowed, hands the vendor an inline image and reserves its worst case; a file part, audio or a remote image never reach it', async () => {
+    const withParts = (...parts: Json[]) => {
+      const body = firstTurn(vendor.model);
+      body.messages[1] = { role: 'user', content: [{ type: 'text', text: 'What is in it?' }, ...parts] } as Json;
+      return body;
+    };
+    const body = withParts({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } });
+    const { max_tokens: _, ...prompt } = body;
+    const estimate = estimateInputTokens(prompt, 1600);
+    expect(estimate).toBeGreaterThan(1600);
+    // Room for 50 tokens of answer once the image is held at its rate: counted as its bytes, it would leave 1,600 more.
+    const proxy = await start({ tokenBudget: estimate + 50, content: { images: { ...DEFAULT_IMAGE_POLICY, tokensPerImage: 1600 } } });
+    for (const part of [
+      { type: 'file', file: { file_id: 'file-of-the-operator' } },
+      { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
+      { type: 'image_url', image_url: { url: 'https://203.0.113.7/i.png' } },
+    ]) {
+      const refused = await seen(await call(proxy.socketPath, withParts(part)));
+      expect(refused.status).toBe(400);
+      expect(refused.json.error.message).toContain('messages[1].content[1]');
+    }
+    expect(fake.received).toHaveLength(0);
+
+    fake.script(vendor.text('a red pixel', [1700, 5]));
+    expect((await seen(await call(proxy.socketPath, body))).status).toBe(200);
+    expect(vendor.imagesOf(fake.received[0]!)).toEqual([{ mediaType: 'image/png', data: PNG }]);
+    expect(vendor.maxTokensOf(fake.received[0]!)).toBe(50);
   });
 });
 

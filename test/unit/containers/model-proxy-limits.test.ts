@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startModelProxy, type ModelProxy, type ModelProxyOptions } from '../../../src/containers/model-proxy';
+import { DEFAULT_IMAGE_POLICY } from '../../../src/containers/proxy-content-policy';
 import { estimateInputTokens } from '../../../src/containers/proxy-request-policy';
 
 /**
@@ -268,6 +269,68 @@ describe('the model proxy under attack from its container', () => {
     const ok = await post(proxy.socketPath, ask('hi', { n: 1, stream: false, temperature: 0, max_tokens: 5 }));
     expect(ok.status).toBe(200);
     expect(Object.keys(upstream.received[0]!).sort()).toEqual(['max_tokens', 'messages', 'model', 'temperature']);
+  });
+
+  describe('content parts the vendor bills other than as text (issue 41: 500 images billed 19 times the budget)', () => {
+    const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const imageParts = (count: number, url = `data:image/png;base64,${PNG}`) => Array.from({ length: count }, () => ({ type: 'image_url', image_url: { url } }));
+    const withParts = (...parts: unknown[]) => ({ model: 'm', max_tokens: 50, messages: [{ role: 'user', content: [{ type: 'text', text: 'describe these' }, ...parts] }] });
+
+    it('refuses the 500-image request of the attack when the run allows no images, before anything is reserved or sent', async () => {
+      const proxy = await start({ tokenBudget: 20_000 });
+      const answer = await post(proxy.socketPath, withParts(...imageParts(500, 'https://203.0.113.7/big.png')));
+      expect(answer.status).toBe(400);
+      expect(answer.json.error).toEqual({ type: 'invalid_request_error', message: 'messages[0].content[1] is a part of type "image_url", which the model proxy refuses: user messages carry text parts only (images are not allowed for this run)' });
+      expect(upstream.received).toHaveLength(0);
+      expect(proxy.usage()).toEqual({ input_tokens: 0, output_tokens: 0 });
+      // The budget is whole: a text call can still have all of it but its input.
+      expect((await post(proxy.socketPath, ask('hi', { max_tokens: 50 }))).status).toBe(200);
+    });
+
+    it('with 500 images allowed, counts them at the per-image rate and the 20,000-token budget refuses the call', async () => {
+      const proxy = await start({ tokenBudget: 20_000, limits: { maxInputTokens: 10 ** 9 }, content: { images: { ...DEFAULT_IMAGE_POLICY, maxImagesPerRequest: 500, tokensPerImage: 765 } } });
+      const answer = await post(proxy.socketPath, withParts(...imageParts(500)));
+      expect(answer.status).toBe(429);
+      // 500 × 765 = 382,500: what the vendor billed the attack, now in the estimate before the call.
+      const estimate = Number(/its input of about (\d+) tokens/.exec(answer.json.error.message)?.[1]);
+      expect(estimate).toBeGreaterThanOrEqual(500 * 765);
+      expect(answer.json.error.message).toContain('token budget of 20000 cannot hold this call');
+      expect(upstream.received).toHaveLength(0);
+    });
+
+    it('with images allowed, forwards a few inline images and reserves each at the rate, whatever its size on the wire', async () => {
+      const budget = 3 * 1600 + 300;
+      const proxy = await start({ tokenBudget: budget, content: { images: { ...DEFAULT_IMAGE_POLICY, tokensPerImage: 1600 } } });
+      expect((await post(proxy.socketPath, { ...withParts(...imageParts(3)), max_tokens: 512 })).status).toBe(200);
+      const forwarded = upstream.received[0]!;
+      expect(forwarded.messages[0].content).toHaveLength(4);
+      // The grant is what the budget leaves once the three images are held at 1,600 each beside the text.
+      expect(forwarded.max_tokens).toBe(budget - estimateInputTokens(forwarded, 1600));
+      expect(forwarded.max_tokens).toBeLessThan(300);
+    });
+
+    it('refuses file parts, audio, unknown part types and remote image URLs, with images allowed or not', async () => {
+      for (const content of [undefined, { images: DEFAULT_IMAGE_POLICY }]) {
+        const proxy = await start({ tokenBudget: 20_000, ...(content ? { content } : {}) });
+        const attacks: Array<[unknown, string]> = [
+          [{ type: 'file', file: { file_id: 'file-of-the-operator-account' } }, 'part of type "file"'],
+          [{ type: 'file', file: { file_data: 'data:application/pdf;base64,AAAA', filename: 'a.pdf' } }, 'part of type "file"'],
+          [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'mp3' } }, 'part of type "input_audio"'],
+          [{ type: 'refusal', refusal: 'no' }, 'part of type "refusal"'],
+          [{ type: 'document', source: { type: 'url', url: 'https://203.0.113.7/a.pdf' } }, 'part of type "document"'],
+          [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral', ttl: '1h' } }, 'unknown field cache_control'],
+          [{ type: 'image_url', image_url: { url: 'http://169.254.169.254/latest/meta-data/' } }, content ? 'would have the vendor fetch it' : 'images are not allowed'],
+        ];
+        for (const [part, named] of attacks) {
+          const answer = await post(proxy.socketPath, withParts(part));
+          expect(answer.status, JSON.stringify(part)).toBe(400);
+          expect(answer.json.error.message).toContain('messages[0].content[1]');
+          expect(answer.json.error.message).toContain(named);
+        }
+        expect(proxy.usage()).toEqual({ input_tokens: 0, output_tokens: 0 });
+      }
+      expect(upstream.received).toHaveLength(0);
+    });
   });
 
   it('refuses calls beyond the concurrency limit at once, and takes new ones when a slot frees', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { budgetDecision, checkChatRequest, estimateInputTokens, FORWARDED_FIELDS, reportedUsage, settledCharge } from '../../../src/containers/proxy-request-policy';
+import { budgetDecision, checkChatRequest, estimateInputTokens, FORWARDED_FIELDS, reportedUsage, settledCharge, TOOL_PROMPT_TOKENS } from '../../../src/containers/proxy-request-policy';
+import { DEFAULT_IMAGE_POLICY, WORST_CASE_IMAGE_TOKENS } from '../../../src/containers/proxy-content-policy';
 import { estimateTokens } from '../../../src/budgets/token-budget';
 
 const ask = (inputTokens: number, requestedMaxTokens?: number) => ({ inputTokens, requestedMaxTokens, connectionMaxTokens: 4096, maxInputTokens: 200_000 });
@@ -59,7 +60,8 @@ describe('checkChatRequest', () => {
     expect(checkChatRequest({ model: 'm', messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c', content: 'ok' }] }, 'm')).toMatchObject({ ok: true });
     expect(checkChatRequest({ model: 'm', messages: user, max_tokens: 0 }, 'm')).toMatchObject({ ok: false, refusal: { message: expect.stringContaining('max_tokens') } });
     expect(checkChatRequest({ model: 'm', messages: user, max_tokens: 1.5 }, 'm')).toMatchObject({ ok: false });
-    expect(checkChatRequest({ model: 'm', messages: user, tools: 'all' }, 'm')).toMatchObject({ ok: false, refusal: { message: 'tools must be an array of objects' } });
+    expect(checkChatRequest({ model: 'm', messages: user, tools: 'all' }, 'm')).toMatchObject({ ok: false, refusal: { message: expect.stringContaining('tools must be an array of function tools') } });
+    expect(checkChatRequest({ model: 'm', messages: user, tools: [{ type: 'code_interpreter' }] }, 'm')).toMatchObject({ ok: false, refusal: { status: 400, message: expect.stringContaining('not a "code_interpreter" tool') } });
   });
 
   it('lets through what the AI SDK openai-compatible provider sends for the agent', () => {
@@ -67,12 +69,73 @@ describe('checkChatRequest', () => {
   });
 });
 
+/** The attack of issue 41: 500 image parts in one user message, which the vendor billed 765 tokens each. */
+const fiveHundredImages = (url: string) => ({
+  model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'describe these' }, ...Array.from({ length: 500 }, () => ({ type: 'image_url', image_url: { url } }))] }],
+});
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+describe('the 500-image request', () => {
+  it('is refused when the run allows no images, naming the first image part', () => {
+    expect(checkChatRequest(fiveHundredImages('https://203.0.113.7/i.png'), 'm')).toEqual({ ok: false, refusal: {
+      status: 400, type: 'invalid_request_error',
+      message: 'messages[0].content[1] is a part of type "image_url", which the model proxy refuses: user messages carry text parts only (images are not allowed for this run)',
+    } });
+  });
+
+  it('is refused by the default image count when images are allowed', () => {
+    const images = { images: DEFAULT_IMAGE_POLICY };
+    expect(checkChatRequest(fiveHundredImages(`data:image/png;base64,${PNG}`), 'm', images)).toMatchObject({ ok: false, refusal: { status: 400, message: expect.stringContaining('messages[0].content[21]: more than 20 images') } });
+  });
+
+  it('with 500 images allowed, is estimated at 500 times the image rate at least and refused by a 20,000-token budget', () => {
+    const images = { images: { ...DEFAULT_IMAGE_POLICY, maxImagesPerRequest: 500 } };
+    const checked = checkChatRequest(fiveHundredImages(`data:image/png;base64,${PNG}`), 'm', images);
+    if (!checked.ok) throw new Error(checked.refusal.message);
+    const inputTokens = estimateInputTokens(checked.body, images.images.tokensPerImage);
+    expect(inputTokens).toBeGreaterThanOrEqual(500 * WORST_CASE_IMAGE_TOKENS);
+    expect(budgetDecision({ budget: 20_000, spent: 0, reserved: 0 }, ask(inputTokens))).toMatchObject({ allow: false, refusal: { status: 413, type: 'input_too_large' } });
+    // Under a per-call cap high enough to let it through to the budget check, the budget refuses it.
+    expect(budgetDecision({ budget: 20_000, spent: 0, reserved: 0 }, { ...ask(inputTokens), maxInputTokens: 10 ** 9 })).toMatchObject({ allow: false, refusal: { status: 429, message: expect.stringContaining('token budget of 20000') } });
+  });
+});
+
 describe('estimateInputTokens', () => {
-  it('counts the prompt (messages, tools) but not the grant', () => {
-    const body = { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(4000) }] };
+  const body = { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(4000) }] };
+  const grows = (more: Record<string, unknown>, by: number) => expect(estimateInputTokens({ ...body, ...more }) - estimateInputTokens(body)).toBeGreaterThanOrEqual(by);
+
+  it('counts the prompt but not the grant', () => {
     expect(estimateInputTokens({ ...body, max_tokens: 10 ** 9 })).toBe(estimateTokens(JSON.stringify(body)));
     expect(estimateInputTokens(body)).toBeGreaterThan(1000);
-    expect(estimateInputTokens({ ...body, tools: [{ type: 'function', function: { name: 'f', description: 'd'.repeat(4000) } }] })).toBeGreaterThan(2000);
+  });
+
+  it('counts every place text hides: tool call arguments, tool results, tool schemas, the response format', () => {
+    const big = 'y'.repeat(8000);
+    grows({ messages: [...body.messages, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: JSON.stringify({ text: big }) } }] }] }, 2000);
+    grows({ messages: [...body.messages, { role: 'tool', tool_call_id: 'c', content: [{ type: 'text', text: big }] }] }, 2000);
+    grows({ response_format: { type: 'json_schema', json_schema: { name: 'r', schema: { description: big } } } }, 2000);
+    grows({ tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', description: big } } }] }, 2000 + TOOL_PROMPT_TOKENS);
+    grows({ messages: [...body.messages, { role: 'assistant', content: 'ok', reasoning_content: big }] }, 2000);
+  });
+
+  it("adds the vendor's tool prompt once when tools are declared", () => {
+    const tool = { type: 'function', function: { name: 'f' } };
+    expect(estimateInputTokens({ ...body, tools: [tool] })).toBe(estimateTokens(JSON.stringify({ ...body, tools: [tool] })) + TOOL_PROMPT_TOKENS);
+    expect(estimateInputTokens({ ...body, tools: [] })).toBe(estimateTokens(JSON.stringify({ ...body, tools: [] })));
+  });
+
+  it('counts text by its UTF-8 bytes, so text outside ASCII is not counted at a quarter of its cost', () => {
+    const ascii = estimateInputTokens({ model: 'm', messages: [{ role: 'user', content: 'a'.repeat(3000) }] });
+    const cjk = estimateInputTokens({ model: 'm', messages: [{ role: 'user', content: '字'.repeat(3000) }] });
+    expect(cjk - ascii).toBe(1500);
+  });
+
+  it('counts an image at the given rate whatever its payload, and never its base64 as text', () => {
+    const withImage = (payload: string) => ({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${payload}` } }] }] });
+    const small = estimateInputTokens(withImage(PNG), 1600);
+    expect(estimateInputTokens(withImage('A'.repeat(400_000)), 1600)).toBe(small);
+    expect(small).toBeGreaterThanOrEqual(1600);
+    expect(estimateInputTokens(withImage(PNG))).toBe(small - 1600 + WORST_CASE_IMAGE_TOKENS);
   });
 });
 

@@ -1,5 +1,6 @@
 import { APICallError, InvalidPromptError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_IMAGE_POLICY, type ContentPolicy } from '../../../src/containers/proxy-content-policy';
 import { chatCompletionOf, isPromptError, translateChatRequest, upstreamFailureOf, type GeneratedTurn } from '../../../src/containers/proxy-translation';
 
 const READ_FILE = { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } };
@@ -102,6 +103,40 @@ describe('translateChatRequest', () => {
     ['parallel_tool_calls: false', { parallel_tool_calls: false }, 'parallel_tool_calls: false'],
   ])('refuses %s with a 400 that says what to change', (_, fields, message) => {
     expect(refusal(request(fields))).toContain(message);
+  });
+});
+
+describe('translateChatRequest and content parts', () => {
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const images: ContentPolicy = { images: DEFAULT_IMAGE_POLICY };
+  const withPart = (part: unknown, role = 'user') => request({ messages: [{ role: 'user', content: 'start' }, { role, content: [{ type: 'text', text: 'see' }, part] }] });
+  const image = (url: string) => ({ type: 'image_url', image_url: { url } });
+
+  it.each(['anthropic', 'cloud-ai'])('maps an allowed inline image to its bytes for %s, never to a URL the host would download', (backend) => {
+    const translated = translateChatRequest(withPart(image(`data:image/png;base64,${PNG}`)), backend, undefined, images);
+    if (!translated.ok) throw new Error(translated.refusal.message);
+    const [, user] = translated.prompt.messages;
+    expect(user).toEqual({ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image', image: new Uint8Array(Buffer.from(PNG, 'base64')), mediaType: 'image/png' }] });
+  });
+
+  it.each([
+    ['anthropic', 'an image, under the default text-only policy', image(`data:image/png;base64,${PNG}`), {}, 'is a "image_url" part; the model proxy translates text parts only for the anthropic backend'],
+    ['cloud-ai', 'an image, under the default text-only policy', image(`data:image/png;base64,${PNG}`), {}, 'translates text parts only for the cloud-ai backend'],
+    ['anthropic', 'a file part with images allowed', { type: 'file', file: { file_id: 'file-abc' } }, images, 'is a "file" part; the model proxy translates text parts and inline images only for the anthropic backend'],
+    ['cloud-ai', 'a file part with images allowed', { type: 'file', file: { file_id: 'file-abc' } }, images, 'is a "file" part'],
+    ['anthropic', 'audio with images allowed', { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }, images, 'is a "input_audio" part'],
+    ['cloud-ai', 'a remote image with images allowed', image('https://203.0.113.7/i.png'), images, 'image_url.url is not a base64 data: URL'],
+    ['anthropic', 'a remote image with images allowed', image('https://203.0.113.7/i.png'), images, 'image_url.url is not a base64 data: URL'],
+    ['cloud-ai', 'a text part carrying cache_control', { type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }, images, 'is a "text" part'],
+  ])('on %s, refuses %s even if the check had let it through', (backend, _, part, policy, message) => {
+    const translated = translateChatRequest(withPart(part), backend, undefined, policy as ContentPolicy);
+    expect(translated).toMatchObject({ ok: false, refusal: { status: 400, message: expect.stringContaining(`messages[1].content[1]`) } });
+    expect(!translated.ok && translated.refusal.message).toContain(message);
+  });
+
+  it('refuses an image outside a user message with images allowed', () => {
+    const translated = translateChatRequest(request({ messages: [{ role: 'system', content: [image(`data:image/png;base64,${PNG}`)] }, { role: 'user', content: 'x' }] }), 'anthropic', undefined, images);
+    expect(translated).toMatchObject({ ok: false, refusal: { message: expect.stringContaining('messages[0].content[0] is a "image_url" part') } });
   });
 });
 
