@@ -55,7 +55,7 @@ export const AGENT_OUTPUT_BOUNDS = {
   namesInText: 20,
 } as const;
 
-export type AgentOutputBounds = typeof AGENT_OUTPUT_BOUNDS;
+export type AgentOutputBounds = { readonly [K in keyof typeof AGENT_OUTPUT_BOUNDS]: number };
 
 export interface Kept<T> {
   kept: T[];
@@ -73,8 +73,8 @@ export function keepLast<T>(items: readonly T[], max: number): Kept<T> {
 }
 
 /** `{ <name>_dropped: n }` when something was dropped, else nothing: spread beside the list. */
-export function droppedCount(name: string, kept: Pick<Kept<unknown>, 'dropped'>): Record<string, number> {
-  return kept.dropped > 0 ? { [`${name}_dropped`]: kept.dropped } : {};
+export function droppedCount<N extends string>(name: N, kept: Pick<Kept<unknown>, 'dropped'>): { [K in `${N}_dropped`]?: number } {
+  return (kept.dropped > 0 ? { [`${name}_dropped`]: kept.dropped } : {}) as { [K in `${N}_dropped`]?: number };
 }
 
 export const clip = (text: string, max: number): string => (text.length <= max ? text : text.slice(0, max));
