@@ -1,10 +1,10 @@
 import type { Tracing } from '../../src/tracing/start-tracing';
-import { chmod, chown, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { agentBundlePath } from '../../src/agent/bundle-agent';
 import type { AgentTask, AgentTranscriptEntry, ReviewCycle } from '../../src/agent/agent-task';
-import { parseAgentResult, parseReviewCycle, parseTranscript } from '../../src/containers/agent-report';
+import { parseAgentResult, parseTranscript } from '../../src/containers/agent-report';
 import { readContainedFile, readContainedText } from '../../src/containers/contained-file';
 import { exposeWorkspace, hostTreeDir, syncWorkspaceIntoHostTree, WorkspaceSyncError, type WorkspaceSyncReport } from '../../src/containers/workspace-sync';
 import { stageAgentBundle } from '../../src/containers/mount-access';
@@ -28,6 +28,8 @@ import { createHash } from 'node:crypto';
 import { BUDGET_EXHAUSTED, BUDGET_RECOVERY, estimateTokens } from '../../src/budgets/token-budget';
 import { currentBudgetMeter } from './budget-guard';
 import { stationTraceContext } from './station-trace';
+import { containerStationResult } from './container-result';
+import { emptyReviewCycleTally, pollReviewCycles } from './review-cycle-poll';
 
 /** What a station of the container family says about itself; everything else is common to the family. */
 export interface ContainerStationSpec {
@@ -126,7 +128,7 @@ function spendLedgerPath(workDir: string, base: string): string {
 }
 const NO_LEFTOVER: LedgerSpend = { input_tokens: 0, output_tokens: 0, records: 0 };
 const MAX_OUTPUT_CHARS = 32_000;
-/** What the host reads of a file the container wrote: outputs, the result, the transcript, a review cycle. */
+/** What the host reads of a file the container wrote: outputs, the result, the transcript (review cycles: agent-output-bounds.ts). */
 const MAX_OUTPUT_BYTES = 256 * 1024;
 const MAX_RESULT_BYTES = 1024 * 1024;
 const MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024;
@@ -242,7 +244,8 @@ export function createContainerStations(deps: ContainerStationDeps) {
       const agentPath = stageAgentBundle(await (deps.agentBundle ?? agentBundlePath)(), config.container.workDir);
       timings.setup_ms = Date.now() - setupStarted;
 
-      const cycles = new Map<number, ReviewCycle>();
+      // Bounded in count as well as size: a hostile agent may write thousands of cycle files (issue 41).
+      const cycles = emptyReviewCycleTally();
       const pollCycles = () => pollReviewCycles(workspaceDir, join('.service', step), cycles, (cycle) => recordCycle(cycle));
       const recordCycle = async (cycle: ReviewCycle) => {
         if (config.autoReview.recordPolledFiles === 'log') logger.info('review cycle', { ...cycle });
@@ -327,29 +330,14 @@ export function createContainerStations(deps: ContainerStationDeps) {
 
       const verdict = agent.review.verdict;
       const outcome = containerOutcome({ agentStatus: agent.status, outputsMissing: agent.outputs_missing.length > 0 || refusedOutputs.length > 0, verdict, committed: Boolean(commit.sha) });
-      const result: StationResult = {
-        outcome,
-        data: {
-          repository, branch: workspace.branch, base_sha: workspace.baseSha, resumed: workspace.resumed, commit_sha: commit.sha, files: commit.files.slice(0, 200),
-          outputs: outputTexts,
-          ...(refusedOutputs.length > 0 || sync.refused.length > 0 ? { refused: [...refusedOutputs, ...sync.refused].slice(0, 50) } : {}),
-          agent: { status: agent.status, message: agent.message, steps: agent.steps, tool_calls: agent.tool_calls, final_text: agent.final_text.slice(0, 2000), first_tool_call_ms: agent.first_tool_call_ms },
-          review: { verdict, cycles: [...cycles.values()].sort((a, b) => a.cycle - b.cycle) },
-          transcript: transcript.slice(-50).map((entry) => ({ tool: entry.tool, input: entry.input.slice(0, 200), ms: entry.ms })),
-          model_calls: proxy.calls.slice(-50),
-          ...(proxy.mcpCalls.length ? { tool_server_calls: proxy.mcpCalls.slice(-50) } : {}),
-          container: { name: run.name, exit_code: run.exitCode, duration_ms: run.durationMs, warnings: run.warnings, egress },
-          timings,
-        },
-        artifacts: Object.fromEntries(Object.entries(outputTexts).map(([path, text]) => [path, { text, digest: digest(text) }])),
-        effects: commit.sha ? [{
-          name: 'push', required: true,
-          operation: { kind: 'git.push', repository, branch: workspace.branch, commit_sha: commit.sha, base_sha: workspace.resumed ? workspace.baseSha : null, workspace: hostDir, mode },
-        }] : [],
-        summary: `${input.station}: agent ${agent.status} in ${agent.steps} steps, ${commit.files.length} files changed${verdict !== 'not_reviewed' ? `, review ${verdict}` : ''}`,
+      const { result, bytes, trimmed } = containerStationResult({
+        station: input.station, outcome, repository, workspace, commit, push: { hostDir, mode }, outputs: outputTexts, refused: [...refusedOutputs, ...sync.refused],
+        agent, cycles, transcript, modelCalls: proxy.calls, toolServerCalls: proxy.mcpCalls,
+        container: { name: run.name, exitCode: run.exitCode, durationMs: run.durationMs, warnings: run.warnings, egress }, timings,
         usage: { ...chargedUsage(leftover, proxy.usage()), model: `${resolved.target.connection}:${resolved.target.model}` },
-      };
-      logger.info('container station finished', { outcome, container: run.name, duration_ms: run.durationMs, commit: commit.sha, read_only: Boolean(spec.readOnly) });
+      });
+      if (trimmed.length > 0) logger.warn('container station result trimmed to its budget', { container: run.name, bytes, trimmed: trimmed.map((part) => `${part.part} (${part.bytes} bytes)`) });
+      logger.info('container station finished', { outcome, container: run.name, duration_ms: run.durationMs, commit: commit.sha, read_only: Boolean(spec.readOnly), result_bytes: bytes });
       return result;
     };
     return async (input) => {
@@ -384,20 +372,6 @@ export function createContainerStations(deps: ContainerStationDeps) {
       }
     };
   };
-}
-
-/** New `review_cycle_<N>.json` files since the last poll, each recorded once; read as data (no links, bounded, checked). */
-export async function pollReviewCycles(root: string, folder: string, seen: Map<number, ReviewCycle>, record: (cycle: ReviewCycle) => Promise<void>): Promise<void> {
-  const names = await readdir(join(root, folder)).catch(() => [] as string[]);
-  for (const name of names) {
-    const match = /^review_cycle_(\d+)\.json$/.exec(name);
-    if (!match || seen.has(Number(match[1]))) continue;
-    const text = await readContainedText(root, join(folder, name), MAX_RESULT_BYTES);
-    const cycle = text === undefined ? undefined : parseReviewCycle(text);
-    if (!cycle) continue; // being written, or not a cycle: the next poll reads it again
-    seen.set(Number(match[1]), cycle);
-    await record(cycle);
-  }
 }
 
 async function readTranscript(runDir: string): Promise<AgentTranscriptEntry[]> {

@@ -8,6 +8,8 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEffectActivities } from '../../activities/effect-activities';
 import { createContainerStations, type ContainerStationSpec } from '../../activities/stations/container-station';
+import { createImplementationStations } from '../../activities/stations/code-change/implementation-stations';
+import { STATION_RESULT_BUDGET_BYTES } from '../../activities/stations/station-result-bound';
 import type { ModelConnection } from '../../src/config/model-configuration';
 import type { ServiceConfig } from '../../src/config/service-config';
 import { createGitRemotes, runGit } from '../../src/containers/git-remote';
@@ -766,5 +768,49 @@ const ask = (text, extra) => Object.assign({ model: 'agent-model', messages: [{ 
     } finally {
       await proxied.close();
     }
+  }, 360_000);
+
+  it('returns a result under its budget, counting what it dropped, when the agent writes 1,000 review cycle files of 8 KB and 1,500 findings', async () => {
+    const key = 'FLOOD-1';
+    const recordDir = join(workDir, 'records-flood-1');
+    const cycles = 1_000;
+    const cycle = (n: string) => `{"cycle":${n},"max_cycles":${cycles},"verdict":"REJECTED","feedback":"%s","skill":"local_review","elapsed_seconds":1,"timestamp":"2026-11-28T00:00:00Z"}`;
+    const findings = `node -e ${sq("require('fs').writeFileSync('.service/local_review.json', JSON.stringify({ verdict: 'changes_needed', findings: Array.from({ length: 1500 }, (_, i) => ({ problem: 'p' + i })) }))")}`;
+    scriptAgent(hostile(
+      'mkdir -p .service/local_review',
+      'feedback=$(head -c 7800 /dev/zero | tr "\\0" x)',
+      `for i in $(seq 1 ${cycles}); do printf ${sq(cycle('%d'))} "$i" "$feedback" > .service/local_review/review_cycle_$i.json; done`,
+      findings,
+      'ls .service/local_review | wc -l; du -sk .service/local_review; wc -c < .service/local_review.json',
+    ));
+    // The real local_review station: the container family, then the findings read from the agent's file.
+    const config = {
+      container: {
+        image: 'service-dev:latest', memoryLimit: '1g', cpuLimit: 1, timeoutSeconds: 120, pidsLimit: 512, egressRepos: [], workDir,
+        podmanUser: 'service-podman', agentMaxSteps: 20, agentCommandTimeoutSeconds: 60,
+      },
+      autoReview: { maxRetries: 3, pollIntervalSeconds: 0.5, recordPolledFiles: 'copy' as const },
+    };
+    const review = createImplementationStations({
+      config, logger, account: () => resolvePodmanAccount(), remotes: remotes(), recordDir,
+      resolveModel: async () => ({ key: 'local_review', target: { connection: 'sim', model: 'agent-model' }, connection: { ...connection, base_url: model.url }, source: 'deployment_default' }) as never,
+    }).local_review!;
+    const started = Date.now();
+    const settled = await review(input(key, { node: 'local_review', station: 'local_review', params: {}, outputs: { next_repository: { repository: REPO } } }))
+      .then((result) => ({ result, error: undefined }), (error: unknown) => ({ result: undefined, error: error as StationError }));
+    const ms = Date.now() - started;
+    expectPlanted(1);
+    expect(toolOutputs()[0], 'what the agent wrote').toMatch(new RegExp(`^${cycles}$`, 'm'));
+    expect(settled.error?.message, 'the station failed').toBeUndefined();
+    const result = settled.result!;
+    const size = Buffer.byteLength(JSON.stringify(result));
+    const data = result.data as { review: { cycles: unknown[]; cycles_dropped?: number }; findings: unknown[]; findings_dropped?: number; trimmed?: unknown };
+    expect.soft(size, `the serialized station result (${size} bytes, ${ms} ms)`).toBeLessThan(STATION_RESULT_BUDGET_BYTES);
+    expect.soft(result.outcome).toBe('changes_needed');
+    expect.soft({ cycles: data.review.cycles.length, cycles_dropped: data.review.cycles_dropped }).toEqual({ cycles: 20, cycles_dropped: 980 });
+    expect.soft({ findings: data.findings.length, findings_dropped: data.findings_dropped }).toEqual({ findings: 30, findings_dropped: 1_470 });
+    expect.soft(data.trimmed, 'parts the budget guard had to empty').toBeUndefined();
+    const records = readdirSync(join(recordDir, key, 'local_review-1', 'local_review'));
+    expect.soft(records, 'review cycles copied into the records').toHaveLength(20);
   }, 360_000);
 });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { PullRequest, CheckRun, RepoRef } from '../../../src/providers/scmhost/scmhost-types';
 import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
+import { AGENT_OUTPUT_BOUNDS, clip, droppedCount, issuesText, keepFirst } from '../agent-output-bounds';
 import { createContainerStations, type ContainerStationDeps } from '../container-station';
+import { boundStationResult } from '../station-result-bound';
 import { stationFailure } from '../station-failure';
 import { ciVerdict, pipelineCheckRuns, type CiFailure } from './ci-verdict';
 import type { GitLabClient } from '../../../src/providers/gitlab/gitlab-client';
@@ -55,9 +57,13 @@ const analysisSchema = z.object({
   summary: z.string().default(''),
   causes: z.array(z.object({ check: z.string().default(''), cause: z.string(), file: z.string().optional(), fix: z.string().default('') })).default([]),
 });
-export type CiAnalysis = z.infer<typeof analysisSchema>;
+/** The analysis as the fix and the station's data get it: its first causes, and how many more the agent wrote. */
+export type CiAnalysis = z.infer<typeof analysisSchema> & { causes_dropped?: number };
 
-/** The analysis the agent wrote, or what is wrong with it. Pure; exported for tests. */
+/**
+ * The analysis the agent wrote, or what is wrong with it; the first AGENT_OUTPUT_BOUNDS.ciCauses causes, each text
+ * bounded. Pure; exported for tests.
+ */
 export function parseCiAnalysis(text: string | undefined): CiAnalysis | { error: string } {
   if (text === undefined) return { error: `${CI_ANALYSIS_FILE} was not written` };
   let json: unknown;
@@ -67,7 +73,14 @@ export function parseCiAnalysis(text: string | undefined): CiAnalysis | { error:
     return { error: `${CI_ANALYSIS_FILE} is not JSON` };
   }
   const parsed = analysisSchema.safeParse(json);
-  return parsed.success ? parsed.data : { error: `${CI_ANALYSIS_FILE}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'} ${i.message}`).join('; ')}` };
+  if (!parsed.success) return { error: `${CI_ANALYSIS_FILE}: ${issuesText(parsed.error.issues)}` };
+  const max = AGENT_OUTPUT_BOUNDS.ciCauseChars;
+  const causes = keepFirst(parsed.data.causes, AGENT_OUTPUT_BOUNDS.ciCauses);
+  return {
+    summary: clip(parsed.data.summary, max),
+    causes: causes.kept.map((c) => ({ check: clip(c.check, 200), cause: clip(c.cause, max), ...(c.file === undefined ? {} : { file: clip(c.file, AGENT_OUTPUT_BOUNDS.pathChars) }), fix: clip(c.fix, max) })),
+    ...droppedCount('causes', causes),
+  };
 }
 
 function failedChecksText(failing: FailingPullRequest): string[] {
@@ -236,12 +249,12 @@ export function createCiStations(deps: CiStationDeps): Record<string, StationAct
         operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: `🔧 CI fix attempt ${attempt}/${deps.maxFixAttempts} on ${failing.pull_request}: ${names} failed; a fix was pushed${data.commit_sha ? ` (${data.commit_sha.slice(0, 7)})` : ''}. CI runs again.` },
       };
       const spent = [analysed.usage, result.usage, sync?.usage].filter((u): u is NonNullable<typeof u> => Boolean(u));
-      return {
+      return boundStationResult({
         ...result, outcome: 'fixed', effects: [...(result.effects ?? []), ...(sync ? [sync.effect] : []), progress],
         ...(spent.length ? { usage: { ...spent[0]!, input_tokens: spent.reduce((n, u) => n + u.input_tokens, 0), output_tokens: spent.reduce((n, u) => n + u.output_tokens, 0) } } : {}),
         data: { ...result.data, attempt, pull_request: failing.pull_request, analysis },
         summary: `CI fix attempt ${attempt}/${deps.maxFixAttempts} in ${failing.repository}: ${result.summary ?? ''}`.slice(0, 500),
-      };
+      }).result;
     },
   };
 }

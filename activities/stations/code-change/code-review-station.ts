@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EffectIntent, StationActivity, StationInput, StationResult } from '../../../workflows/runtime/station-types';
+import { issuesText } from '../agent-output-bounds';
 import { createContainerStations, type ContainerStationDeps } from '../container-station';
 import { stationFailure } from '../station-failure';
 import { parsePullRequestRef } from './code-change-context';
@@ -37,7 +38,7 @@ export function parseCodeReview(text: string | undefined): CodeReview | { error:
     return { error: `${CODE_REVIEW_FILE} is not JSON` };
   }
   const parsed = reviewSchema.safeParse(json);
-  if (!parsed.success) return { error: `${CODE_REVIEW_FILE}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'} ${i.message}`).join('; ')}` };
+  if (!parsed.success) return { error: `${CODE_REVIEW_FILE}: ${issuesText(parsed.error.issues)}` };
   return parsed.data;
 }
 

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { StationActivity, StationInput, StationResult } from '../../../workflows/runtime/station-types';
 import { createAnalyzeBugStation, type AnalysisTracker } from '../bug/analyze-bug-station';
 import { bugDocumentationText, bugLocalReviewText, chosenOption, implementBugFixText } from '../bug/bug-task-text';
+import { AGENT_OUTPUT_BOUNDS, clip, droppedCount, issuesText, keepFirst } from '../agent-output-bounds';
 import { createContainerStations, type ContainerStationDeps, type ContainerStationSpec } from '../container-station';
+import { boundStationResult } from '../station-result-bound';
 import type { RepositoriesReader } from '../planning/repositories';
 import { stationFailure } from '../station-failure';
 import {
@@ -78,8 +80,24 @@ export function parseLocalReview(text: string | undefined, file = LOCAL_REVIEW_F
     return { error: `${file} is not JSON` };
   }
   const parsed = localReviewSchema.safeParse(json);
-  if (!parsed.success) return { error: `${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'} ${i.message}`).join('; ')}` };
+  if (!parsed.success) return { error: `${file}: ${issuesText(parsed.error.issues)}` };
   return parsed.data;
+}
+
+/**
+ * The findings a review keeps for the next run (and the pull request's warning): the first
+ * AGENT_OUTPUT_BOUNDS.findings, each text bounded, and how many were left out. Pure; exported for tests.
+ */
+export function keptFindings(findings: readonly LocalReviewFinding[], bounds = AGENT_OUTPUT_BOUNDS): { findings: LocalReviewFinding[]; findings_dropped?: number } {
+  const first = keepFirst(findings, bounds.findings);
+  return {
+    findings: first.kept.map((f) => ({
+      ...(f.file === undefined ? {} : { file: clip(f.file, bounds.pathChars) }),
+      problem: clip(f.problem, bounds.findingChars),
+      ...(f.suggestion === undefined ? {} : { suggestion: clip(f.suggestion, bounds.findingChars) }),
+    })),
+    ...droppedCount('findings', first),
+  };
 }
 
 export function createImplementationStations(deps: ImplementationStationDeps): Record<string, StationActivity> {
@@ -165,12 +183,12 @@ export function createImplementationStations(deps: ImplementationStationDeps): R
     if ('error' in verdict) {
       throw stationFailure({ code: 'agent_output_invalid', message: `${title} of ${repository}: ${verdict.error}`, recovery: 'add service:retry to review again' });
     }
-    return {
+    return boundStationResult({
       ...result,
       outcome: verdict.verdict,
-      data: { ...result.data, verdict: verdict.verdict, findings: verdict.findings.slice(0, 30) },
+      data: { ...result.data, verdict: verdict.verdict, ...keptFindings(verdict.findings) },
       summary: `${title} of ${repository}: ${verdict.verdict}${verdict.findings.length ? ` (${verdict.findings.length} findings)` : ''}`,
-    };
+    }).result;
   };
 
   const analysis = deps.tracker && deps.repositories

@@ -4,6 +4,7 @@ import { commitWorkspace, filesWithConflictMarkers, prepareWorkspace, serviceBra
 import { hostTreeDir } from '../../../src/containers/workspace-sync';
 import type { PullRequest, RepoRef } from '../../../src/providers/scmhost/scmhost-types';
 import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
+import { namesInText } from '../agent-output-bounds';
 import { createContainerStations, type ContainerStationDeps, type ContainerStationSpec } from '../container-station';
 import { stationFailure } from '../station-failure';
 import { parsePullRequestRef } from './code-change-context';
@@ -69,7 +70,7 @@ export function createRebaseStation(deps: RebaseStationDeps): Record<string, Sta
       if (left.length > 0) {
         throw stationFailure({
           code: 'rebase_conflict',
-          message: `merging ${String(input.params?.base)} into ${serviceBranch(input.ticket_key)} of ${String(input.params?.repository)} left conflicts the agent did not resolve: ${left.join(', ')}`,
+          message: `merging ${String(input.params?.base)} into ${serviceBranch(input.ticket_key)} of ${String(input.params?.repository)} left conflicts the agent did not resolve: ${namesInText(left)}`,
           recovery: `merge ${String(input.params?.base)} into the branch by hand and push, then add service:retry`,
         });
       }
@@ -154,12 +155,12 @@ export function createRebaseStation(deps: RebaseStationDeps): Record<string, Sta
         if (result.outcome === 'agent_failed' || !data.commit_sha) {
           throw stationFailure({
             code: 'rebase_conflict',
-            message: `merging ${pull.baseRef} into ${workspace.branch} of ${parsed.repository} has conflicts in ${merge.conflicts.join(', ')} that the agent could not resolve${data.agent.message ? `: ${data.agent.message}` : ''}`,
+            message: `merging ${pull.baseRef} into ${workspace.branch} of ${parsed.repository} has conflicts in ${namesInText(merge.conflicts)} that the agent could not resolve${data.agent.message ? `: ${data.agent.message}` : ''}`,
             recovery: `merge ${pull.baseRef} into the branch by hand and push, then add service:retry`,
           });
         }
         effects.push(...(result.effects ?? []).map((e) => ({ ...e, name: issueEffectName(e.name, parsed.repository), operation: fork && !gitlab ? pushToFork(e.operation, fork) : e.operation })));
-        done.push(`${ref}: merged ${pull.baseRef}, conflicts in ${merge.conflicts.join(', ')} resolved`);
+        done.push(`${ref}: merged ${pull.baseRef}, conflicts in ${namesInText(merge.conflicts)} resolved`);
       }
       return { outcome: 'rebased', effects, data: { results: done }, summary: done.join('; ').slice(0, 500) || 'no pull request to rebase' };
     },

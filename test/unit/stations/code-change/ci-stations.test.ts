@@ -87,3 +87,21 @@ describe('parseCiAnalysis', () => {
     expect(parseCiAnalysis('{"causes":[{}]}')).toMatchObject({ error: expect.stringContaining('causes.0.cause') });
   });
 });
+
+describe('parseCiAnalysis, against an agent that writes thousands of causes', () => {
+  it('hands on the first 20 causes with bounded texts and says how many more there were', () => {
+    const causes = Array.from({ length: 500 }, (_, i) => ({ check: 'c'.repeat(1_000), cause: `cause ${i}`, file: 'f'.repeat(1_000), fix: 'x'.repeat(5_000) }));
+    const analysis = parseCiAnalysis(JSON.stringify({ summary: 's'.repeat(30_000), causes }));
+    if ('error' in analysis) throw new Error(analysis.error);
+    expect(analysis.causes.map((c) => c.cause)).toEqual(Array.from({ length: 20 }, (_, i) => `cause ${i}`));
+    expect(analysis.causes_dropped).toBe(480);
+    expect(analysis.summary).toHaveLength(2_000);
+    expect(analysis.causes[0]).toMatchObject({ check: 'c'.repeat(200), file: 'f'.repeat(500), fix: 'x'.repeat(2_000) });
+  });
+
+  it('names the first problems of a file with thousands of bad causes, not all of them', () => {
+    const analysis = parseCiAnalysis(JSON.stringify({ causes: Array.from({ length: 3_000 }, () => ({})) }));
+    expect('error' in analysis && analysis.error.length).toBeLessThan(1_500);
+    expect(analysis).toMatchObject({ error: expect.stringMatching(/; and 2990 more problems$/) });
+  });
+});

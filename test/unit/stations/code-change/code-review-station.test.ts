@@ -20,4 +20,14 @@ describe('code review', () => {
     ]);
     expect(codeReviewBody({ summary: '', findings: [] })).toContain('Nothing to flag.');
   });
+
+  it('posts the 30 most severe of thousands of findings and says how many more there were; names the first problems of a bad file', () => {
+    const findings = Array.from({ length: 1_000 }, (_, i) => ({ severity: 'low' as const, comment: `c${i}` }));
+    const body = codeReviewBody({ summary: 's', findings });
+    expect(body.split('\n').filter((line) => line.startsWith('- **'))).toHaveLength(30);
+    expect(body).toContain('(970 more not shown)');
+    const bad = parseCodeReview(JSON.stringify({ findings: Array.from({ length: 3_000 }, () => ({ severity: 'urgent' })) }));
+    expect('error' in bad && bad.error.length).toBeLessThan(1_500);
+    expect(bad).toMatchObject({ error: expect.stringMatching(/; and \d+ more problems$/) });
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { currentRepository, parsePullRequestRef, pullRequestRef } from '../../../../activities/stations/code-change/code-change-context';
-import { parseLocalReview } from '../../../../activities/stations/code-change/implementation-stations';
+import { keptFindings, parseLocalReview } from '../../../../activities/stations/code-change/implementation-stations';
 import { implementTaskText, localReviewFindings, tasksOfRepository } from '../../../../activities/stations/code-change/implementation-task-text';
 import type { StationInput } from '../../../../workflows/runtime/station-types';
 
@@ -68,5 +68,26 @@ describe('parseLocalReview', () => {
     expect(parseLocalReview(undefined)).toEqual({ error: '.service/local_review.json was not written' });
     expect(parseLocalReview('verdict: passed')).toEqual({ error: '.service/local_review.json is not JSON' });
     expect(parseLocalReview('{"verdict":"great"}')).toMatchObject({ error: expect.stringContaining('verdict') });
+  });
+});
+
+describe('the findings a review keeps, against an agent that writes thousands', () => {
+  it('keeps the first 30 of 1,500 findings with bounded texts and says 1,470 were dropped', () => {
+    // As many as fit in the 32,000 characters the host reads of the file.
+    const findings = Array.from({ length: 1_500 }, (_, i) => ({ problem: `p${i}` }));
+    const parsed = parseLocalReview(JSON.stringify({ verdict: 'changes_needed', findings }));
+    if ('error' in parsed) throw new Error(parsed.error);
+    const kept = keptFindings(parsed.findings);
+    expect(kept.findings.map((f) => f.problem)).toEqual(Array.from({ length: 30 }, (_, i) => `p${i}`));
+    expect(kept.findings_dropped).toBe(1_470);
+    const long = keptFindings([{ file: 'f'.repeat(30_000), problem: 'p'.repeat(30_000), suggestion: 's'.repeat(30_000) }]);
+    expect(long.findings[0]).toEqual({ file: 'f'.repeat(500), problem: 'p'.repeat(2_000), suggestion: 's'.repeat(2_000) });
+    expect(long).not.toHaveProperty('findings_dropped');
+  });
+
+  it('names the first problems of a file with thousands of bad findings, not all of them', () => {
+    const parsed = parseLocalReview(JSON.stringify({ verdict: 'changes_needed', findings: Array.from({ length: 3_000 }, () => ({ problem: 1 })) }));
+    expect('error' in parsed && parsed.error.length).toBeLessThan(1_500);
+    expect(parsed).toMatchObject({ error: expect.stringMatching(/findings\.0\.problem .*; and 2990 more problems$/) });
   });
 });
