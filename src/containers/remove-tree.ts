@@ -21,27 +21,39 @@ export class RemoveTreeError extends Error {
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
 
+/** Rounds of moving folders up; one is enough unless entries vanish under the walk (see below). */
+const MAX_ROUNDS = 8;
+
 export async function removeTree(path: string): Promise<void> {
-  try {
-    await rm(path, { recursive: true, force: true });
-    return;
-  } catch (error) {
-    if (code(error) !== 'ENAMETOOLONG') throw error;
+  for (let round = 0; ; round += 1) {
+    try {
+      await rm(path, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if (code(error) !== 'ENAMETOOLONG' || round >= MAX_ROUNDS) throw error;
+    }
+    if (Buffer.byteLength(path) > HOIST_AT_BYTES / 2) {
+      throw new RemoveTreeError(`${path.slice(0, 200)} is too deep to remove and its own path is too long to move its folders up; remove it by hand (rm -rf)`);
+    }
+    await hoistDeepFolders(path);
   }
-  if (Buffer.byteLength(path) > HOIST_AT_BYTES / 2) {
-    throw new RemoveTreeError(`${path.slice(0, 200)} is too deep to remove and its own path is too long to move its folders up; remove it by hand (rm -rf)`);
-  }
-  await hoistDeepFolders(path);
-  await rm(path, { recursive: true, force: true });
 }
 
-/** Moves every folder deeper than HOIST_AT_BYTES to the top of `root`, repeatedly, until none is left that deep. */
+/**
+ * Moves every folder deeper than HOIST_AT_BYTES to the top of `root`, repeatedly, until none is left that deep. The
+ * failed `fs.rm` before it may still be removing entries (it works on siblings in parallel and rejects at the first
+ * error): an entry that is gone is skipped.
+ */
 async function hoistDeepFolders(root: string): Promise<void> {
   const pending = [root];
   while (pending.length > 0) {
     const start = pending.pop()!;
     const walk = async (folder: string): Promise<void> => {
-      for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const entries = await readdir(folder, { withFileTypes: true }).catch((error: unknown) => {
+        if (code(error) === 'ENOENT') return [];
+        throw error;
+      });
+      for (const entry of entries) {
         if (!entry.isDirectory()) continue;
         const path = join(folder, entry.name);
         if (Buffer.byteLength(path) <= HOIST_AT_BYTES) {
@@ -49,8 +61,11 @@ async function hoistDeepFolders(root: string): Promise<void> {
           continue;
         }
         const moved = join(root, `.deep-${randomBytes(8).toString('hex')}`);
-        await rename(path, moved);
-        pending.push(moved);
+        const done = await rename(path, moved).then(() => true, (error: unknown) => {
+          if (code(error) === 'ENOENT') return false;
+          throw error;
+        });
+        if (done) pending.push(moved);
       }
     };
     await walk(start);
