@@ -203,7 +203,10 @@ function withReachableWorkDir(config: ServiceConfig, logger: Logger): ServiceCon
 /** Station folders left by failed or abandoned stations, in the background (issue 30, point 9). */
 function sweepWorkspacesInBackground(workDir: string, logger: Logger): void {
   void sweepStaleWorkspaces(workDir).then(
-    (removed) => { if (removed.length > 0) logger.info('removed stale station folders', { count: removed.length, work_dir: workDir }); },
+    ({ removed, failed }) => {
+      if (removed.length > 0) logger.info('removed stale station folders', { count: removed.length, work_dir: workDir });
+      for (const failure of failed) logger.warn('could not remove a stale station folder', { work_dir: workDir, folder: failure.path, error: failure.error });
+    },
     (error: unknown) => logger.warn('could not sweep stale station folders', { error: (error as Error).message }),
   );
 }

@@ -1,5 +1,5 @@
 import type { Tracing } from '../../src/tracing/start-tracing';
-import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { agentBundlePath } from '../../src/agent/bundle-agent';
@@ -18,7 +18,8 @@ import { workerLabelValue, WORKER_LABEL } from '../../src/containers/orphan-swee
 import type { PodmanAccount } from '../../src/containers/podman-account';
 import { runContainer } from '../../src/containers/run-container';
 import { chargedUsage, ledgerAfterAttempt, readSpendLedger, removeSpendLedger, spendLedgerWriter, type LedgerSpend } from '../../src/containers/spend-ledger';
-import { commitWorkspace, prepareWorkspace, serviceBranch, type WorkspaceCommit } from '../../src/containers/workspace';
+import { commitWorkspace, prepareWorkspace, serviceBranch, WorkspaceCommitError, type WorkspaceCommit } from '../../src/containers/workspace';
+import { removeTree } from '../../src/containers/remove-tree';
 import type { Logger } from '../../src/logging/logger';
 import type { ResolvedTarget } from '../../src/models/model-client';
 import { redactSecrets } from '../../src/redaction/redact-secrets';
@@ -209,7 +210,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
       if (spec.prepare) await spec.prepare(hostDir, input);
       await exposeWorkspace(hostDir, workspaceDir, owner);
       // The run folder holds the task and the proxy's socket: the container's account alone (and the worker) reach it.
-      await rm(runDir, { recursive: true, force: true });
+      await removeTree(runDir);
       await mkdir(runDir, { recursive: true, mode: 0o700 });
       if (owner) await chown(runDir, owner.uid, owner.gid);
 
@@ -281,7 +282,7 @@ export function createContainerStations(deps: ContainerStationDeps) {
         await proxy.close();
         meter?.record(proxy.usage().input_tokens + proxy.usage().output_tokens);
         // The task file and the socket go with the run; the transcript and result are read below first.
-        if (!(await readContainedFile(runDir, 'result.json', 1)).ok) await rm(runDir, { recursive: true, force: true });
+        if (!(await readContainedFile(runDir, 'result.json', 1)).ok) await removeTree(runDir);
       }
       timings.agent_ms = Date.now() - agentStarted;
       await pollCycles();
@@ -313,19 +314,21 @@ export function createContainerStations(deps: ContainerStationDeps) {
       let commit: WorkspaceCommit = { sha: null, files: [] };
       // A read-only run's changes stay in the container's copy: the host neither copies nor commits anything.
       if (!spec.readOnly) {
+        // A workspace the host cannot take is the agent's doing: running it again would make it again (issue 41).
         try {
           sync = await syncWorkspaceIntoHostTree(workspaceDir, hostDir);
+          if (spec.beforeCommit && agent.status !== 'failed') await spec.beforeCommit(hostDir, input);
+          commit = await commitWorkspace(hostDir, spec.commitMessage(input));
         } catch (error) {
-          if (error instanceof WorkspaceSyncError) throw stationFailure('workspace_refused', `the ${input.station} container left a workspace the host will not commit: ${error.message}`, 'make the change smaller or remove the large files from the task, then add service:retry');
+          if (error instanceof WorkspaceSyncError) throw stationFailure('workspace_refused', `the ${input.station} container left a workspace the host will not commit: ${error.message}`, error.recovery);
+          if (error instanceof WorkspaceCommitError) throw stationFailure('workspace_refused', `the ${input.station} container left a workspace host git will not commit: ${error.message}`, 'change the task so that the agent does not make the path git names, then add service:retry');
           throw error;
         }
-        if (spec.beforeCommit && agent.status !== 'failed') await spec.beforeCommit(hostDir, input);
-        commit = await commitWorkspace(hostDir, spec.commitMessage(input));
       }
       // The container's copy has served its purpose: the commit and the push use the host's tree, and without a
       // commit there is no push, so the whole station folder goes.
-      await rm(runDir, { recursive: true, force: true });
-      await rm(commit.sha ? workspaceDir : base, { recursive: true, force: true });
+      await removeTree(runDir);
+      await removeTree(commit.sha ? workspaceDir : base);
       timings.teardown_ms = Date.now() - teardownStarted;
 
       const verdict = agent.review.verdict;
@@ -367,8 +370,8 @@ export function createContainerStations(deps: ContainerStationDeps) {
         // The run folder (task, socket, result) lives only as long as the attempt, whatever ended it; a read-only
         // run keeps nothing at all, also when it failed, so the next run of the same input starts clean.
         const base = stationBase(config.container.workDir, input);
-        await rm(runFolder(config.container.workDir, base), { recursive: true, force: true });
-        if (spec.readOnly) await rm(base, { recursive: true, force: true });
+        await removeTree(runFolder(config.container.workDir, base));
+        if (spec.readOnly) await removeTree(base);
       }
     };
   };

@@ -57,12 +57,27 @@ export interface WorkspaceCommit {
   files: string[];
 }
 
+/**
+ * Host git refused to add or commit a tree (issue 41): the tree holds something git will not take (a path that the
+ * sync's own checks missed). Running the agent again would make the same tree, so a station stops here.
+ */
+export class WorkspaceCommitError extends Error {
+  override readonly name = 'WorkspaceCommitError';
+}
+
+/** Git's message, cut short: it can name thousands of paths. */
+const gitRefusal = (error: unknown) => (error as Error).message.slice(0, 1000);
+
 /** Commits everything the agent changed (outside `.service/`) as the service, on the host. */
 export async function commitWorkspace(dir: string, message: string, author = { name: 'service', email: 'service@localhost' }): Promise<WorkspaceCommit> {
-  await runGit(['add', '--all'], { cwd: dir });
+  await runGit(['add', '--all'], { cwd: dir }).catch((error: unknown) => {
+    throw new WorkspaceCommitError(`host git did not add the tree: ${gitRefusal(error)}`);
+  });
   const files = (await runGit(['diff', '--cached', '--name-only'], { cwd: dir })).split('\n').filter(Boolean);
   if (files.length === 0) return { sha: null, files };
-  await runGit(['-c', `user.name=${author.name}`, '-c', `user.email=${author.email}`, 'commit', '--quiet', '--no-verify', '-m', message], { cwd: dir });
+  await runGit(['-c', `user.name=${author.name}`, '-c', `user.email=${author.email}`, 'commit', '--quiet', '--no-verify', '-m', message], { cwd: dir }).catch((error: unknown) => {
+    throw new WorkspaceCommitError(`host git did not commit the tree: ${gitRefusal(error)}`);
+  });
   return { sha: (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).trim(), files };
 }
 

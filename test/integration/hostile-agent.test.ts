@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
-  chmodSync, closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync,
+  chmodSync, closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,7 +19,8 @@ import { startModelSimulator, type ChatCompletionRequest, type ModelSimulator, t
 import { gitIn } from '../../src/sandbox/scmhost-simulator/git-smart-http';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import type { EffectAttemptResult, EffectOperation } from '../../workflows/effects/effect-types';
-import type { StationInput, StationResult } from '../../workflows/runtime/station-types';
+import { STATION_FAILURE_TYPE, type StationFailureDetails, type StationInput, type StationResult } from '../../workflows/runtime/station-types';
+import { removeTree } from '../../src/containers/remove-tree';
 import { ensureContainerImage } from '../helpers/container-image';
 import { startHostTripwires, type HostTripwires } from '../helpers/host-tripwires';
 
@@ -283,7 +284,9 @@ describe('a hostile agent in a real container cannot reach the host', () => {
       try { names = readdirSync(dir); } catch { return; }
       for (const name of names) {
         const path = join(dir, name);
-        const stat = lstatSync(path, { throwIfNoEntry: false });
+        // Past PATH_MAX (a tree the agent built deeper than that) there is no FIFO the host could have opened.
+        let stat;
+        try { stat = lstatSync(path, { throwIfNoEntry: false }); } catch { continue; }
         if (stat?.isDirectory()) walk(path);
         else if (stat?.isFIFO()) {
           try { closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK)); released += 1; } catch { /* no reader */ }
@@ -343,7 +346,8 @@ describe('a hostile agent in a real container cannot reach the host', () => {
     await model?.close();
     await tripwires?.close();
     if (workDir) releaseFifos(workDir);
-    for (const dir of [workDir, hostDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+    // A refused station leaves its folder, which can hold a tree deeper than fs.rm removes.
+    for (const dir of [workDir, hostDir]) if (dir) await removeTree(dir);
   });
 
   describe('host git never runs what the agent planted in the workspace', () => {
@@ -653,6 +657,72 @@ describe('a hostile agent in a real container cannot reach the host', () => {
       if (run.result) await push(run, key);
       expectAbsent(HOST_SECRET, { 'the pushed commits': await pushedHistory(key) }, 'the content of a host file the agent linked to reached the source host in');
     }, 360_000);
+  });
+
+  describe('links are judged by where they resolve, and a workspace the host cannot take is a block (issue 41)', () => {
+    const up = (levels: number) => Array.from({ length: levels }, () => '..').join('/');
+    const deep = Array.from({ length: 20 }, (_, index) => `d${index + 1}`).join('/');
+
+    it('pushes no link that leads out of a clone: the 21-level chain r and esc through it', async () => {
+      const key = 'CHAIN-1';
+      scriptAgent(hostile(
+        `printf 'hello, chain\\n' > hello.txt`,
+        `mkdir -p ${deep}`,
+        // r climbs the twenty folders back to the root; esc's text stays inside, but through r it climbs past the root.
+        `ln -s ${up(20)} ${deep}/r`,
+        `ln -s r/${up(20)}/etc/shadow ${deep}/esc`,
+        `ln -s ${up(21)} ${deep}/r21`,
+        `readlink -f ${deep}/esc`,
+      ));
+      const run = await runStation(taskSpec(), input(key));
+      expectPlanted(1);
+      expect(toolOutputs()[0], 'esc resolves to /etc/shadow inside the container').toContain('/etc/shadow');
+      expectSettled(run, 240);
+      const refused = ((run.result?.data as { refused?: Array<{ path: string }> } | undefined)?.refused ?? []).map((entry) => entry.path).sort();
+      expect(refused).toEqual([`${deep}/esc`, `${deep}/r21`]);
+      const pushed = await push(run, key);
+      await expectChangePushed(run, pushed, key, 'hello.txt', 'hello, chain\n');
+      const links = (await pushedTree(key)).filter((entry) => entry.mode === '120000').map((entry) => entry.path);
+      expect(links, 'the links pushed').toEqual([`${deep}/r`]);
+      // What anyone who clones the branch gets: every link resolves inside the clone.
+      const clone = mkdtempSync(join(workDir, 'clone-'));
+      execFileSync('git', ['clone', '--quiet', '--branch', branchOf(key), bare(), clone]);
+      const found = execFileSync('find', [clone, '-path', join(clone, '.git'), '-prune', '-o', '-type', 'l', '-print'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+      expect(found.length, 'links in the clone').toBeGreaterThan(0);
+      const leaving = found.filter((path) => {
+        const resolved = execFileSync('readlink', ['-m', path], { encoding: 'utf8' }).trim();
+        return resolved !== clone && !resolved.startsWith(`${clone}/`);
+      });
+      expect(leaving, 'links of the pushed branch that lead out of a clone').toEqual([]);
+    }, 360_000);
+
+    const odd: Array<{ key: string; what: string; plant: string[]; names: string }> = [
+      { key: 'ODD-1', what: 'a file named .git.', plant: [`printf '[core]\\n' > .git.`], names: '".git."' },
+      { key: 'ODD-2', what: 'GIT~1/config', plant: ['mkdir GIT~1', `printf '[core]\\n\\thooksPath = /tmp\\n' > GIT~1/config`], names: '"GIT~1"' },
+      {
+        key: 'ODD-3', what: 'a tree deeper than PATH_MAX',
+        plant: [`for i in $(seq 1 3); do mkdir -p ${Array.from({ length: 10 }, () => 'd'.repeat(200)).join('/')}; cd ${Array.from({ length: 10 }, () => 'd'.repeat(200)).join('/')}; done`, 'printf bottom > bottom.txt'],
+        names: 'longer than 1024 bytes',
+      },
+    ];
+    for (const { key, what, plant, names } of odd) {
+      it(`ends the station as workspace_refused after one agent run for ${what}, naming it`, async () => {
+        scriptAgent(hostile(`printf 'hello, odd names\\n' > hello.txt`, ...plant));
+        const run = await runStation(taskSpec(), input(key));
+        expectPlanted(1);
+        expectSettled(run, 240);
+        // One agent run: its tool call and its last answer; Temporal does not retry a non-retryable failure.
+        expect(model.requests, 'model requests of the agent').toHaveLength(2);
+        expect(run.error?.type).toBe(STATION_FAILURE_TYPE);
+        expect((run.error as { nonRetryable?: boolean } | undefined)?.nonRetryable, 'the failure may not be retried').toBe(true);
+        const details = run.error?.details?.[0] as StationFailureDetails | undefined;
+        expect(details?.code).toBe('workspace_refused');
+        expect(details?.message).toContain(names);
+        expect(details?.recovery).toContain('service:retry');
+        expect(await gitIn(bare(), ['rev-parse', '--verify', '--quiet', `refs/heads/${branchOf(key)}`]).then(() => 'pushed', () => 'absent'), 'the ticket branch').toBe('absent');
+        expectNothingRanOnTheHost();
+      }, 360_000);
+    }
   });
 
   it('changes the ownership of no host file through a link, and keeps a relative link in the repository a link', async () => {
