@@ -4,7 +4,7 @@ import { effectStatusOf, isProviderError } from '../src/providers/provider-error
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import type { TrackerClient } from '../src/providers/tracker/tracker-client';
 import { redactSecrets } from '../src/redaction/redact-secrets';
-import { neutraliseEffectText } from '../src/redaction/neutralise-commands';
+import { CommandNeutralisationError, neutraliseEffectText } from '../src/redaction/neutralise-commands';
 import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effects/effect-types';
 import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
@@ -48,7 +48,8 @@ function succeeded(evidence: ProviderEvidence): EffectAttemptResult {
 }
 
 function failed(error: unknown, provider: ProviderEvidence['provider']): EffectAttemptResult {
-  if (error instanceof NotConfigured) return { status: 'terminal_failure', evidence: null, error: error.message, retry_after_ms: null };
+  // Neither is changed by trying again: the configuration is missing, or the text would read as a command.
+  if (error instanceof NotConfigured || error instanceof CommandNeutralisationError) return { status: 'terminal_failure', evidence: null, error: error.message, retry_after_ms: null };
   const message = redactSecrets(error instanceof Error ? error.message : String(error));
   if (isProviderError(error)) {
     return {

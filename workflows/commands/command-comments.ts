@@ -64,12 +64,20 @@ function decideOption(numbers: number[], body: string, position: CommandPosition
 /** What a ticket comment asks for by the grammar above, before anything judges whether it means something here. */
 export type TicketCommentRequest = 'service_command' | 'question' | 'feedback' | 'option';
 
-export function ticketCommentRequest(comment: string): TicketCommentRequest | undefined {
+/**
+ * What a comment asks for by the way it starts: a `/service` verb, a question or feedback. The neutraliser of posted
+ * text (src/redaction/neutralise-commands.ts) asks this of every line start, so the two cannot disagree.
+ */
+export function commentStartRequest(comment: string): Exclude<TicketCommentRequest, 'option'> | undefined {
   const body = comment.trimStart();
   if (isServiceCommand(body)) return 'service_command';
   if (QUESTION.test(body)) return 'question';
   if (FEEDBACK.test(body)) return 'feedback';
-  return [...body.matchAll(OPTION)].length > 0 ? 'option' : undefined;
+  return undefined;
+}
+
+export function ticketCommentRequest(comment: string): TicketCommentRequest | undefined {
+  return commentStartRequest(comment) ?? ([...comment.matchAll(OPTION)].length > 0 ? 'option' : undefined);
 }
 
 export function decideTicketComment(comment: string, position: CommandPosition): CommandDecision {

@@ -7,8 +7,9 @@ import { JsonHttpClient, LatencyHook } from '../http/json-http-client';
 import { NotFoundProviderError, PreconditionProviderError } from '../provider-errors';
 import type { RetryPolicy } from '../retry-policy';
 import { adfToMarkdown } from './adf/adf-to-markdown';
-import { isAdfDocument } from './adf/adf-types';
+import { isAdfDocument, type AdfDocument } from './adf/adf-types';
 import { markdownToAdf } from './adf/markdown-to-adf';
+import { neutraliseAdfCommands } from './adf/neutralise-adf-commands';
 import type { ProjectPropertiesPort } from '../../config/project-properties-port';
 import type {
   CreateIssueInput,
@@ -160,7 +161,7 @@ export class TrackerClient implements ProjectPropertiesPort {
       path: `${API}/issue/${enc(issueKey)}/comment`,
       query: { expand: 'properties' },
       body: {
-        body: markdownToAdf(markdown),
+        body: postedAdf(markdown),
         ...(options.idempotencyKey
           ? { properties: [{ key: IDEMPOTENCY_PROPERTY_KEY, value: { key: options.idempotencyKey } }] }
           : {}),
@@ -247,7 +248,7 @@ export class TrackerClient implements ProjectPropertiesPort {
       issuetype: { name: input.issueType },
       summary: input.summary,
     };
-    if (input.description !== undefined) fields.description = markdownToAdf(input.description);
+    if (input.description !== undefined) fields.description = postedAdf(input.description);
     if (input.labels?.length) fields.labels = input.labels;
     if (input.parentKey) fields.parent = { key: input.parentKey };
     const { body } = await this.http.request<CreatedIssue>({ operation: 'createIssue', method: 'POST', path: `${API}/issue`, body: { fields } });
@@ -336,6 +337,14 @@ export class TrackerClient implements ProjectPropertiesPort {
     } while (nextPageToken && all.length < limit);
     return all.slice(0, limit);
   }
+}
+
+/**
+ * Rich text as the service posts it: no line of it, as any reader renders the document, reads as a command
+ * (src/providers/tracker/adf/neutralise-adf-commands.ts); a text that would still command is refused, not posted.
+ */
+function postedAdf(markdown: string): AdfDocument {
+  return neutraliseAdfCommands(markdownToAdf(markdown));
 }
 
 function enc(segment: string): string {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { COMMAND_BREAK, neutraliseCommands, neutraliseEffectText } from '../../../src/redaction/neutralise-commands';
+import { assertNoCommand, COMMAND_BREAK, CommandNeutralisationError, neutraliseCommands, neutraliseEffectText } from '../../../src/redaction/neutralise-commands';
+import { ticketCommentRequest } from '../../../workflows/commands/command-comments';
 import { parseCommand, type CommandPosition } from '../../../workflows/commands/command-parser';
 import { BUILT_IN_DEFINITIONS } from '../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../workflows/built-in-definitions/definition-types';
 import type { Observation, ObservationFacts, SourceSystem, WorkflowKind } from '../../../workflows/ledger/observation';
+import { HOSTILE_COMMAND_TEXTS, ORDINARY_TEXTS } from '../../fixtures/hostile-command-lines';
 
 // Judged by the real command parser: what the service posts must not come back as a command.
 
@@ -65,6 +67,83 @@ describe('neutraliseCommands', () => {
 
   it('is idempotent', () => {
     for (const [text] of COMMANDS) expect(neutraliseCommands(neutraliseCommands(text))).toBe(neutraliseCommands(text));
+  });
+});
+
+/**
+ * How the comment grammar reads what an attacker would try, decided here once: what it reads as a command the
+ * neutraliser must break; what it does not read needs no break (the Jira reader's renderings are the round trip's).
+ */
+const GRAMMAR_READS: Array<[string, string, ReturnType<typeof ticketCommentRequest>]> = [
+  ['a byte order mark, which trimStart removes', '\uFEFF/service approve', 'service_command'],
+  ['a no-break space', '\u00A0/service approve', 'service_command'],
+  ['an ideographic space', '\u3000? why', 'question'],
+  ['an em space', '\u2003! redo', 'feedback'],
+  ['a tab, a vertical tab and a form feed', '\t\u000B\u000C/service approve', 'service_command'],
+  ['a line separator', '\u2028/service approve', 'service_command'],
+  ['the entity the tracker escapes `>` to', 'pick &gt;option 1', 'option'],
+  ['`>option` with its number on the next line', 'pick >option\n2', 'option'],
+  ['`@service` with `ask` on the next line', '@service\nask why', 'question'],
+  ['a zero-width space', '\u200B/service approve', undefined],
+  ['a zero-width non-joiner', '\u200C/service approve', undefined],
+  ['a zero-width joiner', '\u200D! redo', undefined],
+  ['a word joiner', '\u2060? why', undefined],
+  ['a zero-width space inside the prefix', '/ser\u200Bvice approve', undefined],
+  ['a full-width solidus', '\uFF0Fservice approve', undefined],
+  ['a full-width exclamation mark', '\uFF01 redo', undefined],
+  ['a full-width question mark', '\uFF1F why', undefined],
+  ['a quote marker', '> /service approve', undefined],
+  ['a list marker', '- /service approve', undefined],
+  ['emphasis around it', '**/service approve**', undefined],
+  ['inline code', '`/service approve`', undefined],
+  ['a link whose text is the prefix', '[/service](/service) approve', undefined],
+  ['an escaped feedback mark', '\\!ship', undefined],
+  ['an HTML entity for the solidus', '&#47;service approve', undefined],
+  ['a numeric entity for `>`', '&#62;option 1', undefined],
+  ['a space after `>`', '> Option 2', undefined],
+];
+
+describe('the comment grammar and the neutraliser agree', () => {
+  it.each(GRAMMAR_READS)('%s: the grammar reads %j as %s, and not once neutralised', (_name, text, request) => {
+    expect(ticketCommentRequest(text)).toBe(request);
+    const posted = neutraliseCommands(text);
+    expect(ticketCommentRequest(posted)).toBeUndefined();
+    // What the grammar does not read is not touched: a break is only where a command was.
+    if (request === undefined) expect(posted).toBe(text);
+  });
+});
+
+describe('neutraliseCommands on the corpus of hostile text', () => {
+  const lineBeginnings = (text: string) => [0, ...[...text.matchAll(/[\n\r\v\f\u0085\u2028\u2029]/g)].map((m) => m.index + 1)];
+
+  it.each(HOSTILE_COMMAND_TEXTS.map((entry) => [entry.name, entry.text]))('%s: no line of it commands, and only zero-width spaces were added', (_name, text) => {
+    const posted = neutraliseCommands(text);
+    for (const start of lineBeginnings(posted)) expect(ticketCommentRequest(posted.slice(start)), JSON.stringify(posted.slice(start))).toBeUndefined();
+    expect(posted.split(COMMAND_BREAK).join('')).toBe(text.split(COMMAND_BREAK).join(''));
+    expect(neutraliseCommands(posted)).toBe(posted);
+  });
+
+  it('marks which texts the grammar reads as written, so the corpus stays honest', () => {
+    for (const entry of HOSTILE_COMMAND_TEXTS) {
+      const readsRaw = lineBeginnings(entry.text).some((start) => ticketCommentRequest(entry.text.slice(start)) !== undefined);
+      expect(readsRaw, entry.name).toBe(entry.reads_raw);
+    }
+  });
+
+  it('leaves text with no command in it exactly as written', () => {
+    for (const text of ORDINARY_TEXTS) expect(neutraliseCommands(text)).toBe(text);
+  });
+});
+
+describe('assertNoCommand', () => {
+  it('refuses a text the grammar reads as a command, naming the text and the line but not quoting it', () => {
+    const error = (() => { try { assertNoCommand('Ready.\n\n  /service approve', 'the text of tracker.comment'); } catch (e) { return e; } })();
+    expect(error).toBeInstanceOf(CommandNeutralisationError);
+    expect((error as Error).message).toMatch(/^the text of tracker\.comment would still read as a command \(service_command from line 3\)/);
+    expect((error as Error).message).toContain('src/redaction/neutralise-commands.ts');
+    expect((error as Error).message).not.toContain('approve');
+    expect(() => assertNoCommand('take &gt;option 2', 'x')).toThrow(/option\)/);
+    expect(() => assertNoCommand(neutraliseCommands('take &gt;option 2\n? why'), 'x')).not.toThrow();
   });
 });
 
