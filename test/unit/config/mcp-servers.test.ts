@@ -65,7 +65,8 @@ describe('the tool-server file', () => {
   it('refuses a credential handed to a stdio server (it runs in the container) and one in the URL\'s user part', () => {
     const stdio = (env: Record<string, string>) => problems(JSON.stringify({ servers: { t: { transport: 'stdio', command: 'x', env } } }));
     expect(stdio({ LOG_LEVEL: 'warn', REGION: 'eu-west-1', PROJECT: 'platform' })).toEqual([]);
-    for (const env of [{ GITHUB_TOKEN: 'x' }, { DB_PASSWORD: 'hunter2' }, { BASIC_AUTH: 'a:b' }, { HEADER: 'Bearer abc' }, { KEY: 'glpat-abcdefghijklmnopqrst' }, { OPAQUE: 'a1b2c3d4e5f6g7h8i9j0k1' }]) {
+    const credentials: Array<Record<string, string>> = [{ GITHUB_TOKEN: 'x' }, { DB_PASSWORD: 'hunter2' }, { BASIC_AUTH: 'a:b' }, { HEADER: 'Bearer abc' }, { KEY: 'glpat-abcdefghijklmnopqrst' }, { OPAQUE: 'a1b2c3d4e5f6g7h8i9j0k1' }];
+    for (const env of credentials) {
       const [variable] = Object.keys(env);
       expect(stdio(env)).toEqual([`servers.t.env.${variable}: looks like a credential, and a stdio server runs inside the task container, where the agent reads everything it is given: serve the tool over http through the proxy (a header may name a worker variable), or leave the credential out`]);
     }
