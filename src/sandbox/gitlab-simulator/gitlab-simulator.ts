@@ -490,7 +490,7 @@ function positionParam(raw: Record<string, unknown>): SimPosition {
 /** GitLab's webhook bodies (the fields GitLab documents for merge request, note and pipeline events). */
 export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Record<string, unknown> {
   const project = { id: event.project.id, name: event.project.path.split('/').pop(), path_with_namespace: event.project.path, default_branch: event.project.defaultBranch, web_url: json.projectUrl(event.project) };
-  const user = { username: event.user, name: event.user };
+  const user = { id: json.user(event.user).id, username: event.user, name: event.user };
   const mrRef = (mr: SimMergeRequest) => ({ id: mr.id, iid: mr.iid, title: mr.title, source_branch: mr.sourceBranch, target_branch: mr.targetBranch, state: mr.state });
   switch (event.kind) {
     case 'merge_request': {
