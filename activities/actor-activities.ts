@@ -15,9 +15,9 @@ export interface ActorActivityDeps {
   /** The project's `service.allowed_actors`, read fresh for every decision. */
   properties?: Pick<ProjectPropertiesPort, 'getProjectProperty'>;
   /**
-   * A tracker account's groups, for `group:<name>` entries; `listed` are the groups the list names (a cache reads
-   * again when it holds none of them). Throws when the tracker cannot answer; a NotFoundProviderError means the
-   * tracker knows no such account.
+   * A tracker account's groups, for `group:<name>` entries (`listed`: the groups the list names), asked of the
+   * tracker for this decision. Throws when the tracker cannot answer; a NotFoundProviderError means the tracker
+   * knows no such account.
    */
   groupsOf?: (accountId: string, listed: readonly string[]) => Promise<string[]>;
   groupLookupTimeoutMs?: number;

@@ -36,6 +36,7 @@ import type { ServiceConfig } from './config/service-config';
 import { listen, type ListeningServer } from './http/listen';
 import type { Logger } from './logging/logger';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics';
+import { answerMetrics } from './metrics/metrics-endpoint';
 import { ensureSearchAttributes, waitUntilSearchAttributesUsable } from './temporal/search-attributes';
 import { limitHeapGrowth } from './process/heap-growth';
 import { temporalConnectionOptions } from './temporal/connection-options';
@@ -296,13 +297,17 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
     });
     metricsServer = await listen(createServer(async (req, res) => {
       if (await answerHealth(req, res)) return;
-      if (req.url === '/metrics') {
-        const status = worker?.getStatus();
-        metrics.cachedWorkflows.set(status?.numCachedWorkflows ?? 0);
-        metrics.workerPolling.set({ poller: 'workflow' }, status?.hasOutstandingWorkflowPoll ? 1 : 0);
-        metrics.workerPolling.set({ poller: 'activity' }, status?.hasOutstandingActivityPoll ? 1 : 0);
-        res.setHeader('Content-Type', metrics.registry.contentType);
-        res.end(await metrics.registry.metrics());
+      if ((req.url ?? '').split('?')[0] === '/metrics') {
+        await answerMetrics(req, res, {
+          registry: metrics.registry,
+          token: config.metrics?.token,
+          beforeCollect: () => {
+            const status = worker?.getStatus();
+            metrics.cachedWorkflows.set(status?.numCachedWorkflows ?? 0);
+            metrics.workerPolling.set({ poller: 'workflow' }, status?.hasOutstandingWorkflowPoll ? 1 : 0);
+            metrics.workerPolling.set({ poller: 'activity' }, status?.hasOutstandingActivityPoll ? 1 : 0);
+          },
+        });
       } else {
         res.statusCode = 404;
         res.setHeader('Content-Type', 'application/json');

@@ -16,12 +16,19 @@
  * string shaped like a Jira Cloud account id as `tracker:`. Any other unprefixed entry (a login or a Server user
  * name: which system is unknowable) matches nobody. Either way the worker logs at startup, and a decision's reason
  * says, how to write the entry. Pure functions; the activity reads the settings.
+ *
+ * Weaker forms: a login (`github:`, `gitlab:`) can be renamed and a freed one registered by someone else, a Jira
+ * Server/Data Center user can change their own e-mail (`tracker-email:`) and an administrator their user name. With
+ * SERVICE_ALLOWED_ACTORS_REQUIRE_IDS=true only ids that never change count: `tracker:<Cloud accountId>`,
+ * `github-id:<numeric id>`, `gitlab-id:<numeric id>` (ingress carries the latter from the webhooks); an entry of a
+ * weaker form matches nobody and is reported like an unprefixed one.
  */
 import { isActorSystem } from '../../workflows/commands/actor-identity';
 
 export const ALLOWED_ACTORS_ENV = 'SERVICE_ALLOWED_ACTORS';
 export const ALLOWED_ACTORS_PROPERTY = 'service.allowed_actors';
-const ENTRY_FORMS = 'tracker:<accountId>, tracker-email:<email>, github:<login>, gitlab:<username>, group:<name>';
+export const ALLOWED_ACTORS_REQUIRE_IDS_ENV = 'SERVICE_ALLOWED_ACTORS_REQUIRE_IDS';
+const ENTRY_FORMS = 'tracker:<accountId>, tracker-email:<email>, github:<login>, gitlab:<username>, github-id:<numeric id>, gitlab-id:<numeric id>, group:<name>';
 
 export class AllowedActorsError extends Error {
   override readonly name = 'AllowedActorsError';
@@ -51,8 +58,33 @@ export type AllowedActorEntry =
 const TRACKER_ACCOUNT_ID = /^(?:[0-9a-f]{24}|\d{1,10}:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
-/** One entry of a list, read with the migration rule above. */
-export function readAllowedActorEntry(raw: string): AllowedActorEntry {
+/**
+ * Under SERVICE_ALLOWED_ACTORS_REQUIRE_IDS: why an id of a form its owner (or someone else) can change matches
+ * nobody, and what to write; undefined for an id that never changes.
+ */
+export function changeableIdNote(id: string, written: string): string | undefined {
+  const colon = id.indexOf(':');
+  const system = id.slice(0, colon);
+  const value = id.slice(colon + 1);
+  const set = `and ${ALLOWED_ACTORS_REQUIRE_IDS_ENV} is set`;
+  switch (system) {
+    case 'github': return `"${written}" names a login that can be renamed and then registered by someone else, ${set}: write github-id:<numeric user id> (GitHub's GET /users/${value} shows it)`;
+    case 'gitlab': return `"${written}" names a username that can be renamed and then registered by someone else, ${set}: write gitlab-id:<numeric user id> (GitLab's GET /api/v4/users?username=${value} shows it)`;
+    case 'tracker-email': return `"${written}" names an e-mail address, which a Jira Server/Data Center user can change, ${set}: write tracker:<accountId>`;
+    case 'tracker': return TRACKER_ACCOUNT_ID.test(value) ? undefined : `"${written}" is not a Jira Cloud account id (a Server/Data Center user name can be changed), ${set}: write tracker:<accountId>, or use group:<name>`;
+    default: return undefined;
+  }
+}
+
+/** One entry of a list, read with the migration rule above; `requireIds`: SERVICE_ALLOWED_ACTORS_REQUIRE_IDS. */
+export function readAllowedActorEntry(raw: string, options: { requireIds?: boolean } = {}): AllowedActorEntry {
+  const entry = readEntry(raw);
+  if (entry.kind !== 'id' || !options.requireIds) return entry;
+  const note = changeableIdNote(entry.id, raw.trim());
+  return note ? { kind: 'unusable', note } : entry;
+}
+
+function readEntry(raw: string): AllowedActorEntry {
   const entry = raw.trim();
   const colon = entry.indexOf(':');
   const prefix = colon > 0 ? entry.slice(0, colon).trim().toLowerCase() : '';
@@ -63,6 +95,7 @@ export function readAllowedActorEntry(raw: string): AllowedActorEntry {
   if (isActorSystem(prefix)) {
     if (!value) return { kind: 'unusable', note: `"${entry}" names nobody: write ${prefix}:<id>` };
     if (prefix === 'tracker-email' && !EMAIL.test(value)) return { kind: 'unusable', note: `"${entry}" is not an e-mail address: write tracker-email:<email>` };
+    if ((prefix === 'github-id' || prefix === 'gitlab-id') && !/^\d+$/.test(value)) return { kind: 'unusable', note: `"${entry}" is not a numeric user id: write ${prefix}:<numeric user id>` };
     return { kind: 'id', id: `${prefix}:${value}`.toLowerCase() };
   }
   // No known prefix. A Cloud account id has a colon of its own, so it is recognised before an unknown prefix is.
@@ -81,10 +114,10 @@ export function readAllowedActorEntry(raw: string): AllowedActorEntry {
   return { kind: 'unusable', note: `"${entry}" has no system prefix and matches nobody (a login is a different person on each system): write tracker:${entry}, github:${entry} or gitlab:${entry}` };
 }
 
-function read(entries: string[], source: AllowedActors['source']): AllowedActors {
+function read(entries: string[], source: AllowedActors['source'], requireIds: boolean): AllowedActors {
   const result: AllowedActors = { ids: [], groups: [], source, notes: [], unprefixed: {} };
   for (const raw of entries.map((e) => e.trim()).filter(Boolean)) {
-    const entry = readAllowedActorEntry(raw);
+    const entry = readAllowedActorEntry(raw, { requireIds });
     if (entry.kind === 'group') result.groups.push(entry.name);
     else if (entry.kind === 'unusable') result.notes.push(entry.note);
     else {
@@ -98,16 +131,25 @@ function read(entries: string[], source: AllowedActors['source']): AllowedActors
   return result;
 }
 
+/** SERVICE_ALLOWED_ACTORS_REQUIRE_IDS; a value that is neither true nor false throws (the decision fails closed). */
+export function requireIdsOf(env: NodeJS.ProcessEnv): boolean {
+  const raw = env[ALLOWED_ACTORS_REQUIRE_IDS_ENV]?.trim() ?? '';
+  if (raw === '' || /^(false|0|no)$/i.test(raw)) return false;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  throw new AllowedActorsError(`${ALLOWED_ACTORS_REQUIRE_IDS_ENV} must be true or false, got "${raw.slice(0, 50)}"`);
+}
+
 /** The allowed actors of a project: its property when set, else the environment's list, else null (anyone). */
 export function allowedActors(env: NodeJS.ProcessEnv, property: unknown, projectKey: string): AllowedActors | null {
+  const requireIds = requireIdsOf(env);
   if (property !== undefined && property !== null) {
     if (!Array.isArray(property) || property.some((entry) => typeof entry !== 'string')) {
       throw new AllowedActorsError(`${ALLOWED_ACTORS_PROPERTY} of project ${projectKey} must be a JSON array of strings (${ENTRY_FORMS}), got ${JSON.stringify(property).slice(0, 200)}`);
     }
-    return read(property as string[], 'project');
+    return read(property as string[], 'project', requireIds);
   }
   const listed = (env[ALLOWED_ACTORS_ENV] ?? '').split(',').filter((entry) => entry.trim() !== '');
-  return listed.length > 0 ? read(listed, 'environment') : null;
+  return listed.length > 0 ? read(listed, 'environment', requireIds) : null;
 }
 
 export type ActorDecision = { allowed: true; reason: string } | { allowed: false; reason: string };
@@ -166,7 +208,13 @@ export function groupsUnreadable(allowed: AllowedActors, actorIds: string[], det
  * own), or how its unprefixed entries are read and how to write them.
  */
 export function allowedActorsWarnings(env: NodeJS.ProcessEnv): string[] {
-  const allowed = allowedActors(env, undefined, '');
+  let allowed: AllowedActors | null;
+  try {
+    allowed = allowedActors(env, undefined, '');
+  } catch (error) {
+    if (error instanceof AllowedActorsError) return [error.message];
+    throw error;
+  }
   if (allowed === null) {
     return [`${ALLOWED_ACTORS_ENV} is not set: approvals and commands count from anyone, except in projects that set the property ${ALLOWED_ACTORS_PROPERTY}`];
   }

@@ -4,13 +4,19 @@
  * `mcp-servers.json` in the working directory when that exists. No file means no tool servers.
  *
  * A stdio server runs inside the task container (the agent starts it from the image), so everything it is given is
- * the container's to read: its env holds literal values only. An http server is reached through the run's proxy;
- * its headers may name a worker environment variable, whose value the proxy adds on the host.
+ * the container's to read: its env holds literal values only, and one that looks like a credential is refused (no
+ * secret is handed to a container). An http server is reached through the run's proxy; its headers may name a worker
+ * environment variable, whose value the proxy adds on the host. Every credential of an http server, from the
+ * environment or written in the file (a header value, a token in the URL's query), is a secret: redacted from what
+ * the proxy hands back and, once the file is loaded, from every log line and error of the process. A user name or
+ * password in the URL is refused (fetch would not send it; a header carries it).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { isModelPolicyKey, type ModelPolicyKey } from './model-policy-keys';
+import { argumentsCarryCredential, credentialParts, isCredentialName, isCredentialQueryName, looksLikeCredentialValue } from '../redaction/credential-looking';
+import { registerSecretValues } from '../redaction/redact-secrets';
 
 export const DEFAULT_MCP_SERVERS_FILE = 'mcp-servers.json';
 
@@ -74,7 +80,19 @@ export function parseMcpServers(text: string, source: string, env: NodeJS.Proces
   for (const [name, server] of Object.entries(parsed.data.servers)) {
     const named = serverName.safeParse(name);
     if (!named.success) problems.push(`servers.${name}: the name ${named.error.issues[0]!.message}`);
-    if (server.transport !== 'http') continue;
+    if (server.transport !== 'http') {
+      for (const [variable, value] of Object.entries(server.env)) {
+        if (isCredentialName(variable) || looksLikeCredentialValue(value)) {
+          problems.push(`servers.${name}.env.${variable}: looks like a credential, and a stdio server runs inside the task container, where the agent reads everything it is given: serve the tool over http through the proxy (a header may name a worker variable), or leave the credential out`);
+        }
+      }
+      if (argumentsCarryCredential(server.args)) {
+        problems.push(`servers.${name}.args: carries a credential, and a stdio server runs inside the task container, where the agent reads its command line: serve the tool over http through the proxy (a header may name a worker variable), or leave the credential out`);
+      }
+      continue;
+    }
+    const url = new URL(server.url);
+    if (url.username || url.password) problems.push(`servers.${name}.url: carries a user name or password, which is never sent from a URL: put the credential in a header (it may name a worker variable)`);
     for (const [header, value] of Object.entries(server.headers)) {
       if (typeof value !== 'string' && !env[value.env]?.trim()) problems.push(`servers.${name}.headers.${header}: ${value.env} is not set in the worker's environment`);
     }
@@ -117,6 +135,8 @@ export function loadMcpServers(env: NodeJS.ProcessEnv = process.env, cwd = proce
     throw new McpServersError(path, [`cannot read file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
   }
   const servers = parseMcpServers(text, path, env);
+  // From now on every log line and error of this process leaves them out, whatever variable a value came from.
+  registerSecretValues(mcpServerSecrets(servers, env));
   cached = { path, servers };
   return servers;
 }
@@ -133,12 +153,27 @@ export function stageMcpServers(config: McpServers | undefined, key: string): Ar
 }
 
 /**
- * An http server's headers with their values, read from `env` on the host, and which of them are secrets (came from
- * the environment); throws naming a variable that is unset.
+ * The credentials written literally for an http server: header values that a credential's name or shape gives
+ * away, and query-string values of credential names or shapes (with what a server may echo of each alone). Pure.
+ */
+export function literalMcpCredentials(server: HttpMcpServer): string[] {
+  const found: string[] = [];
+  for (const [name, value] of Object.entries(server.headers)) {
+    if (typeof value === 'string' && (isCredentialName(name) || looksLikeCredentialValue(value))) found.push(...credentialParts(value));
+  }
+  for (const [name, value] of new URL(server.url).searchParams) {
+    if (value && (isCredentialQueryName(name) || looksLikeCredentialValue(value))) found.push(value, encodeURIComponent(value));
+  }
+  return [...new Set(found)];
+}
+
+/**
+ * An http server's headers with their values, read from `env` on the host, and its secrets: every value read from
+ * the environment and every literal credential; throws naming a variable that is unset.
  */
 export function resolveMcpHeaders(server: HttpMcpServer, env: NodeJS.ProcessEnv): { headers: Record<string, string>; secrets: string[] } {
   const headers: Record<string, string> = {};
-  const secrets: string[] = [];
+  const secrets: string[] = literalMcpCredentials(server);
   for (const [name, value] of Object.entries(server.headers)) {
     if (typeof value === 'string') {
       headers[name.toLowerCase()] = value;
@@ -149,5 +184,10 @@ export function resolveMcpHeaders(server: HttpMcpServer, env: NodeJS.ProcessEnv)
     headers[name.toLowerCase()] = `${value.prefix ?? ''}${secret}`;
     secrets.push(secret);
   }
-  return { headers, secrets };
+  return { headers, secrets: [...new Set(secrets)] };
+}
+
+/** Every secret of the file's http servers, the environment's values included (any variable name). */
+export function mcpServerSecrets(config: McpServers, env: NodeJS.ProcessEnv): string[] {
+  return Object.values(config.servers).flatMap((server) => (server.transport === 'http' ? resolveMcpHeaders(server, env).secrets : []));
 }

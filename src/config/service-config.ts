@@ -72,7 +72,13 @@ export interface ServiceConfig {
   effects: { timeoutSeconds: number; retainTimelineEntries: number; retainTerminalEffects: number; historyEventLimit: number };
   /** The poller: interval 0 switches it off; the lookback defaults to several intervals. */
   poller: { intervalSeconds: number; lookbackSeconds?: number; overlapSeconds: number };
-  gateway: { host: string; port: number };
+  /**
+   * metrics: where the gateway's /metrics is served apart from the public port (SERVICE_GATEWAY_METRICS_HOST and
+   * _PORT); unset, the public port serves it.
+   */
+  gateway: { host: string; port: number; metrics?: { host: string; port: number } };
+  /** SERVICE_METRICS_TOKEN: when set, the gateway's and the worker's /metrics need it as a bearer token. */
+  metrics?: { token?: string };
   /**
    * maxCachedWorkflows: the worker's workflow cache (SERVICE_WORKER_MAX_CACHED_WORKFLOWS). heapGrowingPercent: how far
    * V8 lets a heap grow past what its last full collection kept (SERVICE_WORKER_HEAP_GROWING_PERCENT); 0 leaves V8's own.
@@ -315,7 +321,14 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       lookbackSeconds: r.str('SERVICE_POLL_LOOKBACK_SECONDS') === undefined ? undefined : r.int('SERVICE_POLL_LOOKBACK_SECONDS', 600, 60, 7 * 86_400),
       overlapSeconds: r.int('SERVICE_POLL_OVERLAP_SECONDS', 60, 0, 3600),
     },
-    gateway: { host: r.str('SERVICE_GATEWAY_HOST') ?? '0.0.0.0', port: r.int('SERVICE_GATEWAY_PORT', 8000, 0, 65535) },
+    gateway: {
+      host: r.str('SERVICE_GATEWAY_HOST') ?? '0.0.0.0',
+      port: r.int('SERVICE_GATEWAY_PORT', 8000, 0, 65535),
+      ...(r.str('SERVICE_GATEWAY_METRICS_PORT') !== undefined
+        ? { metrics: { host: r.str('SERVICE_GATEWAY_METRICS_HOST') ?? '0.0.0.0', port: r.int('SERVICE_GATEWAY_METRICS_PORT', 0, 0, 65535) } }
+        : {}),
+    },
+    metrics: { token: r.str('SERVICE_METRICS_TOKEN') },
     worker: {
       metricsHost: r.str('SERVICE_WORKER_METRICS_HOST') ?? '0.0.0.0',
       metricsPort: r.int('SERVICE_WORKER_METRICS_PORT', 8001, 0, 65535),
@@ -330,6 +343,12 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
   }
   if ((config.tracker.userEmail === undefined) !== (config.tracker.apiToken === undefined)) {
     r.problems.push('TRACKER_USER_EMAIL and TRACKER_API_TOKEN go together: set both or neither');
+  }
+  if (r.str('SERVICE_GATEWAY_METRICS_HOST') !== undefined && !config.gateway.metrics) {
+    r.problems.push('SERVICE_GATEWAY_METRICS_HOST is set but SERVICE_GATEWAY_METRICS_PORT is not: set the port that serves the gateway\'s /metrics apart from the public port, or unset the host');
+  }
+  if (config.gateway.metrics && config.gateway.metrics.port !== 0 && config.gateway.metrics.port === config.gateway.port) {
+    r.problems.push(`SERVICE_GATEWAY_METRICS_PORT is the public port (SERVICE_GATEWAY_PORT ${config.gateway.port}): choose another port, one that is not reachable from the internet`);
   }
   if (config.tracing.enabled && (!config.tracing.publicKey || !config.tracing.secretKey)) {
     r.problems.push('TRACING_ENABLED is true but TRACING_PUBLIC_KEY and TRACING_SECRET_KEY are not both set');

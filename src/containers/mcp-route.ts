@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 export interface McpUpstream {
   url: string;
   headers: Record<string, string>;
-  /** The header values that came from the worker's environment: never passed back to the container. */
+  /** The server's credentials (from the worker's environment or written in the file): never passed back to the container. */
   secrets: string[];
 }
 

@@ -2,6 +2,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { ServiceConfig } from '../config/service-config';
 import type { Logger } from '../logging/logger';
 import type { ServiceMetrics } from '../metrics/service-metrics';
+import { answerMetrics } from '../metrics/metrics-endpoint';
 import { loopGuardOf, type LoopGuardOptions } from '../ingress/loop-guard';
 import { errorBody } from './http-errors';
 import { gatewayErrorHandler } from './error-handler';
@@ -50,9 +51,10 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.set('etag', false);
 
   app.use(healthApiRouter({ ready: deps.ready }));
-  app.get('/metrics', async (_req, res) => {
-    res.set('Content-Type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
+  // Apart (SERVICE_GATEWAY_METRICS_PORT): served by metrics-listener.ts only, and 404 here like any unknown route.
+  if (!deps.config.gateway.metrics) {
+    app.get('/metrics', (req, res, next) => { answerMetrics(req, res, { registry: deps.metrics.registry, token: deps.config.metrics?.token }).catch(next); });
+  }
 
   const guard = deps.guard ?? loopGuardOf(deps.config);
   app.use(trackerWebhookRouter({

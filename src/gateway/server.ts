@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger';
 import { createServiceMetrics } from '../metrics/service-metrics';
 import { openTicketsFromVisibility, ticketCensus } from '../metrics/ticket-census';
 import { createGatewayApp } from './app';
+import { listenGatewayMetrics } from './metrics-listener';
 import { TemporalTicketWorkflows, ticketSettings } from '../temporal/ticket-workflows';
 import { temporalConnectionOptions } from '../temporal/connection-options';
 import { drainServer } from '../http/drain';
@@ -52,7 +53,8 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, definitions: workflows.definitions(), guard, ready });
   // A webhook of the largest accepted size arrives in seconds; a sender trickling a body holds a connection no longer.
   const listening = await listen(createServer({ requestTimeout: 60_000 }, app), config.gateway.host, config.gateway.port, 'gateway');
-  logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace });
+  const metricsApart = await listenGatewayMetrics(config, metrics).catch(async (error: unknown) => { await listening.close(); throw error; });
+  logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace, ...(metricsApart ? { metrics: `${metricsApart.url}/metrics` } : {}) });
   return {
     ...listening,
     stop: async () => {
@@ -66,6 +68,7 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
         logger.warn('requests still open at the end of the shutdown grace were cut', { grace_seconds: config.shutdown.graceSeconds });
       }
       await censusSettled;
+      await metricsApart?.close();
       await workflows.close().catch(() => undefined);
     },
   };

@@ -42,7 +42,7 @@ async function factsOfPullRequest(scmhost: PullRequestReader, ref: RepoRef, repo
     if (!changedSince(review.submittedAt, since)) continue;
     facts.push(asWebhook('pull_request_review', {
       action: 'submitted',
-      review: { id: review.id, state: review.state, body: review.body, commit_id: review.commitId, submitted_at: review.submittedAt, user: review.author ? { login: review.author } : null },
+      review: { id: review.id, state: review.state, body: review.body, commit_id: review.commitId, submitted_at: review.submittedAt, user: review.author ? { login: review.author, id: review.authorId } : null },
       pull_request: pullRequest,
       repository,
     }, now));
@@ -64,7 +64,7 @@ async function factsOfPullRequest(scmhost: PullRequestReader, ref: RepoRef, repo
       // What GitHub's webhook said when the comment last changed: an edit is not a new comment.
       action: comment.updatedAt && comment.updatedAt !== comment.createdAt ? 'edited' : 'created',
       issue: { number: pr.number, title: pr.title, pull_request: { url: pr.htmlUrl } },
-      comment: { id: comment.id, body: comment.body, user: comment.author ? { login: comment.author } : null, created_at: comment.createdAt, updated_at: comment.updatedAt },
+      comment: { id: comment.id, body: comment.body, user: comment.author ? { login: comment.author, id: comment.authorId } : null, created_at: comment.createdAt, updated_at: comment.updatedAt },
       repository,
     }, now));
   }

@@ -22,9 +22,28 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   [/(x-hub-signature(?:-256)?\s*[:=]\s*)[^\s"',]+/gi, `$1${REDACTED}`],
 ];
 
-/** The values of secret-bearing variables in an environment, longest first so overlapping values redact fully. */
+/**
+ * Secrets of this process that no environment variable name announces: credentials written in a configuration file
+ * (the tool-server file's literal headers) or read from a variable of any name. Added when the file is loaded;
+ * redacted from then on wherever the defaults below apply (log lines, errors).
+ */
+const registered = new Set<string>();
+
+export function registerSecretValues(values: Iterable<string>): void {
+  for (const value of values) if (value.length >= MIN_SECRET_LENGTH) registered.add(value);
+}
+
+/** For tests only. */
+export function forgetRegisteredSecrets(): void {
+  registered.clear();
+}
+
+/**
+ * The values of secret-bearing variables in an environment, and the registered secrets, longest first so
+ * overlapping values redact fully.
+ */
 export function secretValuesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  const values = new Set<string>();
+  const values = new Set<string>(registered);
   for (const [name, value] of Object.entries(env)) {
     if (value && value.length >= MIN_SECRET_LENGTH && SECRET_NAME.test(name)) values.add(value);
   }

@@ -2,14 +2,15 @@
  * Who did something, named per system. A tracker account id, a GitHub login and a GitLab username are separate
  * namespaces: the same string on two systems names two different people (a GitHub user can register a login equal
  * to a listed tracker account id). So every identity carries its system, as `<system>:<value>`:
- * `tracker:<accountId or Server/DC user name>`, `tracker-email:<email>`, `github:<login>`, `gitlab:<username>`.
- * Display names are never identities: anyone can set theirs to anything.
+ * `tracker:<accountId or Server/DC user name>`, `tracker-email:<email>`, `github:<login>`, `gitlab:<username>`, and
+ * the source hosts' numeric user ids `github-id:<id>`, `gitlab-id:<id>`, which, unlike logins, are never renamed or
+ * handed to someone else. Display names are never identities: anyone can set theirs to anything.
  *
  * Pure and deterministic: ingress tags what a delivery carries, the ticket workflow reads the tags, and the
  * allowed-actor check (src/config/allowed-actors.ts) matches them against entries written the same way.
  */
 
-export const ACTOR_SYSTEMS = ['tracker', 'tracker-email', 'github', 'gitlab'] as const;
+export const ACTOR_SYSTEMS = ['tracker', 'tracker-email', 'github', 'gitlab', 'github-id', 'gitlab-id'] as const;
 export type ActorSystem = (typeof ACTOR_SYSTEMS)[number];
 
 export function isActorSystem(value: string): value is ActorSystem {
@@ -54,6 +55,16 @@ export function trackerActorIds(user: TrackerUserIds | undefined): string[] {
 /** The login of a source-host user, tagged with the host it is a login on. */
 export function sourceHostActorId(sourceSystem: 'scmhost' | 'gitlab', login: string): string {
   return actorId(sourceSystem === 'gitlab' ? 'gitlab' : 'github', login);
+}
+
+/** The numeric user id of a source-host user, tagged with the host (`github-id:`, `gitlab-id:`). */
+export function sourceHostUserId(sourceSystem: 'scmhost' | 'gitlab', id: number): string {
+  return actorId(sourceSystem === 'gitlab' ? 'gitlab-id' : 'github-id', String(id));
+}
+
+/** Whether `id` is a numeric user id of that source host: the only tagged ids a source-host delivery may carry. */
+export function isSourceHostUserId(sourceSystem: 'scmhost' | 'gitlab', id: string): boolean {
+  return (sourceSystem === 'gitlab' ? /^gitlab-id:\d+$/ : /^github-id:\d+$/).test(id);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sourceHostActorId, trackerActorIdOf } from './actor-identity';
+import { isSourceHostUserId, sourceHostActorId, trackerActorIdOf } from './actor-identity';
 import type { Command } from './command-types';
 import type { Observation } from '../ledger/observation';
 import { MANAGED_LABEL, SERVICE_LABEL_PREFIX } from '../vocabulary/labels';
@@ -14,7 +14,7 @@ export interface AuthorizeActorInput {
   project_key: string;
   /**
    * Every identity known of the person, each with its system (`tracker:<accountId>`, `tracker-email:<email>`,
-   * `github:<login>`, `gitlab:<username>`; workflows/commands/actor-identity.ts).
+   * `github:<login>`, `gitlab:<username>`, `github-id:<id>`, `gitlab-id:<id>`; workflows/commands/actor-identity.ts).
    */
   actor_ids: string[];
   /** The command type, for the log. */
@@ -56,15 +56,18 @@ export function needsAllowedActor(command: Command): boolean {
  * Who did it: every identity the delivery carries, tagged with the system it is an identity on, so that a GitHub
  * login never matches a tracker account id or a GitLab username. Tracker ids come tagged from ingress (which knows
  * the e-mail field from the account id field); a comment's `author` is a label for people to read and is not used.
- * Source-host logins are tagged here by the observation's own system.
+ * Source-host logins are tagged here by the observation's own system; their numeric user ids come tagged from ingress
+ * (`facts.actor_ids`), and only the ones of the observation's own host are taken.
  */
 export function actorIdsOf(observation: Observation): string[] {
   const facts = observation.facts;
   const present = (id: string | undefined): id is string => typeof id === 'string' && id !== '';
-  const ids = observation.source_system === 'tracker'
-    ? (facts.actor_ids ?? []).filter(present).map(trackerActorIdOf)
-    : [facts.comment?.author, facts.review?.author, facts.sender].filter(present).map((login) => sourceHostActorId(observation.source_system as 'scmhost' | 'gitlab', login));
-  return [...new Set(ids)];
+  if (observation.source_system === 'tracker') return [...new Set((facts.actor_ids ?? []).filter(present).map(trackerActorIdOf))];
+  const host = observation.source_system;
+  const logins = [facts.comment?.author, facts.review?.author, facts.sender].filter(present).map((login) => sourceHostActorId(host, login));
+  // Numeric user ids come tagged from ingress; only this host's count.
+  const userIds = (facts.actor_ids ?? []).filter((id) => present(id) && isSourceHostUserId(host, id));
+  return [...new Set([...logins, ...userIds])];
 }
 
 /** The `service:` labels of an ignored label command: taken off again so that an allowed person can add them. */

@@ -7,7 +7,8 @@ const project = z.object({
   id: z.number().int().optional(),
   web_url: z.string().optional(),
 }).loose();
-const user = z.object({ username: z.string() }).loose();
+/** `id`: the numeric user id, which a rename keeps and nobody else ever gets (allowed actors' `gitlab-id:`). */
+const user = z.object({ username: z.string(), id: z.number().int().positive().optional() }).loose();
 const mergeRequestRef = z.object({
   iid: z.number().int().positive(),
   title: z.string().optional(),
@@ -44,6 +45,7 @@ export const noteHookSchema = z.object({
     id,
     note: z.string(),
     noteable_type: z.string(),
+    author_id: z.number().int().positive().optional(),
     /** `create` or `update` (GitLab 15+); older GitLab tells an edit only by its update time. */
     action: z.string().optional(),
     created_at: z.string().optional(),

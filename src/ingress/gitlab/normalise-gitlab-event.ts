@@ -2,6 +2,7 @@ import { factFingerprint } from '../fact-fingerprint';
 import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../normalised-delivery';
 import { pullRequestRef } from '../ticket-routing';
 import type { DiscussionFact } from '../../../workflows/ledger/observation';
+import { sourceHostUserId } from '../../../workflows/commands/actor-identity';
 import type { GitLabHook } from './gitlab-webhook-schema';
 
 const FINAL_PIPELINE_STATES = new Set(['success', 'failed', 'canceled', 'skipped']);
@@ -53,6 +54,12 @@ function safePath(url: string): string {
   }
 }
 
+/** The numeric user ids of the people a hook names (`gitlab-id:<id>`), for the allowed-actor check. */
+function userIds(...ids: Array<number | undefined>): { actor_ids?: string[] } {
+  const tagged = [...new Set(ids.flatMap((id) => (id !== undefined ? [sourceHostUserId('gitlab', id)] : [])))];
+  return tagged.length > 0 ? { actor_ids: tagged } : {};
+}
+
 /**
  * Turns a GitLab hook into an observation. GitLab has no revision for pushes and pipelines beyond their own ids and
  * SHAs, so those facts are identified by event identity (pipeline id + status, push ref + after SHA).
@@ -90,6 +97,7 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
             repository,
             pull_request: { number: mr.iid, title: mr.title, state: mr.state, merged, head_ref: mr.source_branch, head_sha: head ?? undefined, base_ref: mr.target_branch },
             sender: hook.user?.username,
+            ...userIds(hook.user?.id),
           },
         },
       };
@@ -119,6 +127,7 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
             pull_request: { number: mr.iid, title: mr.title, head_ref: mr.source_branch },
             comment: { id: note.id, body: note.note, author: hook.user?.username, created: created ?? undefined, updated: updated ?? undefined, ...noteDiscussion(note) },
             sender: hook.user?.username,
+            ...userIds(hook.user?.id, note.author_id),
           },
         },
       };

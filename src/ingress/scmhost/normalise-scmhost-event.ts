@@ -2,6 +2,7 @@ import { factFingerprint } from '../fact-fingerprint';
 import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../normalised-delivery';
 import { pullRequestRef } from '../ticket-routing';
 import type { ScmhostEventName, ScmhostPayload } from './scmhost-webhook-schema';
+import { sourceHostUserId } from '../../../workflows/commands/actor-identity';
 
 const REVIEW_STATES = new Set(['approved', 'changes_requested', 'commented']);
 
@@ -11,6 +12,12 @@ function base(options: NormaliseOptions) {
     source_system: 'scmhost' as const,
     received_at: (options.receivedAt ?? new Date()).toISOString(),
   };
+}
+
+/** The numeric user ids of the people a delivery names (`github-id:<id>`), for the allowed-actor check. */
+function userIds(...users: Array<{ id?: number } | null | undefined>): { actor_ids?: string[] } {
+  const ids = [...new Set(users.flatMap((user) => (user?.id !== undefined ? [sourceHostUserId('scmhost', user.id)] : [])))];
+  return ids.length > 0 ? { actor_ids: ids } : {};
 }
 
 /**
@@ -61,6 +68,7 @@ function normalisePullRequest(payload: ScmhostPayload<'pull_request'>, options: 
         repository,
         pull_request: { number: pr.number, title: pr.title, state: pr.state, merged, head_ref: pr.head.ref, head_sha: pr.head.sha, base_ref: pr.base?.ref },
         sender: payload.sender?.login,
+        ...userIds(payload.sender),
       },
     },
   };
@@ -92,6 +100,7 @@ function normaliseReview(payload: ScmhostPayload<'pull_request_review'>, options
         pull_request: { number: pr.number, title: pr.title, head_ref: pr.head.ref, head_sha: pr.head.sha },
         review: { id: review.id, state: review.state as 'approved' | 'changes_requested' | 'commented', body, commit_id: review.commit_id ?? undefined, author: review.user?.login },
         sender: payload.sender?.login,
+        ...userIds(review.user, payload.sender),
       },
     },
   };
@@ -122,6 +131,7 @@ function normaliseCheckRun(payload: ScmhostPayload<'check_run'>, options: Normal
         pull_request: pr ? { number: pr.number, head_ref: pr.head?.ref, head_sha: run.head_sha } : undefined,
         check_run: { id: run.id, name: run.name, status: run.status, conclusion, head_sha: run.head_sha },
         sender: payload.sender?.login,
+        ...userIds(payload.sender),
       },
     },
   };
@@ -151,6 +161,7 @@ function normaliseComment(payload: ScmhostPayload<'issue_comment'>, options: Nor
         pull_request: { number: payload.issue.number, title: payload.issue.title },
         comment: { id: comment.id, body, author: comment.user?.login, created: isoOrNull(comment.created_at) ?? undefined, updated: updated ?? undefined },
         sender: payload.sender?.login,
+        ...userIds(comment.user, payload.sender),
       },
     },
   };

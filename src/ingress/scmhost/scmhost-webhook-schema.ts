@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 /** The fields of GitHub webhooks this service uses (SPEC 4.3); the rest of GitHub's payload passes through. */
 const id = z.union([z.number(), z.string()]).transform(String);
-const user = z.object({ login: z.string(), type: z.string().optional() }).loose();
+/** `id`: the numeric user id, which a rename keeps and nobody else ever gets (allowed actors' `github-id:`). */
+const user = z.object({ login: z.string(), id: z.number().int().positive().optional(), type: z.string().optional() }).loose();
 const repository = z.object({ full_name: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'repository.full_name must be owner/repo') }).loose();
 const head = z.object({ ref: z.string(), sha: z.string().optional() }).loose();
 

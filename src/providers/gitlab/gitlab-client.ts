@@ -92,6 +92,7 @@ export function createGitLabClient(options: GitLabClientOptions): GitLabClient {
 
 export class GitLabClient {
   private readonly http: JsonHttpClient;
+  private username: Promise<string> | undefined;
 
   constructor(options: GitLabClientOptions) {
     this.http = new JsonHttpClient({
@@ -117,15 +118,28 @@ export class GitLabClient {
     return { id: body.id, pathWithNamespace: body.path_with_namespace, defaultBranch: body.default_branch, webUrl: body.web_url };
   }
 
-  /** The caller's own fork of a project, if it has one (`owned`: a fork someone else made is not the service's). */
-  async findOwnFork(namespace: string): Promise<GitLabProject | undefined> {
-    const { body } = await this.http.request<GitLabProjectJson[]>({ operation: 'findOwnFork', method: 'GET', path: `${this.project(namespace)}/forks`, query: { owned: 'true', per_page: 100 } });
-    return body.map(toProject)[0];
+  /** The username the token acts as (`GET /user`), read once per client; a failed read is not kept. */
+  currentUsername(): Promise<string> {
+    this.username ??= this.http.request<{ username: string }>({ operation: 'getCurrentUser', method: 'GET', path: '/user' })
+      .then(({ body }) => body.username)
+      .catch((error: unknown) => { this.username = undefined; throw error; });
+    return this.username;
   }
 
-  /** Forks a project into the caller's namespace; GitLab answers 409 when that namespace has the project already. */
+  /**
+   * The caller's own fork of a project: the one in the caller's user namespace. GitLab's `owned` list also holds
+   * forks in groups the caller owns, where other people may push; those are never the service's.
+   */
+  async findOwnFork(namespace: string): Promise<GitLabProject | undefined> {
+    const username = await this.currentUsername();
+    const { body } = await this.http.request<GitLabProjectJson[]>({ operation: 'findOwnFork', method: 'GET', path: `${this.project(namespace)}/forks`, query: { owned: 'true', per_page: 100 } });
+    return body.filter((project) => inUserNamespace(project, username)).map(toProject)[0];
+  }
+
+  /** Forks a project into the caller's user namespace; GitLab answers 409 when that namespace has the project already. */
   async createFork(namespace: string): Promise<GitLabProject> {
-    const { body } = await this.http.request<GitLabProjectJson>({ operation: 'createFork', method: 'POST', path: `${this.project(namespace)}/fork`, body: {} });
+    const username = await this.currentUsername();
+    const { body } = await this.http.request<GitLabProjectJson>({ operation: 'createFork', method: 'POST', path: `${this.project(namespace)}/fork`, body: { namespace_path: username } });
     return toProject(body);
   }
 
@@ -273,7 +287,23 @@ interface GitLabMergeRequest {
   author?: { username: string }; created_at: string; updated_at: string;
 }
 export interface GitLabProject { id: number; pathWithNamespace: string; defaultBranch: string; webUrl: string; forkedFromId?: number }
-interface GitLabProjectJson { id: number; path_with_namespace: string; default_branch: string; web_url: string; forked_from_project?: { id: number } | null }
+interface GitLabProjectJson {
+  id: number; path_with_namespace: string; default_branch: string; web_url: string; forked_from_project?: { id: number } | null;
+  namespace?: { kind?: string; full_path?: string } | null;
+}
+
+/**
+ * Whether a project lies in the user namespace of `username`. Users and top-level groups share one space of paths on
+ * GitLab, so the path decides; the namespace GitLab reports must agree when it is given. Compared case-insensitively,
+ * as GitLab compares paths.
+ */
+export function inUserNamespace(project: Pick<GitLabProjectJson, 'path_with_namespace' | 'namespace'>, username: string): boolean {
+  const own = username.toLowerCase();
+  const path = project.path_with_namespace.split('/').slice(0, -1).join('/').toLowerCase();
+  if (path !== own) return false;
+  const reported = project.namespace;
+  return !reported || (reported.kind === 'user' && reported.full_path?.toLowerCase() === own);
+}
 function toProject(body: GitLabProjectJson): GitLabProject {
   return { id: body.id, pathWithNamespace: body.path_with_namespace, defaultBranch: body.default_branch, webUrl: body.web_url, ...(body.forked_from_project ? { forkedFromId: body.forked_from_project.id } : {}) };
 }

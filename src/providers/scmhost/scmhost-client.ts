@@ -494,6 +494,7 @@ function toIssueComment(data: GitHubComment): IssueComment {
     id: data.id,
     body: data.body ?? '',
     author: data.user?.login,
+    ...(data.user?.id !== undefined ? { authorId: data.user.id } : {}),
     createdAt: data.created_at,
     updatedAt: data.updated_at,
     htmlUrl: data.html_url,
@@ -508,6 +509,7 @@ function toReview(data: GitHubReview): Review {
     body: data.body ?? '',
     commitId: data.commit_id,
     author: data.user?.login,
+    ...(data.user?.id !== undefined ? { authorId: data.user.id } : {}),
     submittedAt: data.submitted_at,
     htmlUrl: data.html_url,
   };

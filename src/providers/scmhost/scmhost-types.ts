@@ -52,6 +52,8 @@ export interface IssueComment {
   /** The body as written, including any idempotency marker. */
   body: string;
   author?: string;
+  /** The author's numeric user id (never renamed nor handed to someone else). */
+  authorId?: number;
   createdAt: string;
   updatedAt: string;
   htmlUrl: string;
@@ -66,6 +68,8 @@ export interface Review {
   body: string;
   commitId?: string;
   author?: string;
+  /** The author's numeric user id (never renamed nor handed to someone else). */
+  authorId?: number;
   submittedAt?: string;
   htmlUrl: string;
 }

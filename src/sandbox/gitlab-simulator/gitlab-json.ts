@@ -9,7 +9,7 @@ import type { SimMergeRequest, SimPipeline, SimProject } from './gitlab-simulato
 import { isResolvable, type SimDiscussion, type SimNote } from './gitlab-discussions';
 
 export class GitLabJson {
-  constructor(private readonly webUrl: () => string) {}
+  constructor(private readonly webUrl: () => string, private readonly namespaceOf: (project: SimProject) => { path: string; kind: 'user' | 'group'; group?: { id: number } }) {}
 
   projectUrl(project: SimProject): string { return `${this.webUrl()}/${project.path}`; }
   mergeRequestUrl(project: SimProject, mr: SimMergeRequest): string { return `${this.webUrl()}/${project.path}/-/merge_requests/${mr.iid}`; }
@@ -31,7 +31,18 @@ export class GitLabJson {
   project(project: SimProject) {
     return {
       id: project.id, path_with_namespace: project.path, default_branch: project.defaultBranch, web_url: `${this.webUrl()}/${project.path}`,
+      namespace: this.namespace(project),
       ...(project.forkedFrom ? { forked_from_project: { id: project.forkedFrom.id, path_with_namespace: project.forkedFrom.path } } : {}),
+    };
+  }
+
+  /** A project's namespace as GitLab shows it on a project: a user's own, or a group's. */
+  namespace(project: SimProject) {
+    const namespace = this.namespaceOf(project);
+    const path = namespace.path.split('/').pop() ?? namespace.path;
+    return {
+      id: namespace.group?.id ?? userId(namespace.path), name: path, path, kind: namespace.kind, full_path: namespace.path,
+      parent_id: null, avatar_url: null, web_url: `${this.webUrl()}/${namespace.kind === 'group' ? 'groups/' : ''}${namespace.path}`,
     };
   }
 

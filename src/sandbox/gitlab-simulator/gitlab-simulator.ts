@@ -3,8 +3,10 @@
  * requests, notes, discussions (threads, diff notes, replies, resolving; gitlab-discussions.ts) and pipelines, in
  * memory, under an optional self-managed path prefix, with GitLab's error bodies, PRIVATE-TOKEN checks and the shared
  * fault injector, and GitLab's webhooks (merge request, note, pipeline) with the `X-Gitlab-Token` secret on every
- * change. A project can be forked into the caller's namespace (its git repository starts as a copy of the parent's),
- * and a merge request opened on a fork with `target_project_id` lands in the upstream project, as on GitLab.
+ * change. A project can be forked into the caller's namespace or a group's (its git repository starts as a copy of the
+ * parent's), and a merge request opened on a fork with `target_project_id` lands in the upstream project, as on
+ * GitLab. Groups have owners: `owned=true` lists the projects in the caller's own namespace and in the groups the
+ * caller owns, as GitLab's owned projects do.
  * Merging writes a real merge (or squash) commit in the target project's git repository (merge-request-git.ts).
  * A merge request's pipelines run in its source project (the fork's, as GitLab runs them by default), show on the
  * merge request and send their webhooks from there. Response shapes are in gitlab-json.ts.
@@ -61,8 +63,12 @@ export class GitLabSimError extends Error {
   constructor(readonly status: number, readonly body: Record<string, unknown>) { super(JSON.stringify(body)); }
 }
 
+/** A group namespace and the usernames with the Owner role in it. */
+export interface SimGroup { id: number; path: string; owners: Set<string> }
+
 export class GitLabState {
   readonly projects = new Map<string, SimProject>();
+  readonly groups = new Map<string, SimGroup>();
   private nextId = 100;
   private readonly listeners: Array<(event: GitLabSimEvent) => void> = [];
   id(): number { return this.nextId++; }
@@ -97,6 +103,26 @@ export class GitLabState {
     const project: SimProject = { id: this.id(), path, defaultBranch, branches: new Map([[defaultBranch, sha(`${path}:${defaultBranch}`)]]), nextIid: 1, mergeRequests: [], pipelines: [] };
     this.projects.set(path, project);
     return project;
+  }
+
+  /** A group namespace; its owners own every project in it (GitLab's Owner role, inherited by its projects). */
+  createGroup(path: string, owners: string[]): SimGroup {
+    const group = { id: this.id(), path, owners: new Set(owners) };
+    this.groups.set(path, group);
+    return group;
+  }
+
+  /** The namespace of a project: a group when one of that path exists, else a user's. */
+  namespaceOf(project: SimProject): { path: string; kind: 'user' | 'group'; group?: SimGroup } {
+    const path = project.path.split('/').slice(0, -1).join('/');
+    const group = this.groups.get(path);
+    return group ? { path, kind: 'group', group } : { path, kind: 'user' };
+  }
+
+  /** Whether `username` owns `project`: it is in their own namespace or in a group they own. */
+  owns(username: string, project: SimProject): boolean {
+    const namespace = this.namespaceOf(project);
+    return namespace.group ? namespace.group.owners.has(username) : namespace.path === username;
   }
 
   /**
@@ -223,7 +249,7 @@ function sha(seed: string): string {
 export async function startGitLabSimulator(options: GitLabSimulatorOptions = {}): Promise<GitLabSimulator> {
   let url = '';
   const state = new GitLabState();
-  const json = new GitLabJson(() => url);
+  const json = new GitLabJson(() => url, (project) => state.namespaceOf(project));
   for (const path of options.projects ?? []) state.createProject(path);
   const faults = createFaultInjector((status, message) => ({ message: `${status} ${message}` }));
   const webhooks = createWebhookSender(options.webhook);
@@ -264,6 +290,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     if (!mr) throw new GitLabSimError(404, { message: '404 Not found' });
     return mr;
   };
+  api.get('/user', (_req, res) => { res.json(json.user(String(res.locals.username))); });
   api.get('/projects/:id', (req, res) => { res.json(json.project(projectOf(req))); });
   api.post('/projects/:id/fork', (req, res) => {
     const body = (req.body ?? {}) as { namespace_path?: string };
@@ -272,7 +299,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   api.get('/projects/:id/forks', (req, res) => {
     const project = projectOf(req);
     const owned = req.query.owned === 'true';
-    const forks = [...state.projects.values()].filter((p) => p.forkedFrom === project && (!owned || p.path.startsWith(`${String(res.locals.username)}/`)));
+    const forks = [...state.projects.values()].filter((p) => p.forkedFrom === project && (!owned || state.owns(String(res.locals.username), p)));
     res.json(paged(req, res, forks).map((fork) => json.project(fork)));
   });
   api.get('/projects/:id/repository/branches/:branch', (req, res) => {
@@ -463,7 +490,7 @@ function positionParam(raw: Record<string, unknown>): SimPosition {
 /** GitLab's webhook bodies (the fields GitLab documents for merge request, note and pipeline events). */
 export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Record<string, unknown> {
   const project = { id: event.project.id, name: event.project.path.split('/').pop(), path_with_namespace: event.project.path, default_branch: event.project.defaultBranch, web_url: json.projectUrl(event.project) };
-  const user = { username: event.user, name: event.user };
+  const user = { id: json.user(event.user).id, username: event.user, name: event.user };
   const mrRef = (mr: SimMergeRequest) => ({ id: mr.id, iid: mr.iid, title: mr.title, source_branch: mr.sourceBranch, target_branch: mr.targetBranch, state: mr.state });
   switch (event.kind) {
     case 'merge_request': {

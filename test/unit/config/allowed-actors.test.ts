@@ -168,7 +168,7 @@ describe('group entries looked up in the tracker', () => {
     expect(decision.reason).not.toContain('x'.repeat(301));
   });
 
-  it('against the tracker simulator: a person just added to the group counts at once, and a tracker outage refuses', async () => {
+  it('against the tracker simulator: a person just added to the group counts at once, one just removed stops counting at once, and an outage refuses even a member read a moment ago', async () => {
     const sim = await startTrackerSimulator({ projects: ['P'] });
     try {
       const tracker = createTrackerClient({ baseUrl: sim.url, email: 'bot@example.com', apiToken: 'token-123456', timeoutMs: 2_000, retry: { initialDelayMs: 5 } });
@@ -178,14 +178,19 @@ describe('group entries looked up in the tracker', () => {
       expect(await ask()).toMatchObject({ allowed: false, reason: expect.stringContaining('is in none of its groups') });
       sim.state.setGroupMembers('release-leads', [pat.accountId]);
       expect(await ask()).toMatchObject({ allowed: true, reason: expect.stringContaining('is in the group release-leads') });
-      // Kept: no request while the answer is fresh, even with the tracker failing.
+      // The member's approval just counted; now the tracker fails. What the worker read a moment ago does not
+      // approve: the docs promise that an approval the tracker cannot confirm is refused (docs/security.md §5).
       sim.faults.enqueue({ match: { method: 'GET', path: /\/user\/groups$/ }, kind: 'status', status: 503, times: 10 });
-      expect(await ask()).toMatchObject({ allowed: true });
-      expect(sim.faults.applied).toEqual([]);
-      // Someone not in the group is read again, and the outage refuses them with its reason.
+      expect(await ask()).toMatchObject({ allowed: false, reason: expect.stringContaining('could not be read: tracker GET /rest/api/3/user/groups status 503') });
+      // Someone never read before is refused the same way.
       const sam = sim.state.userForEmail('sam@example.com');
       const refused = await authorizeActor({ project_key: 'P', actor_ids: [`tracker:${sam.accountId}`], action: 'approve' });
       expect(refused).toMatchObject({ allowed: false, reason: expect.stringContaining('could not be read: tracker GET /rest/api/3/user/groups status 503') });
+      // Someone removed from the group stops counting at once, not when a kept answer expires.
+      sim.faults.clear();
+      expect(await ask()).toMatchObject({ allowed: true });
+      sim.state.setGroupMembers('release-leads', []);
+      expect(await ask()).toMatchObject({ allowed: false, reason: expect.stringContaining('is in none of its groups') });
     } finally {
       await sim.close();
     }

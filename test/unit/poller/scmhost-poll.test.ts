@@ -26,6 +26,18 @@ describe('the source-host poller', () => {
     ]);
   });
 
+  it('carries the numeric user ids of a polled review\'s and comment\'s authors, as their webhooks do (allowed actors by id)', async () => {
+    const deliveries = await collectScmhostDeliveries({
+      listRecentlyClosedPullRequestsByBranchPrefix: async () => [],
+      listOpenPullRequestsByBranchPrefix: async () => [pr],
+      listReviews: async () => [{ id: 7, state: 'APPROVED', body: '', commitId: 'abc', submittedAt: '2026-11-23T07:20:00Z', author: 'ada', authorId: 1001 }],
+      listCheckRuns: async () => [],
+      listIssueComments: async () => [{ id: 1, htmlUrl: 'u', body: '/service rebase', author: 'bo', authorId: 1002, createdAt: '2026-11-23T07:01:00Z', updatedAt: '2026-11-23T07:01:00Z' }],
+    } as never, ['acme/api'], { now: new Date('2026-11-23T08:00:00Z'), lookbackSeconds: 3600 });
+    const ids = Object.fromEntries(deliveries.map((d) => [d.observation.event, d.observation.facts.actor_ids]));
+    expect(ids).toEqual({ pull_request: undefined, pull_request_review: ['github-id:1001'], issue_comment: ['github-id:1002'] });
+  });
+
   it('delivers only what was made or changed in the window: an open pull request where nothing happened gives nothing', async () => {
     const reader = (updatedAt: string) => ({
       listRecentlyClosedPullRequestsByBranchPrefix: async () => [],

@@ -6,7 +6,8 @@
  * the example's values are one state among many), and nothing the documentation does not show.
  *
  * Not checked: GET /projects/:id, POST /projects/:id/fork and GET /projects/:id/forks (the documented project has
- * some 150 fields; the simulator sends the few the client reads) and error bodies (the docs give no examples for them).
+ * some 150 fields; the simulator sends the few the client reads), GET /user (the same: the client reads `username`)
+ * and error bodies (the docs give no examples for them).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -176,7 +177,7 @@ describe('GitLab simulator against the example responses of GitLab\'s API docume
     const operations = [...source.matchAll(/operation: '(\w+)'|paginate<\w+>\('(\w+)'/g)].map((m) => m[1] ?? m[2]).sort();
     expect(operations).toEqual([
       'createBranch', 'createFork', 'createMergeRequest', 'createMergeRequestDiscussionNote', 'createMergeRequestNote', 'findMergeRequestBySourceBranch', 'findOwnFork', 'getBranch',
-      'getMergeRequest', 'getMergeRequestDiscussion', 'getProject', 'listMergeRequestDiscussions', 'listMergeRequestNotes', 'listMergeRequestPipelines',
+      'getCurrentUser', 'getMergeRequest', 'getMergeRequestDiscussion', 'getProject', 'listMergeRequestDiscussions', 'listMergeRequestNotes', 'listMergeRequestPipelines',
       'listOpenMergeRequestsByBranchPrefix', 'listPipelinesForSha', 'resolveMergeRequestDiscussion', 'updateMergeRequest',
     ]);
   });

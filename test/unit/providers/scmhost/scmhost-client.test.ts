@@ -113,7 +113,7 @@ describe('source-host client against the GitHub-shaped simulator', () => {
     const repo = sim.state.repo('acme', 'api');
     sim.state.submitReview(repo, 1, { state: 'CHANGES_REQUESTED', body: 'Needs work', comments: [{ path: 'src/a.ts', line: 3, body: 'rename this' }, { path: 'src/b.ts', line: 9, body: 'add a test' }] });
     const reviews = await client.listReviews(repoRef, 1);
-    expect(reviews).toEqual([expect.objectContaining({ state: 'CHANGES_REQUESTED', body: 'Needs work', commitId: pr.headSha, author: 'octo-reviewer' })]);
+    expect(reviews).toEqual([expect.objectContaining({ state: 'CHANGES_REQUESTED', body: 'Needs work', commitId: pr.headSha, author: 'octo-reviewer', authorId: expect.any(Number) })]);
 
     const threads = await client.listReviewThreads(repoRef, 1);
     expect(threads.map((t) => [t.path, t.line, t.comments.length])).toEqual([['src/a.ts', 3, 1], ['src/b.ts', 9, 1]]);
