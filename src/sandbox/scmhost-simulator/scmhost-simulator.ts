@@ -222,7 +222,8 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
   api.get('/repos/:owner/:repo/pulls/:number', async (req, res) => {
     const repo = repoOf(req);
     const pull = state.pull(repo, n(req));
-    res.json(json.pullRequest(repo, pull, { ...pullStats(state, repo, pull), size: await sizeOf(repo, pull) }));
+    const mergeable = await pulls.mergeableOnRead(repo, pull);
+    res.json(json.pullRequest(repo, pull, { ...pullStats(state, repo, pull), size: await sizeOf(repo, pull), mergeable }));
   });
 
   api.patch('/repos/:owner/:repo/pulls/:number', (req, res) => {
@@ -325,7 +326,7 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof ScmhostSimError) {
-      res.status(error.status).json({ message: error.message, ...(error.errors ? { errors: error.errors } : {}), documentation_url: DOCS, status: String(error.status) });
+      res.status(error.status).json({ message: error.message, ...(error.errors ? { errors: error.errors } : {}), documentation_url: error.documentationUrl ?? DOCS, status: String(error.status) });
       return;
     }
     const status = (error as { status?: number }).status;
