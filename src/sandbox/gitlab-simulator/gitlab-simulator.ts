@@ -15,7 +15,8 @@ import { FaultInjector, createFaultInjector } from '../fault-injector';
 import { closeServer, listen } from '../listen';
 import { createWebhookSender, type WebhookSender, type WebhookTarget } from '../webhook-sender';
 import { createGitSmartHttp, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
-import { GitLabJson } from './gitlab-json';
+import { GitLabJson, isDraftTitle, keptMergeability, mergeStatusFields } from './gitlab-json';
+import type { MergeCheck } from '../scmhost-simulator/background-merge-check';
 import { MergeRequestGit } from './merge-request-git';
 import { discussionId, discussionsOf, replyShape, resolveRefusal, isResolvable, type SimDiscussion, type SimNote, type SimPosition } from './gitlab-discussions';
 
@@ -54,6 +55,8 @@ export interface SimMergeRequest {
   sourceProject?: SimProject;
   /** Set when it was merged with squashing: the squash commit (the merge commit is its merge into the target). */
   squashCommitSha?: string;
+  /** The last mergeability check, computed from git (background-merge-check.ts); stale once either branch moved. */
+  mergeCheck?: MergeCheck;
 }
 export interface SimPipeline { id: number; iid: number; sha: string; ref: string; status: string; createdAt: string; updatedAt: string }
 
@@ -322,7 +325,15 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     state.emit({ kind: 'merge_request', project, mr, action: 'open', user: mr.author });
     res.status(201).json(json.mergeRequest(project, mr));
   });
-  api.get('/projects/:id/merge_requests/:iid', (req, res) => { res.json(json.mergeRequest(projectOf(req), mrOf(req))); });
+  api.get('/projects/:id/merge_requests/:iid', async (req, res, next) => {
+    try {
+      const project = projectOf(req);
+      const mr = mrOf(req);
+      res.json(json.mergeRequest(project, mr, await mergeRequests.mergeabilityOnRead(project, mr)));
+    } catch (error) {
+      next(error);
+    }
+  });
   api.put('/projects/:id/merge_requests/:iid', (req, res) => {
     const mr = mrOf(req);
     const body = (req.body ?? {}) as { title?: string; description?: string; state_event?: string };
@@ -428,6 +439,11 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   };
 }
 
+/** The pipeline hook's merge request carries the two statuses, not `has_conflicts`. */
+function withoutConflictFlag(fields: ReturnType<typeof mergeStatusFields>): { merge_status: string; detailed_merge_status: string } {
+  return { merge_status: fields.merge_status, detailed_merge_status: fields.detailed_merge_status };
+}
+
 /** GitLab paging: per_page (max 100, default 20), page, and X-Next-Page ('' on the last page). */
 function paged<T>(req: Request, res: Response, items: T[]): T[] {
   const perPage = Math.min(100, Math.max(1, Number(req.query.per_page ?? 20) || 20));
@@ -504,7 +520,8 @@ export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Reco
         object_attributes: { id: event.pipeline.id, iid: event.pipeline.iid, ref: event.pipeline.ref, sha: event.pipeline.sha, status: event.pipeline.status, source: 'merge_request_event', created_at: event.pipeline.createdAt, finished_at: finished ? event.pipeline.updatedAt : null },
         merge_request: found ? {
           ...mrRef(found.mr), source_project_id: event.project.id, target_project_id: found.target.id,
-          merge_status: 'can_be_merged', detailed_merge_status: 'mergeable', url: json.mergeRequestUrl(found.target, found.mr),
+          ...withoutConflictFlag(mergeStatusFields(found.mr, isDraftTitle(found.mr.title), keptMergeability(found.target, found.mr))),
+          url: json.mergeRequestUrl(found.target, found.mr),
         } : null,
       };
     }
