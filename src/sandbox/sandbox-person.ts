@@ -1,5 +1,7 @@
 import { adfToMarkdown } from '../providers/tracker/adf/adf-to-markdown';
-import { readSandboxSettings, sandboxSettingsFile, SANDBOX_PERSON_EMAIL, SANDBOX_PROJECT, SANDBOX_REPOSITORY } from './sandbox-settings';
+import { commitFile } from './person-git';
+import { sandboxIdentity, type SandboxIdentity } from './sandbox-identity';
+import { readSandboxSettings, sandboxSettingsFile, SANDBOX_PROJECT, SANDBOX_REPOSITORY } from './sandbox-settings';
 
 /** `service sandbox ...` could not reach a running sandbox; the message says what to start. */
 export class SandboxUnavailableError extends Error {
@@ -37,18 +39,19 @@ export interface NewTicket {
 }
 
 /**
- * What a person does in the tracker and on the source host, done over the simulators' REST APIs so that the same
- * signed webhooks reach the service as when someone clicks: the tracker as pat@example.com, the source host as
- * the reviewer. The addresses come from `<data dir>/sandbox/sandbox.json`, which `service dev --sandbox` writes.
+ * What a person does in the tracker and on the source host, done over the simulators' REST APIs (and git, for a
+ * push) so that the same signed webhooks reach the service as when someone clicks: by default as pat@example.com in
+ * the tracker and octo-reviewer on the source host, with `as` as that person (sandbox-identity.ts). The addresses
+ * come from `<data dir>/sandbox/sandbox.json`, which `service dev --sandbox` writes.
  */
 export class SandboxPerson {
-  private constructor(private readonly urls: { tracker: string; scmhost: string }, private readonly reviewerToken: string) {}
+  private constructor(private readonly urls: { tracker: string; scmhost: string }, readonly identity: SandboxIdentity) {}
 
-  static async connect(stateDir: string): Promise<SandboxPerson> {
+  static async connect(stateDir: string, options: { as?: string } = {}): Promise<SandboxPerson> {
     const settings = readSandboxSettings(stateDir);
     const start = 'start it with `npm run dev -- --sandbox` (or `service dev --sandbox`), with the same --data-dir';
     if (!settings?.urls.tracker) throw new SandboxUnavailableError(`no sandbox has run with this data directory (${sandboxSettingsFile(stateDir)} is missing): ${start}`);
-    const person = new SandboxPerson(settings.urls, settings.secrets.reviewer_token);
+    const person = new SandboxPerson(settings.urls, sandboxIdentity(options.as, settings.secrets));
     try {
       await fetch(`${settings.urls.tracker}/rest/api/3/myself`, { headers: person.trackerHeaders(), signal: AbortSignal.timeout(5_000) });
     } catch {
@@ -58,7 +61,8 @@ export class SandboxPerson {
   }
 
   private trackerHeaders(): Record<string, string> {
-    return { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${SANDBOX_PERSON_EMAIL}:sandbox`).toString('base64')}` };
+    // The sandbox's tracker takes any API token: the e-mail says who acts.
+    return { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${this.identity.email}:sandbox`).toString('base64')}` };
   }
 
   private async callText(url: string, init: RequestInit): Promise<string> {
@@ -78,7 +82,7 @@ export class SandboxPerson {
   }
 
   private scmhost(path: string, method: string, body?: unknown): Promise<unknown> {
-    const headers = { 'content-type': 'application/json', authorization: `token ${this.reviewerToken}`, accept: 'application/vnd.github+json' };
+    const headers = { 'content-type': 'application/json', authorization: `token ${this.identity.scmhostToken}`, accept: 'application/vnd.github+json' };
     return this.call(`${this.urls.scmhost}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   }
 
@@ -113,7 +117,7 @@ export class SandboxPerson {
         state: pull.merged_at ? 'merged' : pull.state, draft: pull.draft ?? false, head: pull.head.ref, base: pull.base.ref, url: pull.html_url,
       };
       if (options.diffs) {
-        const headers = { authorization: `token ${this.reviewerToken}`, accept: 'application/vnd.github.diff' };
+        const headers = { authorization: `token ${this.identity.scmhostToken}`, accept: 'application/vnd.github.diff' };
         try {
           view.diff = await this.callText(`${this.urls.scmhost}/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}`, { method: 'GET', headers });
         } catch (error) {
@@ -164,14 +168,29 @@ export class SandboxPerson {
     return pull;
   }
 
-  /** Approves the ticket's pull request as the reviewer. */
+  /**
+   * Pushes a commit of one file to the repository's default branch, as a person who works on main does (and so,
+   * for a file a ticket's branch changes too, a conflict the source host then reports on its pull request).
+   */
+  async commitToMain(path: string, text: string, message?: string): Promise<{ sha: string; branch: string }> {
+    const repository = await this.scmhost(`/repos/${SANDBOX_REPOSITORY}`, 'GET') as { default_branch: string };
+    const branch = repository.default_branch;
+    const sha = await commitFile({
+      remote: `${this.urls.scmhost}/${SANDBOX_REPOSITORY}.git`, token: this.identity.scmhostToken, branch, path,
+      content: text.endsWith('\n') ? text : `${text}\n`, message: message ?? `Edit ${path}`,
+      author: { name: this.identity.login, email: this.identity.email },
+    });
+    return { sha, branch };
+  }
+
+  /** Approves the ticket's pull request (as the reviewer, or the person of `--as`). */
   async approvePullRequest(key: string): Promise<number> {
     const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/reviews`, 'POST', { event: 'APPROVE', body: 'Approved in the sandbox.' });
     return pull.number;
   }
 
-  /** Asks for changes on the ticket's pull request as the reviewer; with `line`, as a comment on that line of a file. */
+  /** Asks for changes on the ticket's pull request as the reviewer (or the person of `--as`); with `line`, as a comment on that line of a file. */
   async requestChanges(key: string, review: { body: string; line?: { path: string; line: number; body: string } }): Promise<number> {
     const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/reviews`, 'POST', {
@@ -180,7 +199,7 @@ export class SandboxPerson {
     return pull.number;
   }
 
-  /** Merges the ticket's pull request as the reviewer (what a person does on the source host). */
+  /** Merges the ticket's pull request as the reviewer or the person of `--as` (what a person does on the source host). */
   async mergePullRequest(key: string): Promise<number> {
     const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/merge`, 'PUT', {});

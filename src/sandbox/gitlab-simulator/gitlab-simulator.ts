@@ -14,7 +14,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { FaultInjector, createFaultInjector } from '../fault-injector';
 import { closeServer, listen } from '../listen';
 import { createWebhookSender, type WebhookSender, type WebhookTarget } from '../webhook-sender';
-import { createGitSmartHttp, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
+import { createGitSmartHttp, loginOfToken, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
 import { GitLabJson, isDraftTitle, keptMergeability, mergeStatusFields } from './gitlab-json';
 import type { MergeCheck } from '../scmhost-simulator/background-merge-check';
 import { MergeRequestGit } from './merge-request-git';
@@ -252,7 +252,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   app.use(express.json());
   app.use((req: Request, res: Response, next: NextFunction) => {
     const token = req.headers['private-token'];
-    const username = typeof token === 'string' && token ? (options.tokens ? options.tokens[token] : 'service-bot') : undefined;
+    const username = typeof token === 'string' && token ? loginOfToken(options.tokens, token) : undefined;
     if (!username) { res.status(401).json({ message: '401 Unauthorized' }); return; }
     res.locals.username = username;
     next();
