@@ -1,6 +1,7 @@
 import { adfToMarkdown } from '../providers/tracker/adf/adf-to-markdown';
 import { commitFile } from './person-git';
 import { sandboxIdentity, type SandboxIdentity } from './sandbox-identity';
+import { pullRequestOf, workSources, type IssueBrief } from './ticket-work';
 import { readSandboxSettings, sandboxSettingsFile, SANDBOX_PROJECT, SANDBOX_REPOSITORY } from './sandbox-settings';
 
 /** `service sandbox ...` could not reach a running sandbox; the message says what to start. */
@@ -28,7 +29,11 @@ export interface TicketView {
     head: string; base: string; url: string;
     /** The diff (git's, from the simulator), or why it could not be read. */
     diff?: string; diffProblem?: string;
+    /** Set when the pull request is another ticket's that carries this one's work (ticket-work.ts): why it is shown. */
+    carries?: string;
   }>;
+  /** The other tickets whose pull requests carry this one's work (a fix Task's bug, a task's feature). */
+  workOf?: string[];
 }
 
 export interface NewTicket {
@@ -86,15 +91,24 @@ export class SandboxPerson {
     return this.call(`${this.urls.scmhost}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   }
 
+  /** A ticket's key, type, summary and parent, for finding whose pull requests carry its work. */
+  private async brief(key: string): Promise<IssueBrief & { parent?: string }> {
+    const issue = await this.tracker(`/issue/${encodeURIComponent(key)}?fields=summary,issuetype,parent`, 'GET') as {
+      key: string; fields: { summary?: string; issuetype?: { name?: string }; parent?: { key?: string } };
+    };
+    return { key: issue.key, type: issue.fields.issuetype?.name ?? '', summary: issue.fields.summary ?? '', parent: issue.fields.parent?.key };
+  }
+
   /**
-   * Reads a ticket the way a person looks at it: fields and comments from the tracker, and the pull requests of its
-   * branch (`service/<key>`, or `[KEY]` in the title) with their diffs from the source host.
+   * Reads a ticket the way a person looks at it: fields and comments from the tracker, and the pull requests that
+   * carry its work with their diffs from the source host: its own (`service/<key>`, or `[KEY]` in the title), and
+   * for a ticket the service delivers in another's, that one's (ticket-work.ts: a fix Task's bug, a task's feature).
    */
   async readTicket(key: string, options: { diffs: boolean }): Promise<TicketView> {
     const issueKey = encodeURIComponent(key);
-    type Link = { type?: { inward?: string; outward?: string }; inwardIssue?: { key?: string }; outwardIssue?: { key?: string } };
-    const issue = await this.tracker(`/issue/${issueKey}?fields=summary,issuetype,status,labels,issuelinks`, 'GET') as {
-      key: string; fields: { summary?: string; issuetype?: { name?: string }; status?: { name?: string }; labels?: string[]; issuelinks?: Link[] };
+    type Link = { type?: { name?: string; inward?: string; outward?: string }; inwardIssue?: { key?: string }; outwardIssue?: { key?: string } };
+    const issue = await this.tracker(`/issue/${issueKey}?fields=summary,issuetype,status,labels,issuelinks,parent`, 'GET') as {
+      key: string; fields: { summary?: string; issuetype?: { name?: string }; status?: { name?: string }; labels?: string[]; issuelinks?: Link[]; parent?: { key?: string } };
     };
     const links = (issue.fields.issuelinks ?? []).map((link) => (link.outwardIssue?.key
       ? `${link.type?.outward ?? 'links to'} ${link.outwardIssue.key}`
@@ -107,14 +121,29 @@ export class SandboxPerson {
       startAt += page.comments.length;
       if (page.comments.length === 0 || startAt >= page.total) break;
     }
+    // Whose pull requests carry this ticket's work: the tickets above it, and those it relates to (a fix Task's bug).
+    const ancestors: IssueBrief[] = [];
+    for (let parent = issue.fields.parent?.key; parent && ancestors.length < 3 && !ancestors.some((a) => a.key === parent);) {
+      const above = await this.brief(parent);
+      ancestors.push(above);
+      parent = above.parent;
+    }
+    const relatedKeys = (issue.fields.issuelinks ?? []).filter((link) => link.type?.name === 'Relates')
+      .map((link) => link.outwardIssue?.key ?? link.inwardIssue?.key).filter((k): k is string => Boolean(k)).slice(0, 10);
+    const related = await Promise.all(relatedKeys.map((k) => this.brief(k)));
+    const sources = workSources({ key: issue.key, type: issue.fields.issuetype?.name ?? '', summary: issue.fields.summary ?? '' }, ancestors, related);
     type Pull = { number: number; title: string; state: 'open' | 'closed'; draft?: boolean; merged_at: string | null; html_url: string; head: { ref: string }; base: { ref: string } };
     const all = await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls?state=all&per_page=100&direction=asc`, 'GET') as Pull[];
-    const mine = all.filter((p) => p.head.ref.toLowerCase() === `service/${key.toLowerCase()}` || p.title.includes(`[${issue.key}]`));
+    const carrying = all.flatMap((pull) => {
+      const source = sources.find((s) => (!s.repository || s.repository.toLowerCase() === SANDBOX_REPOSITORY) && pullRequestOf(s.key, { head: pull.head.ref, title: pull.title }));
+      return source ? [{ pull, source }] : [];
+    });
     const pulls: TicketView['pulls'] = [];
-    for (const pull of mine) {
+    for (const { pull, source } of carrying) {
       const view: TicketView['pulls'][number] = {
         repository: SANDBOX_REPOSITORY, number: pull.number, title: pull.title,
         state: pull.merged_at ? 'merged' : pull.state, draft: pull.draft ?? false, head: pull.head.ref, base: pull.base.ref, url: pull.html_url,
+        ...(source.note ? { carries: source.note } : {}),
       };
       if (options.diffs) {
         const headers = { authorization: `token ${this.identity.scmhostToken}`, accept: 'application/vnd.github.diff' };
@@ -136,6 +165,7 @@ export class SandboxPerson {
       links,
       comments: comments.map((c) => ({ id: c.id, author: c.author?.displayName ?? c.author?.accountId ?? 'unknown', created: c.created, text: adfToMarkdown(c.body) })),
       pulls,
+      workOf: [...new Set(sources.filter((s) => s.key !== issue.key).map((s) => s.key))],
     };
   }
 
