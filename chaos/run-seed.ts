@@ -232,7 +232,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
             case 'comment': answer.commentId = await person.comment(key, action.text); break;
             case 'label': await person.label(key, action.label, false); break;
             case 'check': answer.headSha = (await person.reportCheck(key, { name: 'build', conclusion: action.conclusion, summary: action.summary })).sha; break;
-            case 'review': await person.requestChanges(key, { body: action.body, ...(action.line ? { line: action.line } : {}) }); break;
+            case 'review': await person.requestChanges(key, { body: action.body, ...(action.line ? { line: { ...action.line, path: action.line.path.replace('<key>', key) } } : {}) }); break;
             case 'approve-pr': await person.approvePullRequest(key); break;
             case 'merge': await person.mergePullRequest(key); break;
           }

@@ -44,12 +44,15 @@ export const REVIEW_POSITIONS = ['human_review_gate', 'wait_for_ci_gate'];
 
 const APPROVE: PersonAction = { kind: 'comment', text: '/service approve' };
 
+/** The file the sandbox agent changes for a ticket (`SANDBOX_CHANGES/<key>.md`); `<key>` is filled in when acting. */
+export const SANDBOX_CHANGE_OF_TICKET = 'SANDBOX_CHANGES/<key>.md';
+
 function reviewPhase(rng: Prng): PersonAction[] {
   const steps: PersonAction[] = [];
   if (rng.chance(0.4)) steps.push({ kind: 'check', conclusion: 'failure', summary: `${rng.int(1, 5)} tests failed` });
   steps.push({ kind: 'check', conclusion: 'success', summary: 'all green' });
   if (rng.chance(0.3)) {
-    steps.push({ kind: 'review', body: 'Please name the rows.', line: { path: 'SANDBOX_CHANGES.md', line: 1, body: 'Name the rows exported.' } });
+    steps.push({ kind: 'review', body: 'Please name the rows.', line: { path: SANDBOX_CHANGE_OF_TICKET, line: 1, body: 'Name the rows exported.' } });
     steps.push({ kind: 'check', conclusion: 'success', summary: 'all green after the review' });
   }
   // Approving ends the ticket (the merge is then the person's); merging without approving ends it too, and a merge

@@ -1,5 +1,7 @@
 import { Command, Flags } from '@oclif/core';
 import { DevStackConfigError } from '../temporal/dev-stack-config';
+import { PersonGitError, RepositoryPathError } from './person-git';
+import { SandboxIdentityError } from './sandbox-identity';
 import { SandboxPerson, SandboxRequestError, SandboxUnavailableError } from './sandbox-person';
 import { sandboxStateDir } from './sandbox-settings';
 
@@ -7,20 +9,24 @@ import { sandboxStateDir } from './sandbox-settings';
 export const sandboxFlags = {
   'data-dir': Flags.string({ description: 'the data folder `service dev --sandbox` runs with (default: server.data_dir of the stack file)' }),
   config: Flags.string({ description: 'dev stack file', default: 'temporal-dev.yaml' }),
+  as: Flags.string({
+    description: 'act as this person (an e-mail): the tracker user of that address and, on the source host, the login made of its local part (default pat@example.com and octo-reviewer)',
+    helpValue: '<email>',
+  }),
 };
+
+const ONE_LINE_ERRORS = [SandboxUnavailableError, SandboxRequestError, SandboxIdentityError, RepositoryPathError, PersonGitError, DevStackConfigError];
 
 /**
  * Runs one person's action against the running sandbox; an unreachable sandbox or a refused request is one line on
  * stderr and exit 1, not a stack trace.
  */
-export async function actInSandbox(command: Command, flags: { 'data-dir'?: string; config: string }, act: (person: SandboxPerson) => Promise<string>): Promise<void> {
+export async function actInSandbox(command: Command, flags: { 'data-dir'?: string; config: string; as?: string }, act: (person: SandboxPerson) => Promise<string>): Promise<void> {
   try {
-    const person = await SandboxPerson.connect(sandboxStateDir({ dataDir: flags['data-dir'], config: flags.config }));
+    const person = await SandboxPerson.connect(sandboxStateDir({ dataDir: flags['data-dir'], config: flags.config }), { as: flags.as });
     command.log(await act(person));
   } catch (error) {
-    if (error instanceof SandboxUnavailableError || error instanceof SandboxRequestError || error instanceof DevStackConfigError) {
-      command.error(error.message, { exit: 1 });
-    }
+    if (ONE_LINE_ERRORS.some((type) => error instanceof type)) command.error((error as Error).message, { exit: 1 });
     throw error;
   }
 }

@@ -1,5 +1,8 @@
 import { adfToMarkdown } from '../providers/tracker/adf/adf-to-markdown';
-import { readSandboxSettings, sandboxSettingsFile, SANDBOX_PERSON_EMAIL, SANDBOX_PROJECT, SANDBOX_REPOSITORY } from './sandbox-settings';
+import { commitFile } from './person-git';
+import { sandboxIdentity, type SandboxIdentity } from './sandbox-identity';
+import { pullRequestOf, workSources, type IssueBrief } from './ticket-work';
+import { readSandboxSettings, sandboxSettingsFile, SANDBOX_PROJECT, SANDBOX_REPOSITORY } from './sandbox-settings';
 
 /** `service sandbox ...` could not reach a running sandbox; the message says what to start. */
 export class SandboxUnavailableError extends Error {
@@ -26,7 +29,11 @@ export interface TicketView {
     head: string; base: string; url: string;
     /** The diff (git's, from the simulator), or why it could not be read. */
     diff?: string; diffProblem?: string;
+    /** Set when the pull request is another ticket's that carries this one's work (ticket-work.ts): why it is shown. */
+    carries?: string;
   }>;
+  /** The other tickets whose pull requests carry this one's work (a fix Task's bug, a task's feature). */
+  workOf?: string[];
 }
 
 export interface NewTicket {
@@ -37,18 +44,19 @@ export interface NewTicket {
 }
 
 /**
- * What a person does in the tracker and on the source host, done over the simulators' REST APIs so that the same
- * signed webhooks reach the service as when someone clicks: the tracker as pat@example.com, the source host as
- * the reviewer. The addresses come from `<data dir>/sandbox/sandbox.json`, which `service dev --sandbox` writes.
+ * What a person does in the tracker and on the source host, done over the simulators' REST APIs (and git, for a
+ * push) so that the same signed webhooks reach the service as when someone clicks: by default as pat@example.com in
+ * the tracker and octo-reviewer on the source host, with `as` as that person (sandbox-identity.ts). The addresses
+ * come from `<data dir>/sandbox/sandbox.json`, which `service dev --sandbox` writes.
  */
 export class SandboxPerson {
-  private constructor(private readonly urls: { tracker: string; scmhost: string }, private readonly reviewerToken: string) {}
+  private constructor(private readonly urls: { tracker: string; scmhost: string }, readonly identity: SandboxIdentity) {}
 
-  static async connect(stateDir: string): Promise<SandboxPerson> {
+  static async connect(stateDir: string, options: { as?: string } = {}): Promise<SandboxPerson> {
     const settings = readSandboxSettings(stateDir);
     const start = 'start it with `npm run dev -- --sandbox` (or `service dev --sandbox`), with the same --data-dir';
     if (!settings?.urls.tracker) throw new SandboxUnavailableError(`no sandbox has run with this data directory (${sandboxSettingsFile(stateDir)} is missing): ${start}`);
-    const person = new SandboxPerson(settings.urls, settings.secrets.reviewer_token);
+    const person = new SandboxPerson(settings.urls, sandboxIdentity(options.as, settings.secrets));
     try {
       await fetch(`${settings.urls.tracker}/rest/api/3/myself`, { headers: person.trackerHeaders(), signal: AbortSignal.timeout(5_000) });
     } catch {
@@ -58,7 +66,8 @@ export class SandboxPerson {
   }
 
   private trackerHeaders(): Record<string, string> {
-    return { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${SANDBOX_PERSON_EMAIL}:sandbox`).toString('base64')}` };
+    // The sandbox's tracker takes any API token: the e-mail says who acts.
+    return { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${this.identity.email}:sandbox`).toString('base64')}` };
   }
 
   private async callText(url: string, init: RequestInit): Promise<string> {
@@ -78,19 +87,28 @@ export class SandboxPerson {
   }
 
   private scmhost(path: string, method: string, body?: unknown): Promise<unknown> {
-    const headers = { 'content-type': 'application/json', authorization: `token ${this.reviewerToken}`, accept: 'application/vnd.github+json' };
+    const headers = { 'content-type': 'application/json', authorization: `token ${this.identity.scmhostToken}`, accept: 'application/vnd.github+json' };
     return this.call(`${this.urls.scmhost}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   }
 
+  /** A ticket's key, type, summary and parent, for finding whose pull requests carry its work. */
+  private async brief(key: string): Promise<IssueBrief & { parent?: string }> {
+    const issue = await this.tracker(`/issue/${encodeURIComponent(key)}?fields=summary,issuetype,parent`, 'GET') as {
+      key: string; fields: { summary?: string; issuetype?: { name?: string }; parent?: { key?: string } };
+    };
+    return { key: issue.key, type: issue.fields.issuetype?.name ?? '', summary: issue.fields.summary ?? '', parent: issue.fields.parent?.key };
+  }
+
   /**
-   * Reads a ticket the way a person looks at it: fields and comments from the tracker, and the pull requests of its
-   * branch (`service/<key>`, or `[KEY]` in the title) with their diffs from the source host.
+   * Reads a ticket the way a person looks at it: fields and comments from the tracker, and the pull requests that
+   * carry its work with their diffs from the source host: its own (`service/<key>`, or `[KEY]` in the title), and
+   * for a ticket the service delivers in another's, that one's (ticket-work.ts: a fix Task's bug, a task's feature).
    */
   async readTicket(key: string, options: { diffs: boolean }): Promise<TicketView> {
     const issueKey = encodeURIComponent(key);
-    type Link = { type?: { inward?: string; outward?: string }; inwardIssue?: { key?: string }; outwardIssue?: { key?: string } };
-    const issue = await this.tracker(`/issue/${issueKey}?fields=summary,issuetype,status,labels,issuelinks`, 'GET') as {
-      key: string; fields: { summary?: string; issuetype?: { name?: string }; status?: { name?: string }; labels?: string[]; issuelinks?: Link[] };
+    type Link = { type?: { name?: string; inward?: string; outward?: string }; inwardIssue?: { key?: string }; outwardIssue?: { key?: string } };
+    const issue = await this.tracker(`/issue/${issueKey}?fields=summary,issuetype,status,labels,issuelinks,parent`, 'GET') as {
+      key: string; fields: { summary?: string; issuetype?: { name?: string }; status?: { name?: string }; labels?: string[]; issuelinks?: Link[]; parent?: { key?: string } };
     };
     const links = (issue.fields.issuelinks ?? []).map((link) => (link.outwardIssue?.key
       ? `${link.type?.outward ?? 'links to'} ${link.outwardIssue.key}`
@@ -103,17 +121,32 @@ export class SandboxPerson {
       startAt += page.comments.length;
       if (page.comments.length === 0 || startAt >= page.total) break;
     }
+    // Whose pull requests carry this ticket's work: the tickets above it, and those it relates to (a fix Task's bug).
+    const ancestors: IssueBrief[] = [];
+    for (let parent = issue.fields.parent?.key; parent && ancestors.length < 3 && !ancestors.some((a) => a.key === parent);) {
+      const above = await this.brief(parent);
+      ancestors.push(above);
+      parent = above.parent;
+    }
+    const relatedKeys = (issue.fields.issuelinks ?? []).filter((link) => link.type?.name === 'Relates')
+      .map((link) => link.outwardIssue?.key ?? link.inwardIssue?.key).filter((k): k is string => Boolean(k)).slice(0, 10);
+    const related = await Promise.all(relatedKeys.map((k) => this.brief(k)));
+    const sources = workSources({ key: issue.key, type: issue.fields.issuetype?.name ?? '', summary: issue.fields.summary ?? '' }, ancestors, related);
     type Pull = { number: number; title: string; state: 'open' | 'closed'; draft?: boolean; merged_at: string | null; html_url: string; head: { ref: string }; base: { ref: string } };
     const all = await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls?state=all&per_page=100&direction=asc`, 'GET') as Pull[];
-    const mine = all.filter((p) => p.head.ref.toLowerCase() === `service/${key.toLowerCase()}` || p.title.includes(`[${issue.key}]`));
+    const carrying = all.flatMap((pull) => {
+      const source = sources.find((s) => (!s.repository || s.repository.toLowerCase() === SANDBOX_REPOSITORY) && pullRequestOf(s.key, { head: pull.head.ref, title: pull.title }));
+      return source ? [{ pull, source }] : [];
+    });
     const pulls: TicketView['pulls'] = [];
-    for (const pull of mine) {
+    for (const { pull, source } of carrying) {
       const view: TicketView['pulls'][number] = {
         repository: SANDBOX_REPOSITORY, number: pull.number, title: pull.title,
         state: pull.merged_at ? 'merged' : pull.state, draft: pull.draft ?? false, head: pull.head.ref, base: pull.base.ref, url: pull.html_url,
+        ...(source.note ? { carries: source.note } : {}),
       };
       if (options.diffs) {
-        const headers = { authorization: `token ${this.reviewerToken}`, accept: 'application/vnd.github.diff' };
+        const headers = { authorization: `token ${this.identity.scmhostToken}`, accept: 'application/vnd.github.diff' };
         try {
           view.diff = await this.callText(`${this.urls.scmhost}/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}`, { method: 'GET', headers });
         } catch (error) {
@@ -132,6 +165,7 @@ export class SandboxPerson {
       links,
       comments: comments.map((c) => ({ id: c.id, author: c.author?.displayName ?? c.author?.accountId ?? 'unknown', created: c.created, text: adfToMarkdown(c.body) })),
       pulls,
+      workOf: [...new Set(sources.filter((s) => s.key !== issue.key).map((s) => s.key))],
     };
   }
 
@@ -164,14 +198,29 @@ export class SandboxPerson {
     return pull;
   }
 
-  /** Approves the ticket's pull request as the reviewer. */
+  /**
+   * Pushes a commit of one file to the repository's default branch, as a person who works on main does (and so,
+   * for a file a ticket's branch changes too, a conflict the source host then reports on its pull request).
+   */
+  async commitToMain(path: string, text: string, message?: string): Promise<{ sha: string; branch: string }> {
+    const repository = await this.scmhost(`/repos/${SANDBOX_REPOSITORY}`, 'GET') as { default_branch: string };
+    const branch = repository.default_branch;
+    const sha = await commitFile({
+      remote: `${this.urls.scmhost}/${SANDBOX_REPOSITORY}.git`, token: this.identity.scmhostToken, branch, path,
+      content: text.endsWith('\n') ? text : `${text}\n`, message: message ?? `Edit ${path}`,
+      author: { name: this.identity.login, email: this.identity.email },
+    });
+    return { sha, branch };
+  }
+
+  /** Approves the ticket's pull request (as the reviewer, or the person of `--as`). */
   async approvePullRequest(key: string): Promise<number> {
     const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/reviews`, 'POST', { event: 'APPROVE', body: 'Approved in the sandbox.' });
     return pull.number;
   }
 
-  /** Asks for changes on the ticket's pull request as the reviewer; with `line`, as a comment on that line of a file. */
+  /** Asks for changes on the ticket's pull request as the reviewer (or the person of `--as`); with `line`, as a comment on that line of a file. */
   async requestChanges(key: string, review: { body: string; line?: { path: string; line: number; body: string } }): Promise<number> {
     const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/reviews`, 'POST', {
@@ -180,7 +229,7 @@ export class SandboxPerson {
     return pull.number;
   }
 
-  /** Merges the ticket's pull request as the reviewer (what a person does on the source host). */
+  /** Merges the ticket's pull request as the reviewer or the person of `--as` (what a person does on the source host). */
   async mergePullRequest(key: string): Promise<number> {
     const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/merge`, 'PUT', {});

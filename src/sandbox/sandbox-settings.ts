@@ -11,6 +11,8 @@ export const SANDBOX_BOT_LOGIN = 'service-bot';
 /** The person the `service sandbox` commands act as on the source host (the tracker takes any e-mail). */
 export const SANDBOX_REVIEWER_LOGIN = 'octo-reviewer';
 export const SANDBOX_PERSON_EMAIL = 'pat@example.com';
+/** The service's own tracker account in the sandbox (TRACKER_USER_EMAIL): no `--as` may speak for it. */
+export const SANDBOX_SERVICE_EMAIL = 'service@sandbox.local';
 
 /** What `<data dir>/sandbox/sandbox.json` holds: made up once, kept so a restart keeps addresses and secrets. */
 export interface SandboxSettings {
@@ -24,6 +26,11 @@ export interface SandboxSettings {
     reviewer_token: string;
     /** The read API's operator token (absent in settings written before it existed: made up at the next start). */
     SERVICE_OPERATOR_TOKEN?: string;
+    /**
+     * The key of the source host's person tokens (scmhost-simulator/person-tokens.ts), which `service sandbox ... --as`
+     * derives from it (absent in settings written before it existed: made up at the next start).
+     */
+    person_token_secret?: string;
   };
   ports: { tracker: number; scmhost: number; model: number };
   /** Written at every start, read by `service sandbox ...`. */
@@ -41,6 +48,7 @@ export function newSandboxSettings(): SandboxSettings {
       SCMHOST_WEBHOOK_SECRET: secret(),
       reviewer_token: `sandbox-${secret()}`,
       SERVICE_OPERATOR_TOKEN: `sandbox-${secret()}`,
+      person_token_secret: secret(),
     },
     ports: { tracker: 0, scmhost: 0, model: 0 },
     urls: { tracker: '', scmhost: '' },

@@ -5,8 +5,8 @@ import { PortInUseError } from '../http/listen';
 import { startModelSimulator, type ModelSimulator } from './model-simulator/model-simulator';
 import { sandboxResponder } from './model-simulator/sandbox-responder';
 import {
-  newSandboxSettings, readSandboxSettings, sandboxSettingsFile, SANDBOX_BOT_LOGIN, SANDBOX_MODEL, SANDBOX_PROJECT, SANDBOX_REPOSITORY,
-  SANDBOX_REVIEWER_LOGIN,
+  newSandboxSettings, readSandboxSettings, sandboxSettingsFile, SANDBOX_BOT_LOGIN, SANDBOX_PERSON_EMAIL, SANDBOX_MODEL, SANDBOX_PROJECT, SANDBOX_REPOSITORY,
+  SANDBOX_REVIEWER_LOGIN, SANDBOX_SERVICE_EMAIL,
 } from './sandbox-settings';
 import { persistState, readStateFile, writeStateFile, type StatePersistence } from './sandbox-state-file';
 import { startScmhostSimulator, type ScmhostSimulator } from './scmhost-simulator/scmhost-simulator';
@@ -85,6 +85,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const { secrets } = settings;
   // The read API (execution view, timeline) needs an operator token; the sandbox makes one up unless you set yours.
   secrets.SERVICE_OPERATOR_TOKEN ??= `sandbox-${randomBytes(16).toString('hex')}`;
+  secrets.person_token_secret ??= randomBytes(16).toString('hex');
   const operatorToken = options.env?.SERVICE_OPERATOR_TOKEN || secrets.SERVICE_OPERATOR_TOKEN;
   const trackerState = readStateFile<TrackerSnapshot>(file('tracker.json'));
   const scmhostState = readStateFile<ScmhostSnapshot>(file('scmhost.json'));
@@ -105,6 +106,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const scmhost = await onKeptPort(settings.ports.scmhost, (port) => startScmhostSimulator({
       host, port, repositories: [SANDBOX_REPOSITORY], gitRoot: file(GIT_FOLDER), restore: scmhostState,
       tokens: { [secrets.SCMHOST_TOKEN]: SANDBOX_BOT_LOGIN, [secrets.reviewer_token]: SANDBOX_REVIEWER_LOGIN },
+      personTokenSecret: secrets.person_token_secret,
     }));
     started.push(scmhost);
     for (const line of scmhost.gitCheck.followed) report(`sandbox: the source host's state follows its git repository: ${line}`);
@@ -134,7 +136,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 
     const env: Record<string, string> = {
       TRACKER_BASE_URL: tracker.url,
-      TRACKER_USER_EMAIL: 'service@sandbox.local',
+      TRACKER_USER_EMAIL: SANDBOX_SERVICE_EMAIL,
       TRACKER_API_TOKEN: secrets.TRACKER_API_TOKEN,
       TRACKER_WEBHOOK_SECRET: secrets.TRACKER_WEBHOOK_SECRET,
       SCMHOST_API_URL: scmhost.url,
@@ -175,12 +177,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           `               read API token (SERVICE_OPERATOR_TOKEN): ${operatorToken}`,
           `                 curl -H "authorization: Bearer ${operatorToken}" ${settings.urls.gateway ?? 'http://127.0.0.1:8000'}/api/v1/workflows/SBX-1/execution`,
           `               simulators' REST (the tracker takes any e-mail and token; the source-host token acts as ${SANDBOX_REVIEWER_LOGIN}):`,
-          `                 curl -u service@sandbox.local:${secrets.TRACKER_API_TOKEN} '${tracker.url}/rest/api/3/issue/SBX-1?fields=summary,status,labels,comment'`,
+          `                 curl -u ${SANDBOX_SERVICE_EMAIL}:${secrets.TRACKER_API_TOKEN} '${tracker.url}/rest/api/3/issue/SBX-1?fields=summary,status,labels,comment'`,
           `                 curl -H "authorization: Bearer ${secrets.reviewer_token}" ${scmhost.url}/repos/${SANDBOX_REPOSITORY}/pulls/1/files`,
           `                 curl -H "authorization: Bearer ${secrets.reviewer_token}" -H 'accept: application/vnd.github.diff' ${scmhost.url}/repos/${SANDBOX_REPOSITORY}/pulls/1`,
           `                 pull request pages (the link on the ticket; no token from this machine): ${scmhost.url}/${SANDBOX_REPOSITORY}/pull/1`,
           `               read a ticket: service sandbox show SBX-1 (its comments, labels, pull requests and their diffs)`,
-          `               act as a person: service sandbox create-ticket "Try me" | comment SBX-1 "text" | label SBX-1 <label> | approve SBX-1 [--pr] | check SBX-1 [--conclusion failure] | review SBX-1 "text" | merge SBX-1`,
+          `               act as a person: service sandbox create-ticket "Try me" | comment SBX-1 "text" | label SBX-1 <label> | approve SBX-1 [--pr] | check SBX-1 [--conclusion failure] | review SBX-1 "text" | merge SBX-1 | commit-main <path> "text"`,
+          `                 (as ${SANDBOX_PERSON_EMAIL} in the tracker and ${SANDBOX_REVIEWER_LOGIN} on the source host; --as <email> acts as someone else)`,
           `                 (npx service sandbox --help; add --data-dir when you started with one)`,
           ...gitWarning.map((line) => `  ${line}`),
         ];

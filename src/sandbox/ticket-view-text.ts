@@ -20,10 +20,16 @@ export function ticketViewText(view: TicketView): string {
   for (const pull of view.pulls) {
     lines.push(`  --- ${pull.repository}#${pull.number} ${pull.title}`);
     lines.push(`    ${pull.draft && pull.state === 'open' ? 'draft' : pull.state} · ${pull.head} -> ${pull.base} · ${pull.url}`);
+    if (pull.carries) lines.push(`    (${pull.carries})`);
     if (pull.diff !== undefined) lines.push('', pull.diff ? indent(pull.diff) : '    (no changes)');
     if (pull.diffProblem) lines.push(`    (no diff: ${pull.diffProblem})`);
     lines.push('');
   }
-  if (view.pulls.length === 0) lines.push('  (none yet: the service opens one when the ticket reaches implementation)');
+  if (view.pulls.length === 0) {
+    const others = view.workOf ?? [];
+    lines.push(others.length
+      ? `  (none yet: this ticket's work is delivered in the pull requests of ${others.join(', ')}, opened when that ticket reaches implementation)`
+      : '  (none yet: the service opens one when the ticket reaches implementation)');
+  }
   return lines.join('\n').replace(/\n+$/, '');
 }

@@ -135,7 +135,7 @@ export function codeChangeResponder(plan: CodeChangeModelPlan): (request: ChatCo
       });
       const change = plan.codeChange(task);
       const sandbox = sandboxResponder(request) as { tool_calls?: Array<{ name: string; arguments: string }> };
-      const sandboxCalls = (sandbox.tool_calls ?? []).filter((call) => !call.arguments.includes('SANDBOX_CHANGES.md'));
+      const sandboxCalls = (sandbox.tool_calls ?? []).filter((call) => !call.arguments.includes('SANDBOX_CHANGES/'));
       const merged = sandboxCalls.map((call, i) => calls[i] ?? call);
       if (change) merged.push({ name: 'write_file', arguments: JSON.stringify(change) });
       const delay = plan.agentDelayMs?.(task);

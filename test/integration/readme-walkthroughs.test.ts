@@ -345,10 +345,10 @@ const CLAIMS: Claim[] = [
     walkthrough: 'feature', step: 'review SBX-1 "Name the rows"', prefix: true,
     async check({ view, sourceHost }) {
       expect(succeeded(view, 'implement_review')).toBe(true);
-      // Changed and pushed, and the thread on SANDBOX_CHANGES.md line 1 answered.
+      // Changed and pushed, and the thread on SANDBOX_CHANGES/SBX-1.md line 1 answered.
       expect(await commitMessages(sourceHost, 1)).toEqual(expect.arrayContaining([expect.stringContaining('[SBX-1] review: address PR feedback')]));
       const thread = (await sourceHost('/pulls/1/comments')) as View[];
-      const asked = thread.find((c) => c.path === 'SANDBOX_CHANGES.md' && String(c.body).includes('Name the rows'));
+      const asked = thread.find((c) => c.path === 'SANDBOX_CHANGES/SBX-1.md' && String(c.body).includes('Name the rows'));
       expect(asked).toBeDefined();
       expect(thread.some((c) => c.in_reply_to_id === asked!.id && c.user?.login === 'service-bot')).toBe(true);
     },

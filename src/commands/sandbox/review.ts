@@ -5,7 +5,7 @@ export default class SandboxReview extends Command {
   static override description = 'Request changes on the ticket\'s pull request as a reviewer would, optionally as a comment on one line of a file; the service changes the code, pushes and answers.';
   static override examples = [
     '<%= config.bin %> sandbox review SBX-1 "Please log the export size"',
-    '<%= config.bin %> sandbox review SBX-1 "Name the rows exported" --file SANDBOX_CHANGES.md --line 1',
+    '<%= config.bin %> sandbox review SBX-1 "Name the rows exported" --file SANDBOX_CHANGES/SBX-1.md --line 1',
   ];
   static override args = {
     key: Args.string({ description: 'ticket key', required: true }),

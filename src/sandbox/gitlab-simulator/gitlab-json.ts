@@ -6,6 +6,33 @@
  */
 import { createHash } from 'node:crypto';
 import type { SimMergeRequest, SimPipeline, SimProject } from './gitlab-simulator';
+import { checkPoint, knownMergeability } from '../scmhost-simulator/background-merge-check';
+
+/**
+ * Where GitLab's mergeability check of a merge request stands: its result, `checking` while the job a read started
+ * runs, `unchecked` when nothing started one since the source or target branch moved.
+ */
+export type MergeabilityShown = boolean | 'checking' | 'unchecked';
+
+/** The kept check when it is for the current heads of the source and target branches, else `unchecked`. */
+export function keptMergeability(project: SimProject, mr: SimMergeRequest): MergeabilityShown {
+  const target = project.branches.get(mr.targetBranch);
+  const source = (mr.sourceProject ?? project).branches.get(mr.sourceBranch);
+  return knownMergeability(mr.mergeCheck, target && source ? checkPoint(target, source) : undefined) ?? 'unchecked';
+}
+
+/** A draft by its title's prefix, as GitLab marks one. */
+export function isDraftTitle(title: string): boolean {
+  return /^(draft:|\[draft\]|\(draft\))/i.test(title);
+}
+
+/** GitLab's `merge_status`, `detailed_merge_status` and `has_conflicts` of a merge request. */
+export function mergeStatusFields(mr: Pick<SimMergeRequest, 'state'>, draft: boolean, shown: MergeabilityShown) {
+  const open = mr.state === 'opened';
+  const mergeStatus = !open ? 'unchecked' : shown === true ? 'can_be_merged' : shown === false ? 'cannot_be_merged' : shown;
+  const detailed = !open ? 'not_open' : typeof shown === 'string' ? shown : draft ? 'draft_status' : shown ? 'mergeable' : 'conflict';
+  return { merge_status: mergeStatus, detailed_merge_status: detailed, has_conflicts: open && shown === false };
+}
 import { isResolvable, type SimDiscussion, type SimNote } from './gitlab-discussions';
 
 export class GitLabJson {
@@ -46,10 +73,13 @@ export class GitLabJson {
     };
   }
 
-  /** A merge request as lists show it (GitLab's MergeRequestBasic). */
-  mergeRequestBasic(project: SimProject, mr: SimMergeRequest) {
-    const draft = /^(draft:|\[draft\]|\(draft\))/i.test(mr.title);
-    const open = mr.state === 'opened';
+  /**
+   * A merge request as lists show it (GitLab's MergeRequestBasic). `shown` is what a read of it found
+   * (MergeRequestGit.mergeabilityOnRead); without it, the kept check when still current, else `unchecked`.
+   */
+  mergeRequestBasic(project: SimProject, mr: SimMergeRequest, shown: MergeabilityShown = keptMergeability(project, mr)) {
+    const draft = isDraftTitle(mr.title);
+    const status = mergeStatusFields(mr, draft, shown);
     return {
       id: mr.id,
       iid: mr.iid,
@@ -83,8 +113,8 @@ export class GitLabJson {
       work_in_progress: draft,
       milestone: null,
       merge_when_pipeline_succeeds: false,
-      merge_status: open ? 'can_be_merged' : 'unchecked',
-      detailed_merge_status: !open ? 'not_open' : draft ? 'draft_status' : 'mergeable',
+      merge_status: status.merge_status,
+      detailed_merge_status: status.detailed_merge_status,
       sha: (mr.sourceProject ?? project).branches.get(mr.sourceBranch) ?? '',
       merge_commit_sha: mr.mergeCommitSha ?? null,
       squash_commit_sha: mr.squashCommitSha ?? null,
@@ -99,14 +129,14 @@ export class GitLabJson {
       squash: mr.squashCommitSha !== undefined,
       squash_on_merge: false,
       task_completion_status: { count: 0, completed_count: 0 },
-      has_conflicts: false,
+      has_conflicts: status.has_conflicts,
       blocking_discussions_resolved: true,
     };
   }
 
   /** A single merge request (GitLab's MergeRequest): the list shape plus pipeline, diff and permission fields. */
-  mergeRequest(project: SimProject, mr: SimMergeRequest) {
-    const basic = this.mergeRequestBasic(project, mr);
+  mergeRequest(project: SimProject, mr: SimMergeRequest, shown?: MergeabilityShown) {
+    const basic = this.mergeRequestBasic(project, mr, shown);
     // Pipelines run in the source project (a fork's, for a merge request from a fork) and show here with its id.
     const source = mr.sourceProject ?? project;
     const head = [...source.pipelines].reverse().find((pipeline) => pipeline.sha === basic.sha);

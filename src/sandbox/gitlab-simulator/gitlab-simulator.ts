@@ -16,8 +16,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { FaultInjector, createFaultInjector } from '../fault-injector';
 import { closeServer, listen } from '../listen';
 import { createWebhookSender, type WebhookSender, type WebhookTarget } from '../webhook-sender';
-import { createGitSmartHttp, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
-import { GitLabJson } from './gitlab-json';
+import { createGitSmartHttp, loginOfToken, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
+import { GitLabJson, isDraftTitle, keptMergeability, mergeStatusFields } from './gitlab-json';
+import type { MergeCheck } from '../scmhost-simulator/background-merge-check';
 import { MergeRequestGit } from './merge-request-git';
 import { discussionId, discussionsOf, replyShape, resolveRefusal, isResolvable, type SimDiscussion, type SimNote, type SimPosition } from './gitlab-discussions';
 
@@ -56,6 +57,8 @@ export interface SimMergeRequest {
   sourceProject?: SimProject;
   /** Set when it was merged with squashing: the squash commit (the merge commit is its merge into the target). */
   squashCommitSha?: string;
+  /** The last mergeability check, computed from git (background-merge-check.ts); stale once either branch moved. */
+  mergeCheck?: MergeCheck;
 }
 export interface SimPipeline { id: number; iid: number; sha: string; ref: string; status: string; createdAt: string; updatedAt: string }
 
@@ -275,7 +278,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   app.use(express.json());
   app.use((req: Request, res: Response, next: NextFunction) => {
     const token = req.headers['private-token'];
-    const username = typeof token === 'string' && token ? (options.tokens ? options.tokens[token] : 'service-bot') : undefined;
+    const username = typeof token === 'string' && token ? loginOfToken(options.tokens, token) : undefined;
     if (!username) { res.status(401).json({ message: '401 Unauthorized' }); return; }
     res.locals.username = username;
     next();
@@ -349,7 +352,15 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     state.emit({ kind: 'merge_request', project, mr, action: 'open', user: mr.author });
     res.status(201).json(json.mergeRequest(project, mr));
   });
-  api.get('/projects/:id/merge_requests/:iid', (req, res) => { res.json(json.mergeRequest(projectOf(req), mrOf(req))); });
+  api.get('/projects/:id/merge_requests/:iid', async (req, res, next) => {
+    try {
+      const project = projectOf(req);
+      const mr = mrOf(req);
+      res.json(json.mergeRequest(project, mr, await mergeRequests.mergeabilityOnRead(project, mr)));
+    } catch (error) {
+      next(error);
+    }
+  });
   api.put('/projects/:id/merge_requests/:iid', (req, res) => {
     const mr = mrOf(req);
     const body = (req.body ?? {}) as { title?: string; description?: string; state_event?: string };
@@ -455,6 +466,11 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   };
 }
 
+/** The pipeline hook's merge request carries the two statuses, not `has_conflicts`. */
+function withoutConflictFlag(fields: ReturnType<typeof mergeStatusFields>): { merge_status: string; detailed_merge_status: string } {
+  return { merge_status: fields.merge_status, detailed_merge_status: fields.detailed_merge_status };
+}
+
 /** GitLab paging: per_page (max 100, default 20), page, and X-Next-Page ('' on the last page). */
 function paged<T>(req: Request, res: Response, items: T[]): T[] {
   const perPage = Math.min(100, Math.max(1, Number(req.query.per_page ?? 20) || 20));
@@ -531,7 +547,8 @@ export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Reco
         object_attributes: { id: event.pipeline.id, iid: event.pipeline.iid, ref: event.pipeline.ref, sha: event.pipeline.sha, status: event.pipeline.status, source: 'merge_request_event', created_at: event.pipeline.createdAt, finished_at: finished ? event.pipeline.updatedAt : null },
         merge_request: found ? {
           ...mrRef(found.mr), source_project_id: event.project.id, target_project_id: found.target.id,
-          merge_status: 'can_be_merged', detailed_merge_status: 'mergeable', url: json.mergeRequestUrl(found.target, found.mr),
+          ...withoutConflictFlag(mergeStatusFields(found.mr, isDraftTitle(found.mr.title), keptMergeability(found.target, found.mr))),
+          url: json.mergeRequestUrl(found.target, found.mr),
         } : null,
       };
     }

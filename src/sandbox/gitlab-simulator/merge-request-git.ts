@@ -6,6 +6,8 @@
  * `refs/merge-requests/<iid>/head`, fetched from the fork when the merge request comes from one.
  */
 import { BareRepository } from '../scmhost-simulator/bare-repository';
+import { BackgroundMergeChecks, checkPoint } from '../scmhost-simulator/background-merge-check';
+import type { MergeabilityShown } from './gitlab-json';
 import { GitLabSimError, type GitLabState, type SimMergeRequest, type SimProject } from './gitlab-simulator';
 
 export interface MergeOptions {
@@ -26,8 +28,31 @@ export function defaultMergeCommitMessage(project: SimProject, mr: SimMergeReque
 export class MergeRequestGit {
   // One merge at a time per target project: the target branch is read, merged into and moved as one step.
   private readonly merging = new Map<string, Promise<unknown>>();
+  private readonly checks = new BackgroundMergeChecks();
 
   constructor(private readonly state: GitLabState, private readonly repositoryPath: (path: string) => string) {}
+
+  /**
+   * Mergeability as a read of the merge request shows it (background-merge-check.ts): `checking` on the first read
+   * after the source or target branch moved, which starts git's merge-tree of the two; the result on later reads.
+   * A source head git has never seen (a test that drives the state alone) has nothing to conflict with: true.
+   */
+  async mergeabilityOnRead(project: SimProject, mr: SimMergeRequest): Promise<MergeabilityShown> {
+    if (mr.state !== 'opened') return 'unchecked';
+    const source = mr.sourceProject ?? project;
+    const head = source.branches.get(mr.sourceBranch);
+    if (!head) return 'unchecked';
+    const git = new BareRepository(this.repositoryPath(project.path));
+    if (!(await git.hasCommit(head))) await git.fetchBranch(this.repositoryPath(source.path), mr.sourceBranch, `refs/merge-requests/${mr.iid}/head`);
+    if (!(await git.hasCommit(head))) return true;
+    const target = await git.resolveCommit(`refs/heads/${mr.targetBranch}`);
+    if (!target) return 'unchecked';
+    const at = checkPoint(target, head);
+    const mergeable = await this.checks.read(`${project.path}!${mr.iid}`, at, mr.mergeCheck, async () => !('conflicts' in await git.mergeTree(target, head)), (check) => {
+      mr.mergeCheck = check;
+    });
+    return mergeable ?? 'checking';
+  }
 
   merge(project: SimProject, mr: SimMergeRequest, user: string, options: MergeOptions = {}): Promise<SimMergeRequest> {
     const run = (this.merging.get(project.path) ?? Promise.resolve()).catch(() => undefined).then(() => this.mergeNow(project, mr, user, options));
@@ -61,7 +86,9 @@ export class MergeRequestGit {
       merged = squashSha;
     }
     const result = await git.mergeTree(target, merged);
-    if ('conflicts' in result) throw new GitLabSimError(422, { message: 'Branch cannot be merged' });
+    mr.mergeCheck = { at: checkPoint(target, head), mergeable: !('conflicts' in result) };
+    // A merge request with conflicts is not mergeable at all: GitLab.com answers 405, not the documented 406/422.
+    if ('conflicts' in result) throw new GitLabSimError(405, { message: '405 Method Not Allowed' });
     const mergeSha = await git.commitTree(result.tree, [target, merged], options.mergeCommitMessage ?? defaultMergeCommitMessage(project, mr), people);
     if (!(await git.updateRef(targetRef, mergeSha, target))) throw new GitLabSimError(409, { message: 'Target branch was modified. Try the merge again.' });
     // The merge request may have been closed while git worked: then the target goes back and nothing is merged.

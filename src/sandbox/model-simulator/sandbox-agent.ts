@@ -62,11 +62,24 @@ function simulatedOutput(path: string): string {
   return `# ${name}\n\n${SIMULATED_AGENT_TEXT}\n`;
 }
 
+/** The task's ticket: every code-change task begins "Ticket <KEY>" (activities/stations/*-task-text.ts). */
+export function taskTicketKey(task: string): string | undefined {
+  return /\bTicket ([A-Z][A-Z0-9_]*-\d+)\b/.exec(task)?.[1];
+}
+
+/**
+ * The one file the simulated agent changes for a ticket: its own, so that the pull requests of two tickets never
+ * touch the same file and both can be merged (one shared file made every second merge a conflict).
+ */
+export function sandboxChangeFile(task: string): string {
+  return `SANDBOX_CHANGES/${taskTicketKey(task) ?? 'no-ticket'}.md`;
+}
+
 /**
  * The sandbox's container agent (`service dev --sandbox` without a real model): in its first turn it writes every
- * file the task asks for and, unless told to change nothing, one visible change (`SANDBOX_CHANGES.md`) so that
- * there is a commit to push and a pull request to open; after the tool results it says it is done. Undefined for
- * requests that are not an agent's (structured answers are the schema sampler's).
+ * file the task asks for and, unless told to change nothing, one visible change (the ticket's
+ * `SANDBOX_CHANGES/<key>.md`) so that there is a commit to push and a pull request to open; after the tool results
+ * it says it is done. Undefined for requests that are not an agent's (structured answers are the schema sampler's).
  */
 export function sandboxAgentReply(request: ChatCompletionRequest, now: () => Date = () => new Date()): ScriptedReply | undefined {
   const tools = request.tools?.map((tool) => tool.function.name) ?? [];
@@ -77,7 +90,7 @@ export function sandboxAgentReply(request: ChatCompletionRequest, now: () => Dat
   const calls = requestedFiles(task).map((path) => ({ name: 'write_file', arguments: JSON.stringify({ path, content: simulatedOutput(path) }) }));
   if (!isReadOnlyTask(task)) {
     const line = task.split('\n').find((l) => l.trim()) ?? 'a task';
-    calls.push({ name: 'write_file', arguments: JSON.stringify({ path: 'SANDBOX_CHANGES.md', content: `# Simulated change\n\n${SIMULATED_AGENT_TEXT}\n\nTask: ${line.slice(0, 200)}\nAt: ${now().toISOString()}\n` }) });
+    calls.push({ name: 'write_file', arguments: JSON.stringify({ path: sandboxChangeFile(task), content: `# Simulated change\n\n${SIMULATED_AGENT_TEXT}\n\nTask: ${line.slice(0, 200)}\nAt: ${now().toISOString()}\n` }) });
   }
   return calls.length > 0 ? { tool_calls: calls } : { content: `Nothing to do. ${SIMULATED_AGENT_TEXT}` };
 }

@@ -18,8 +18,11 @@ export interface GitSmartHttpOptions {
   root?: string;
   /** A self-managed path prefix in front of the repositories (GitLab `/gitlab`). */
   pathPrefix?: string;
-  /** Accepted tokens (as the Basic password or a Bearer token) and the login each acts as; any token when unset. */
-  tokens?: Record<string, string>;
+  /**
+   * Accepted tokens (as the Basic password or a Bearer token) and the login each acts as, or a function that says
+   * who a token acts as (undefined: refused); any token, as `service-bot`, when unset.
+   */
+  tokens?: TokenLogins;
   /** The default branch of a simulated repository, or undefined when the simulator has no such repository. */
   defaultBranchOf(fullName: string): string | undefined;
   /** The repository a fork was made from: a fork's git repository starts as a copy of its parent's. */
@@ -41,7 +44,17 @@ export interface GitSmartHttp {
 const ROUTE = /^\/(?:api\/v3\/)?((?:[^/]+\/)+[^/]+?)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
 const GIT_IDENTITY = { GIT_AUTHOR_NAME: 'simulator', GIT_AUTHOR_EMAIL: 'simulator@localhost', GIT_COMMITTER_NAME: 'simulator', GIT_COMMITTER_EMAIL: 'simulator@localhost' };
 
-function loginOf(req: Request, tokens: Record<string, string> | undefined): string | undefined {
+/** Who each token acts as: a table, or a function (the sandbox's person tokens); undefined for a refused token. */
+export type TokenLogins = Record<string, string> | ((token: string) => string | undefined);
+
+/** The login a token acts as (own keys of a table only: `constructor` is not a token); `service-bot` without tokens. */
+export function loginOfToken(tokens: TokenLogins | undefined, token: string): string | undefined {
+  if (typeof tokens === 'function') return tokens(token);
+  if (!tokens) return 'service-bot';
+  return Object.hasOwn(tokens, token) ? tokens[token] : undefined;
+}
+
+function loginOf(req: Request, tokens: TokenLogins | undefined): string | undefined {
   const header = req.headers.authorization ?? '';
   let token: string | undefined;
   const basic = /^basic\s+(\S+)$/i.exec(header);
@@ -49,7 +62,7 @@ function loginOf(req: Request, tokens: Record<string, string> | undefined): stri
   const bearer = /^(?:bearer|token)\s+(\S+)$/i.exec(header);
   if (bearer) token = bearer[1];
   if (!token) return undefined;
-  return tokens ? tokens[token] : 'service-bot';
+  return loginOfToken(tokens, token);
 }
 
 function heads(path: string): Array<{ branch: string; sha: string }> {

@@ -5,6 +5,7 @@
  * requires is here, and nothing it does not declare.
  */
 import type { ChangedFile, GitCommit } from './bare-repository';
+import { checkPoint, knownMergeability, type MergeCheck } from './background-merge-check';
 
 export interface SimUser { login: string; id: number; type: 'User' | 'Bot' }
 
@@ -34,7 +35,8 @@ export interface SimPull {
   merged: boolean;
   mergedAt?: string;
   mergeCommitSha?: string;
-  mergeable: boolean | null;
+  /** The last mergeability check, computed from git (background-merge-check.ts); stale once the base or head moved. */
+  mergeCheck?: MergeCheck;
   headRef: string;
   headSha: string;
   headRepo: SimRepo;
@@ -312,9 +314,13 @@ export class GitHubJson {
 
   /**
    * `stats.size`, when git has the pull request's commits, gives its real counters; without it (a head the state
-   * alone knows) they stay at one commit with one added line.
+   * alone knows) they stay at one commit with one added line. `stats.mergeable` is what a read of the pull request
+   * found (PullRequestGit.mergeableOnRead); without it, the kept check when it is for the current base and head, else
+   * null, as GitHub shows a pull request whose mergeability it has not computed since the last push.
    */
-  pullRequest(repo: SimRepo, pull: SimPull, stats: { comments: number; reviewComments: number; size?: PullRequestSize }) {
+  pullRequest(repo: SimRepo, pull: SimPull, stats: { comments: number; reviewComments: number; size?: PullRequestSize; mergeable?: boolean | null }) {
+    const known = stats.mergeable !== undefined ? stats.mergeable : knownMergeability(pull.mergeCheck, checkPoint(repo.branches.get(pull.baseRef) ?? '', pull.headSha)) ?? null;
+    const mergeable = pull.state === 'open' ? known : null;
     const fullName = `${repo.owner.login}/${repo.name}`;
     const api = `${this.apiUrl()}/repos/${fullName}`;
     const html = `${this.webUrl()}/${fullName}/pull/${pull.number}`;
@@ -377,9 +383,9 @@ export class GitHubJson {
       active_lock_reason: null,
       draft: pull.draft,
       merged: pull.merged,
-      mergeable: pull.state === 'open' ? pull.mergeable : null,
-      rebaseable: pull.state === 'open' ? pull.mergeable : null,
-      mergeable_state: pull.merged ? 'unknown' : pull.draft ? 'draft' : pull.mergeable === false ? 'dirty' : pull.mergeable === null ? 'unknown' : 'clean',
+      mergeable,
+      rebaseable: mergeable,
+      mergeable_state: mergeableState(pull, mergeable),
       merged_by: pull.mergedBy ? this.user(pull.mergedBy) : null,
       comments: stats.comments,
       review_comments: stats.reviewComments,
@@ -522,6 +528,18 @@ export class GitHubJson {
       events: ['check_run', 'check_suite', 'pull_request'],
     };
   }
+}
+
+/**
+ * GitHub's `mergeable_state`: `draft` for an open draft, `unknown` once merged or closed and while mergeability is
+ * being computed, `dirty` when the head conflicts with the base branch, else `clean` (no branch protection or
+ * required checks here, so never `blocked`, `behind` or `unstable`).
+ */
+export function mergeableState(pull: Pick<SimPull, 'merged' | 'draft' | 'state'>, mergeable: boolean | null): string {
+  if (pull.merged || pull.state !== 'open') return 'unknown';
+  if (pull.draft) return 'draft';
+  if (mergeable === null) return 'unknown';
+  return mergeable ? 'clean' : 'dirty';
 }
 
 const ACCOUNT_CREATED_AT = '2020-01-01T00:00:00Z';

@@ -6,7 +6,8 @@
  */
 import { BareRepository, type ChangedFile, type GitCommit } from './bare-repository';
 import type { PullRequestSize, SimPull, SimRepo, SimUser } from './github-json';
-import { ScmhostSimError, type ScmhostState } from './scmhost-state';
+import { BackgroundMergeChecks, checkPoint } from './background-merge-check';
+import { MERGE_DOCS, ScmhostSimError, type ScmhostState } from './scmhost-state';
 
 export interface PullRequestContent {
   /** What the changes are compared with: the base branch (its state before the merge, once merged). */
@@ -39,6 +40,7 @@ const MERGE_COMMITTER = { name: 'Simulated GitHub', email: 'noreply@simulator.in
 export class PullRequestGit {
   // One merge at a time per base repository: the base branch is read, merged into and moved as one step.
   private readonly merging = new Map<string, Promise<unknown>>();
+  private readonly checks = new BackgroundMergeChecks();
 
   constructor(private readonly state: ScmhostState, private readonly repositoryPath: (fullName: string) => string) {}
 
@@ -110,6 +112,26 @@ export class PullRequestGit {
     return { commits: commits.length, additions: sum('additions'), deletions: sum('deletions'), changedFiles: files.length };
   }
 
+  /**
+   * `mergeable` as a read of the pull request shows it (GitHub's protocol, background-merge-check.ts): null on the
+   * first read after its head or base branch moved, which starts git's merge-tree of the two in the background;
+   * the result on later reads (false when they conflict). Null once closed. A head git has never seen (a test that
+   * drives the state alone) has nothing to conflict with: true.
+   */
+  async mergeableOnRead(repo: SimRepo, pull: SimPull): Promise<boolean | null> {
+    if (pull.state !== 'open') return null;
+    if (!(await this.ensureHead(repo, pull).catch(() => false))) return true;
+    const git = this.repository(repo);
+    const base = await git.resolveCommit(`refs/heads/${pull.baseRef}`);
+    if (!base) return null;
+    const at = checkPoint(base, pull.headSha);
+    const id = `${this.state.fullName(repo).toLowerCase()}#${pull.number}`;
+    const mergeable = await this.checks.read(id, at, pull.mergeCheck, async () => !('conflicts' in await git.mergeTree(base, pull.headSha)), (check) => {
+      pull.mergeCheck = check;
+    });
+    return mergeable ?? null;
+  }
+
   async diff(repo: SimRepo, pull: SimPull): Promise<string> {
     const git = await this.headOrFail(repo, pull);
     const { from } = await this.comparison(git, pull);
@@ -141,18 +163,20 @@ export class PullRequestGit {
     }
     // Rebase merges need a commit-by-commit replay this git (merge-tree without --merge-base) cannot do in a bare
     // repository; GitHub answers the same when a repository turned them off.
-    if (method === 'rebase') throw new ScmhostSimError(405, 'Rebase merges are not allowed on this repository.');
-    if (pull.state !== 'open' || pull.mergeable === false) throw new ScmhostSimError(405, 'Pull Request is not mergeable');
-    if (request.sha && request.sha !== pull.headSha) throw new ScmhostSimError(409, 'Head branch was modified. Review and try the merge again.');
+    if (method === 'rebase') throw new ScmhostSimError(405, 'Rebase merges are not allowed on this repository.', undefined, MERGE_DOCS);
+    if (pull.state !== 'open') throw new ScmhostSimError(405, 'Pull Request is not mergeable', undefined, MERGE_DOCS);
+    if (request.sha && request.sha !== pull.headSha) throw new ScmhostSimError(409, 'Head branch was modified. Review and try the merge again.', undefined, MERGE_DOCS);
     if (!(await this.ensureHead(repo, pull))) {
-      throw new ScmhostSimError(405, `Pull Request is not mergeable: the simulator's git repository does not have its head ${pull.headSha}`);
+      throw new ScmhostSimError(405, `Pull Request is not mergeable: the simulator's git repository does not have its head ${pull.headSha}`, undefined, MERGE_DOCS);
     }
     const git = this.repository(repo);
     const baseRef = `refs/heads/${pull.baseRef}`;
     const base = await git.resolveCommit(baseRef);
-    if (!base) throw new ScmhostSimError(405, `Pull Request is not mergeable: the base branch ${pull.baseRef} does not exist in git`);
+    if (!base) throw new ScmhostSimError(405, `Pull Request is not mergeable: the base branch ${pull.baseRef} does not exist in git`, undefined, MERGE_DOCS);
+    // Decided by git now, whatever an earlier read showed: the merge button is what GitHub checks last.
     const merged = await git.mergeTree(base, pull.headSha);
-    if ('conflicts' in merged) throw new ScmhostSimError(405, 'Pull Request is not mergeable');
+    pull.mergeCheck = { at: checkPoint(base, pull.headSha), mergeable: !('conflicts' in merged) };
+    if ('conflicts' in merged) throw new ScmhostSimError(405, 'Pull Request is not mergeable', undefined, MERGE_DOCS);
     const people = { author: { name: user.login, email: noreplyEmail(user) }, committer: MERGE_COMMITTER };
     const headLabel = `${pull.headRepo.owner.login}/${pull.headRef}`;
     let sha: string;
@@ -166,11 +190,11 @@ export class PullRequestGit {
       const message = request.message ?? pull.title;
       sha = await git.commitTree(merged.tree, [base, pull.headSha], `${title}\n\n${message}\n`, people);
     }
-    if (!(await git.updateRef(baseRef, sha, base))) throw new ScmhostSimError(409, 'Base branch was modified. Review and try the merge again.');
+    if (!(await git.updateRef(baseRef, sha, base))) throw new ScmhostSimError(409, 'Base branch was modified. Review and try the merge again.', undefined, MERGE_DOCS);
     // The pull request may have been closed while git worked: then the base branch goes back and nothing is merged.
     if (pull.state !== 'open') {
       await git.updateRef(baseRef, base, sha);
-      throw new ScmhostSimError(405, 'Pull Request is not mergeable');
+      throw new ScmhostSimError(405, 'Pull Request is not mergeable', undefined, MERGE_DOCS);
     }
     return this.state.mergePull(repo, number, user, sha);
   }

@@ -15,12 +15,13 @@ import type { SimPull, SimRepo } from './github-json';
 import type { PullRequestGit } from './pull-request-git';
 import { p } from './route-params';
 import { ScmhostSimError, type ScmhostState } from './scmhost-state';
+import { loginOfToken, type TokenLogins } from './git-smart-http';
 
 export interface PullRequestPageParts {
   state: ScmhostState;
   pulls: PullRequestGit;
   /** Accepted tokens and their logins; any token when unset (as the REST API). */
-  tokens?: Record<string, string>;
+  tokens?: TokenLogins;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
@@ -33,9 +34,9 @@ function tokenOf(req: Request): string | undefined {
 }
 
 /** Undefined when the request may read; otherwise why not. */
-export function webReadRefusal(req: Request, tokens: Record<string, string> | undefined): string | undefined {
+export function webReadRefusal(req: Request, tokens: TokenLogins | undefined): string | undefined {
   const token = tokenOf(req);
-  if (token) return tokens && !tokens[token] ? 'Bad credentials: the token is not one of the simulator\'s' : undefined;
+  if (token) return loginOfToken(tokens, token) ? undefined : 'Bad credentials: the token is not one of the simulator\'s';
   if (LOOPBACK.test(req.socket.remoteAddress ?? '')) return undefined;
   return 'Requires authentication: outside loopback, send a token of the simulator (Authorization: Bearer <token>)';
 }

@@ -18,6 +18,7 @@ import { checkStateAgainstGit, type GitStateCheck } from './git-state-check';
 import { PullRequestGit, type PullRequestMoment } from './pull-request-git';
 import { registerPullRequestPages } from './pull-request-page';
 import { n, p, page } from './route-params';
+import { tokenLogin } from './person-tokens';
 
 export interface ScmhostSimulatorOptions {
   port?: number;
@@ -26,6 +27,11 @@ export interface ScmhostSimulatorOptions {
   webhook?: WebhookTarget;
   /** Accepted tokens and the login each one acts as. When unset, any token acts as `service-bot`. */
   tokens?: Record<string, string>;
+  /**
+   * With `tokens`: the secret of the person tokens (person-tokens.ts) the sandbox hands `service sandbox ... --as`;
+   * each acts as its own login, never as one of `tokens`' logins.
+   */
+  personTokenSecret?: string;
   /** Repositories (`owner/name`) created at start, with a `main` branch. */
   repositories?: string[];
   /**
@@ -91,9 +97,10 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
 
   const app = express();
   app.disable('x-powered-by');
+  const loginOf = tokenLogin(options);
   const git = createGitSmartHttp({
     root: options.gitRoot,
-    tokens: options.tokens,
+    tokens: loginOf,
     defaultBranchOf: (fullName) => state.repos.get(fullName.toLowerCase())?.defaultBranch,
     parentOf: (fullName) => state.repos.get(fullName.toLowerCase())?.parentFullName,
     onBranches: (fullName, heads, login) => {
@@ -118,7 +125,7 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
   app.use((req: Request, res: Response, next: NextFunction) => (req.path.includes('.git/') ? faults.middleware(req, res, next) : next()));
   app.use(git.handler);
   // The web page of a pull request (its html_url), readable from loopback without a token.
-  registerPullRequestPages(app, { state, pulls, tokens: options.tokens });
+  registerPullRequestPages(app, { state, pulls, tokens: loginOf });
   app.use((_req, res, next) => {
     res.setHeader('x-github-request-id', randomUUID().toUpperCase());
     res.setHeader('x-github-api-version-selected', '2022-11-28');
@@ -130,7 +137,7 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
   app.use((req: Request, res: Response, next: NextFunction) => {
     const match = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     const token = match?.[1];
-    const login = token ? (options.tokens ? options.tokens[token] : 'service-bot') : undefined;
+    const login = token ? loginOf(token) : undefined;
     if (!login) {
       res.status(401).json({ message: token ? 'Bad credentials' : 'Requires authentication', documentation_url: DOCS, status: '401' });
       return;
@@ -222,7 +229,8 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
   api.get('/repos/:owner/:repo/pulls/:number', async (req, res) => {
     const repo = repoOf(req);
     const pull = state.pull(repo, n(req));
-    res.json(json.pullRequest(repo, pull, { ...pullStats(state, repo, pull), size: await sizeOf(repo, pull) }));
+    const mergeable = await pulls.mergeableOnRead(repo, pull);
+    res.json(json.pullRequest(repo, pull, { ...pullStats(state, repo, pull), size: await sizeOf(repo, pull), mergeable }));
   });
 
   api.patch('/repos/:owner/:repo/pulls/:number', (req, res) => {
@@ -325,7 +333,7 @@ export async function startScmhostSimulator(options: ScmhostSimulatorOptions = {
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof ScmhostSimError) {
-      res.status(error.status).json({ message: error.message, ...(error.errors ? { errors: error.errors } : {}), documentation_url: DOCS, status: String(error.status) });
+      res.status(error.status).json({ message: error.message, ...(error.errors ? { errors: error.errors } : {}), documentation_url: error.documentationUrl ?? DOCS, status: String(error.status) });
       return;
     }
     const status = (error as { status?: number }).status;

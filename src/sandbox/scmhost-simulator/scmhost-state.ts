@@ -8,11 +8,17 @@ import type { SimCheckRun, SimIssueComment, SimPull, SimRepo, SimReview, SimRevi
 
 /** A failure answered with GitHub's error body. */
 export class ScmhostSimError extends Error {
-  /** `errors` entries are objects (validation-error) or, on some endpoints, plain strings (validation-error-simple). */
-  constructor(readonly status: number, message: string, readonly errors?: Array<Record<string, string> | string>) {
+  /**
+   * `errors` entries are objects (validation-error) or, on some endpoints, plain strings (validation-error-simple);
+   * `documentationUrl` is the endpoint's page when GitHub names it (else its REST root).
+   */
+  constructor(readonly status: number, message: string, readonly errors?: Array<Record<string, string> | string>, readonly documentationUrl?: string) {
     super(message);
   }
 }
+
+/** The page GitHub names in the errors of `PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge`. */
+export const MERGE_DOCS = 'https://docs.github.com/rest/pulls/pulls#merge-a-pull-request';
 
 /**
  * Everything the source-host simulator knows, as plain JSON (see TrackerSnapshot for why it is kept): a pull
@@ -205,7 +211,6 @@ export class ScmhostState {
       state: 'open',
       draft: input.draft ?? false,
       merged: false,
-      mergeable: true,
       headRef: headBranch,
       headSha,
       headRepo,
@@ -248,8 +253,7 @@ export class ScmhostState {
    */
   mergePull(repo: SimRepo, number: number, user: SimUser = DEFAULT_REVIEWER, mergeCommitSha?: string): SimPull {
     const pull = this.pull(repo, number);
-    if (pull.state !== 'open') throw new ScmhostSimError(405, 'Pull Request is not mergeable');
-    if (pull.mergeable === false) throw new ScmhostSimError(405, 'Pull Request is not mergeable');
+    if (pull.state !== 'open') throw new ScmhostSimError(405, 'Pull Request is not mergeable', undefined, MERGE_DOCS);
     const time = now();
     pull.state = 'closed';
     pull.merged = true;

@@ -3,7 +3,7 @@
  * Jira's ids, timestamps and validation messages. Every change goes through these methods, whether it comes from
  * the service over HTTP or from a test acting as a person, so webhooks fire the same way for both.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { AdfDocument } from '../../providers/tracker/adf/adf-types';
 import { markdownToAdf } from '../../providers/tracker/adf/markdown-to-adf';
 import { adfToMarkdown } from '../../providers/tracker/adf/adf-to-markdown';
@@ -104,6 +104,15 @@ export type TrackerSimEvent =
   | { type: 'issue_updated'; issue: SimIssue; user: JiraUser; history: JiraChangelogHistory; eventTypeName: 'issue_updated' | 'issue_generic' }
   | { type: 'comment_created'; issue: SimIssue; user: JiraUser; comment: SimComment };
 
+/**
+ * A Jira Cloud-shaped account id (`712020:<uuid>`) derived from an e-mail address, case-insensitively: stable, so an
+ * allowed-actors entry written for a sandbox person keeps naming them.
+ */
+export function accountIdForEmail(email: string): string {
+  const hex = createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+  return `712020:${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** Jira's timestamp format: 2024-05-01T10:30:00.000+0000. */
 export function jiraTime(date: Date = new Date()): string {
   return date.toISOString().replace('Z', '+0000');
@@ -141,10 +150,15 @@ export class TrackerState {
     for (const listener of this.listeners) listener(event);
   }
 
-  /** The user behind an e-mail (the service account authenticates with one); created on first sight. */
+  /**
+   * The user behind an e-mail (every caller authenticates with one: the service account, a person of
+   * `service sandbox ... --as`); created on first sight with an account id derived from the address, so the same
+   * person has the same id in every sandbox and after a restart.
+   */
   userForEmail(email: string): JiraUser {
-    for (const user of this.users.values()) if (user.emailAddress === email) return user;
-    const user: JiraUser = { accountId: `712020:${randomUUID()}`, displayName: email.split('@')[0] ?? email, emailAddress: email, active: true };
+    const address = email.trim();
+    for (const user of this.users.values()) if (user.emailAddress?.toLowerCase() === address.toLowerCase()) return user;
+    const user: JiraUser = { accountId: accountIdForEmail(address), displayName: address.split('@')[0] || address, emailAddress: address, active: true };
     this.users.set(user.accountId, user);
     return user;
   }

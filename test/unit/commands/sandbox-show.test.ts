@@ -30,6 +30,14 @@ describe('service sandbox show', () => {
     const scm = sandbox.scmhost;
     await pushCommit(remoteUrl(scm.url, 'sandbox/app', sandbox.env.SCMHOST_TOKEN!), 'service/sbx-1', { 'src/export.ts': 'export const csv = true;\n' }, '[SBX-1] implement the tasks', { from: 'main' });
     scm.state.createPull(scm.state.repo('sandbox', 'app'), { title: '[SBX-1] Export reports as CSV', head: 'service/sbx-1', base: 'main' }, scm.state.user('service-bot'));
+    // A bug whose fix was opened as its own pull request, its fix Task, and a feature's task under its epic.
+    tracker.createIssue({ projectKey: 'SBX', issueType: 'Bug', summary: 'Crash on save' });
+    tracker.createIssue({ projectKey: 'SBX', issueType: 'Task', summary: 'Fix: Crash on save (sandbox/app)' });
+    tracker.linkIssues('Relates', 'SBX-5', 'SBX-4');
+    tracker.createIssue({ projectKey: 'SBX', issueType: 'Epic', summary: 'Exports', parentKey: 'SBX-1' });
+    tracker.createIssue({ projectKey: 'SBX', issueType: 'Task', summary: 'CSV writer', parentKey: 'SBX-6' });
+    await pushCommit(remoteUrl(scm.url, 'sandbox/app', sandbox.env.SCMHOST_TOKEN!), 'service/sbx-4', { 'SANDBOX_CHANGES/SBX-4.md': 'fixed\n' }, '[SBX-4] fix', { from: 'main' });
+    scm.state.createPull(scm.state.repo('sandbox', 'app'), { title: '[SBX-4] Crash on save', head: 'service/sbx-4', base: 'main' }, scm.state.user('service-bot'));
   }, 60_000); // several git clones and pushes: slow on a loaded machine
   afterAll(async () => {
     await sandbox?.close();
@@ -57,6 +65,21 @@ describe('service sandbox show', () => {
     expect(task.links).toEqual(['relates to SBX-2']);
     expect(ticketViewText(task)).toContain('  links: relates to SBX-2');
     expect(ticketViewText(await person.readTicket('SBX-1', { diffs: false }))).not.toContain('links:');
+  });
+
+  it('shows the pull requests that carry a ticket\'s work: a fix Task\'s is its bug\'s, a task\'s is its feature\'s', async () => {
+    const person = await SandboxPerson.connect(stateDir);
+    const fix = await person.readTicket('SBX-5', { diffs: true });
+    expect(fix.pulls).toMatchObject([{ number: 2, head: 'service/sbx-4', carries: 'the pull request of SBX-4, the bug this task fixes' }]);
+    expect(fix.pulls[0]?.diff).toContain('+fixed');
+    expect(ticketViewText(fix)).toContain('Pull requests (1)');
+    expect(ticketViewText(fix)).not.toContain('none yet');
+    const bug = await person.readTicket('SBX-4', { diffs: false });
+    expect(bug.pulls).toMatchObject([{ number: 2, carries: 'the fix of SBX-5, this bug\'s fix task in sandbox/app' }]);
+    const task = await person.readTicket('SBX-7', { diffs: false });
+    expect(task.pulls.map((p) => [p.number, p.carries])).toEqual([[1, 'the pull request of SBX-1, the feature this task belongs to']]);
+    // A fix Task whose bug has no pull request yet says where it will be.
+    expect(ticketViewText(await person.readTicket('SBX-3', { diffs: false }))).toContain('(none yet: this ticket\'s work is delivered in the pull requests of SBX-2, opened when that ticket reaches implementation)');
   });
 
   it('prints the ticket through the real binary, and without diffs on --no-diff', async () => {

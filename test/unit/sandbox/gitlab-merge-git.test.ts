@@ -29,6 +29,17 @@ describe('the GitLab simulator merges merge requests in git', () => {
     return created.json.iid as number;
   };
   const main = async () => (await gitIn(bare, ['rev-parse', 'refs/heads/main'])).trim();
+  const status = (merge: string, detailed: string, conflicts: boolean) => ({ merge_status: merge, detailed_merge_status: detailed, has_conflicts: conflicts });
+  /** Reads the merge request until GitLab's check has answered; returns each read's statuses. */
+  const statusReads = async (iid: number) => {
+    const reads: Array<ReturnType<typeof status>> = [];
+    for (let i = 0; i < 3; i++) {
+      const { json } = await api('GET', `/projects/${project}/merge_requests/${iid}`);
+      reads.push(status(json.merge_status, json.detailed_merge_status, json.has_conflicts));
+      if (json.merge_status !== 'checking') break;
+    }
+    return reads;
+  };
 
   beforeAll(async () => {
     sim = await startGitLabSimulator({ tokens: { [TOKEN]: 'service-bot', [PERSON]: 'pat' }, projects: [NS] });
@@ -98,16 +109,31 @@ describe('the GitLab simulator merges merge requests in git', () => {
     expect(sim.state.project('pat/web').branches.get('main')).not.toBe(await main());
   });
 
-  it('refuses a merge with conflicts (422) and leaves the target branch and the merge request as they were', async () => {
+  it('shows a conflict once its check ran, refuses the merge (405) and leaves the target branch and the merge request as they were', async () => {
     const remote = remoteUrl(sim.url, NS, TOKEN);
     await pushCommit(remote, 'service/web-3', { 'app.txt': 'one\nTWO (branch)\nthree\n' }, 'branch edits line two', { from: 'main' });
-    await pushCommit(remote, 'main', { 'app.txt': 'one\nTWO (main)\nthree\n' }, 'main edits line two');
     const iid = await open('service/web-3', '[WEB-3] Conflicting');
+    expect(await statusReads(iid)).toEqual([status('checking', 'checking', false), status('can_be_merged', 'mergeable', false)]);
+    // A person edits the same line on main: checked again on the next read, and a conflict.
+    await pushCommit(remote, 'main', { 'app.txt': 'one\nTWO (main)\nthree\n' }, 'main edits line two');
+    expect(await statusReads(iid)).toEqual([status('checking', 'checking', false), status('cannot_be_merged', 'conflict', true)]);
+    const list = await api('GET', `/projects/${project}/merge_requests?source_branch=service/web-3`);
+    expect(list.json[0]).toMatchObject(status('cannot_be_merged', 'conflict', true));
     const before = await main();
     const refused = await api('PUT', `/projects/${project}/merge_requests/${iid}/merge`, {}, PERSON);
-    expect(refused.status).toBe(422);
-    expect(refused.json.message).toContain('Branch cannot be merged');
+    expect(refused).toEqual({ status: 405, json: { message: '405 Method Not Allowed' } });
     expect(await main()).toBe(before);
-    expect((await api('GET', `/projects/${project}/merge_requests/${iid}`)).json.state).toBe('opened');
+    expect((await api('GET', `/projects/${project}/merge_requests/${iid}`)).json).toMatchObject({ state: 'opened', ...status('cannot_be_merged', 'conflict', true) });
+  });
+
+  it('merges two merge requests that change files of their own, the second checked again after the first moved main', async () => {
+    const remote = remoteUrl(sim.url, NS, TOKEN);
+    await pushCommit(remote, 'service/web-4', { 'SANDBOX_CHANGES/WEB-4.md': 'four\n' }, '[WEB-4] change', { from: 'main' });
+    await pushCommit(remote, 'service/web-5', { 'SANDBOX_CHANGES/WEB-5.md': 'five\n' }, '[WEB-5] change', { from: 'main' });
+    const first = await open('service/web-4', '[WEB-4] Four');
+    const second = await open('service/web-5', '[WEB-5] Five');
+    expect((await api('PUT', `/projects/${project}/merge_requests/${first}/merge`, {}, PERSON)).status).toBe(200);
+    expect(await statusReads(second)).toEqual([status('checking', 'checking', false), status('can_be_merged', 'mergeable', false)]);
+    expect((await api('PUT', `/projects/${project}/merge_requests/${second}/merge`, {}, PERSON)).status).toBe(200);
   });
 });

@@ -52,7 +52,7 @@ describe('the sandbox stack (simulators and their kept state, without the servic
     try {
       const repo = sandbox.scmhost.state.repo('sandbox', 'app');
       // Pushed with git, as the service does: the merge is a real merge commit of this head.
-      const head = await pushCommit(remoteUrl(sandbox.scmhost.url, 'sandbox/app', sandbox.env.SCMHOST_TOKEN!), 'service/sbx-7', { 'SANDBOX_CHANGES.md': 'rows\n' }, '[SBX-7] implement', { from: 'main' });
+      const head = await pushCommit(remoteUrl(sandbox.scmhost.url, 'sandbox/app', sandbox.env.SCMHOST_TOKEN!), 'service/sbx-7', { 'SANDBOX_CHANGES/SBX-7.md': 'rows\n' }, '[SBX-7] implement', { from: 'main' });
       sandbox.scmhost.state.createPull(repo, { title: '[SBX-7] Try me', head: 'service/sbx-7', base: 'main' }, sandbox.scmhost.state.user('service-bot'));
       const events: string[] = [];
       sandbox.scmhost.state.onEvent((event) => events.push(`${event.event}:${'action' in event ? event.action : ''}`));

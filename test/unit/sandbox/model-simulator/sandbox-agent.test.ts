@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRcaReport } from '../../../../activities/stations/bug/rca-report';
-import { isReadOnlyTask, requestedFiles, sandboxAgentReply, SIMULATED_AGENT_TEXT } from '../../../../src/sandbox/model-simulator/sandbox-agent';
+import { isReadOnlyTask, requestedFiles, sandboxAgentReply, sandboxChangeFile, SIMULATED_AGENT_TEXT } from '../../../../src/sandbox/model-simulator/sandbox-agent';
 import { sandboxResponder } from '../../../../src/sandbox/model-simulator/sandbox-responder';
 import type { ChatCompletionRequest } from '../../../../src/sandbox/model-simulator/model-simulator';
 
@@ -20,10 +20,22 @@ describe('the sandbox agent', () => {
     const first = sandboxAgentReply(agent('Ticket SBX-1: implement the tasks.\n\nWrite these files: .service/implementation.md.'), at);
     expect(first).toEqual({ tool_calls: [
       { name: 'write_file', arguments: JSON.stringify({ path: '.service/implementation.md', content: `# implementation.md\n\n${SIMULATED_AGENT_TEXT}\n` }) },
-      { name: 'write_file', arguments: expect.stringContaining('SANDBOX_CHANGES.md') },
+      { name: 'write_file', arguments: expect.stringContaining('"path":"SANDBOX_CHANGES/SBX-1.md"') },
     ] });
     const done = sandboxAgentReply(agent('x', [{ role: 'assistant', content: null }, { role: 'tool', content: 'wrote' }]));
     expect(done).toEqual({ content: `Done. ${SIMULATED_AGENT_TEXT}` });
+  });
+
+  it('changes a file of the ticket\'s own, so the pull requests of two tickets never touch the same file', () => {
+    const changed = (task: string) => {
+      const calls = (sandboxAgentReply(agent(task), at) as { tool_calls: Array<{ arguments: string }> }).tool_calls;
+      return calls.map((call) => (JSON.parse(call.arguments) as { path: string }).path);
+    };
+    expect(changed('Ticket SBX-1: implement the tasks below in the repository sandbox/app.')).toEqual(['SANDBOX_CHANGES/SBX-1.md']);
+    expect(changed('Ticket SBX-2 (Crash on save) is a bug. Fix it in the repository sandbox/app.')).toEqual(['SANDBOX_CHANGES/SBX-2.md']);
+    // A later change of the same ticket (a CI fix, a review) edits the same file again.
+    expect(changed('Ticket SBX-1: the CI checks of the pull request sandbox/app#1 failed on commit 0123456789ab.')).toEqual(['SANDBOX_CHANGES/SBX-1.md']);
+    expect(sandboxChangeFile('Implement something.')).toBe('SANDBOX_CHANGES/no-ticket.md');
   });
 
   it('writes a passing local review and changes nothing when told not to', () => {
