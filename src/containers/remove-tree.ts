@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * Removes a folder of any depth (issue 41). A container can build a tree whose paths are longer than PATH_MAX
  * (4096 bytes): `mkdir x && cd x`, again and again, never names a long path. Node's `fs.rm` names every entry by its
  * full path and fails on such a tree with ENAMETOOLONG, and Node has no `unlinkat` to walk it by relative names. So
- * the folders that lie deeper than `HOIST_AT_BYTES` are first moved up (a rename names two paths, both short enough)
+ * the folders that lie deeper than HOIST_AT_BYTES are first moved up (a rename names two paths, both short enough)
  * to the top of the tree being removed, each under a fresh name, and walked again from there; once nothing lies that
  * deep, `fs.rm` removes it all. Links are never followed: they are removed as links.
  *
