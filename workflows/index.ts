@@ -3,3 +3,4 @@
 export { ticketWorkflow } from './ticket';
 export { pollWorkflow } from './polling/poll';
 export { definitionRegistryWorkflow } from './registry/definition-registry';
+export { endedTicketReplyWorkflow } from './ended-ticket-reply';

@@ -22,6 +22,8 @@ export function ticketWorkflowId(ticketKey: string): string {
   return `ticket-${ticketKey.toUpperCase()}`;
 }
 
+export const ENDED_TICKET_REPLY_WORKFLOW_TYPE = 'endedTicketReplyWorkflow';
+
 // Registered by `service dev` from temporal-dev.yaml; names and types must match that file.
 export const searchAttributes = {
   status: defineSearchAttributeKey('ServiceStatus', SearchAttributeType.KEYWORD),

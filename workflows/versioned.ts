@@ -10,3 +10,4 @@ setWorkflowOptions({ versioningBehavior: 'PINNED' }, ticketWorkflow);
 export { ticketWorkflow };
 export { pollWorkflow } from './polling/poll';
 export { definitionRegistryWorkflow } from './registry/definition-registry';
+export { endedTicketReplyWorkflow } from './ended-ticket-reply';

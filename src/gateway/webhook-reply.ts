@@ -105,7 +105,7 @@ export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<Prope
 
 /** Answers a webhook with what happened to its delivery. */
 export function answerDelivery(reply: WebhookReply, result: DeliveryOutcome, deliveryIdentity: string): void {
-  if (result.outcome === 'ignored') {
+  if (result.outcome === 'ignored' || result.outcome === 'answered') {
     reply.ignored(result.reason_code, result.reason, result.ticket_key ? { ticket_key: result.ticket_key } : {});
   } else if (result.outcome === 'started') {
     reply.queued({ ticket_key: result.ticket_key, workflow_id: result.workflow_id, delivery_identity: deliveryIdentity });

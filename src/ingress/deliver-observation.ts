@@ -7,11 +7,31 @@ import { boundFacts } from './bound-facts';
 import { ownCommentReason, type LoopGuardOptions } from './loop-guard';
 import { sourceHostActorId } from '../../workflows/commands/actor-identity';
 import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
+import { ignoredRequestOf } from '../../workflows/commands/ignored-request';
+import { endedTicketReplyPlan } from './ended-ticket-reply';
 
 export type DeliveryOutcome =
   | { outcome: 'started'; ticket_key: string; workflow_id: string }
   | { outcome: 'signalled'; ticket_key: string; routed_by?: 'title' | 'branch' | 'index'; child_key?: string }
-  | { outcome: 'ignored'; reason_code: 'not_managed' | 'own_comment' | 'own_change' | 'no_workflow' | 'unroutable' | 'completed'; reason: string; ticket_key?: string };
+  | { outcome: 'ignored'; reason_code: 'not_managed' | 'own_comment' | 'own_change' | 'no_workflow' | 'unroutable' | 'completed'; reason: string; ticket_key?: string }
+  /** A person's request on a ticket whose workflow has ended: answered once, saying so. */
+  | { outcome: 'answered'; reason_code: 'ended'; reason: string; ticket_key: string };
+
+/**
+ * No running workflow took the observation. When it is a person's request and the ticket's workflow has ended, the
+ * person is told so once (issue 43); otherwise it is ignored as before.
+ */
+async function notRunning(workflows: TicketWorkflowsPort, ticketKey: string, observation: Observation): Promise<DeliveryOutcome> {
+  const request = ignoredRequestOf(observation, { kill_switch: true });
+  const answered = request && workflows.replyToEndedTicket
+    ? await workflows.replyToEndedTicket(ticketKey, (ended) => endedTicketReplyPlan(ticketKey, observation, request, ended))
+    : 'not_ended';
+  if (answered === 'not_ended') return { outcome: 'ignored', reason_code: 'no_workflow', reason: `no running workflow for ${ticketKey}`, ticket_key: ticketKey };
+  return {
+    outcome: 'answered', reason_code: 'ended', ticket_key: ticketKey,
+    reason: `the workflow of ${ticketKey} has ended; ${request!.asked} ${answered === 'answered' ? 'is answered once, saying so' : 'was answered before'}`,
+  };
+}
 
 /**
  * Facts end up in workflow state, the timeline and the Temporal UI: a token someone pasted into a comment must not.
@@ -49,9 +69,9 @@ export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, 
   // apart by `observation.ticket_key`.
   const target = plan.action === 'signal_parent' ? plan.parent_key : observation.ticket_key;
   const result = await workflows.signal(target, observation);
-  return result === 'not_found'
-    ? { outcome: 'ignored', reason_code: 'no_workflow', reason: `no running workflow for ${target}`, ticket_key: target }
-    : { outcome: 'signalled', ticket_key: target, ...(plan.action === 'signal_parent' ? { child_key: observation.ticket_key } : {}) };
+  // A provisioned child's request is not its feature's: only the ticket's own requests are answered.
+  if (result === 'not_found') return plan.action === 'signal' ? notRunning(workflows, target, observation) : { outcome: 'ignored', reason_code: 'no_workflow', reason: `no running workflow for ${target}`, ticket_key: target };
+  return { outcome: 'signalled', ticket_key: target, ...(plan.action === 'signal_parent' ? { child_key: observation.ticket_key } : {}) };
 }
 
 /** Routes a source-host observation (GitHub or GitLab) to its ticket and signals it; never starts a workflow. */
@@ -69,7 +89,6 @@ export async function deliverSourceHostObservation(workflows: TicketWorkflowsPor
   const route = await routeDelivery(workflows, observation, routing);
   if (!route.routed) return { outcome: 'ignored', reason_code: 'unroutable', reason: route.reason };
   const result = await workflows.signal(route.observation.ticket_key, route.observation);
-  return result === 'not_found'
-    ? { outcome: 'ignored', reason_code: 'no_workflow', reason: `no running workflow for ${route.observation.ticket_key}`, ticket_key: route.observation.ticket_key }
-    : { outcome: 'signalled', ticket_key: route.observation.ticket_key, routed_by: route.via };
+  if (result === 'not_found') return notRunning(workflows, route.observation.ticket_key, route.observation);
+  return { outcome: 'signalled', ticket_key: route.observation.ticket_key, routed_by: route.via };
 }

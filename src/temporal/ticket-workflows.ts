@@ -1,6 +1,6 @@
 import { ApplicationFailure, Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
 import type { ExecutionView } from '../../workflows/read-model/execution-view';
-import { effectQuery, effectsQuery, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, ticketWorkflowId, timelineQuery, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
+import { effectQuery, effectsQuery, ENDED_TICKET_REPLY_WORKFLOW_TYPE, executionQuery, observeSignal, replayEffectUpdate, searchAttributes, ticketWorkflowId, timelineQuery, TICKET_WORKFLOW_TYPE } from '../../workflows/messages';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../../workflows/ledger/observation';
 import type { ServiceConfig } from '../config/service-config';
 import type { TimelinePage } from '../../workflows/read-model/timeline';
@@ -12,6 +12,7 @@ import type { PinnedDefinition } from '../../workflows/built-in-definitions/defi
 import { latestPublishedDefinitions } from './definition-registry';
 import { TemporalDefinitions } from './temporal-definitions';
 import { temporalConnectionOptions } from './connection-options';
+import type { EndedRun, EndedTicketReplyPlan } from '../ingress/ended-ticket-reply';
 
 /**
  * What the gateway asks of Temporal. Every call is bounded by a deadline so that a webhook never hangs: when
@@ -29,6 +30,12 @@ export interface TicketWorkflowsPort {
   effectsOfRun(runId: string): Promise<{ ticket_key: string; effects: EffectRecord[] } | undefined>;
   effect(idempotencyKey: string): Promise<EffectRecord | undefined>;
   replayEffect(idempotencyKey: string, requestedBy: string): Promise<ReplayOutcome>;
+  /**
+   * A request on a ticket whose workflow has ended: `plan` says what to write for that ended run, and a workflow of
+   * its own writes it once per workflow id. `not_ended`: the ticket has no workflow at all, or one still running.
+   * Optional: ports that never see ended tickets (test doubles) leave it out, and the request is ignored as before.
+   */
+  replyToEndedTicket?(ticketKey: string, plan: (ended: EndedRun) => EndedTicketReplyPlan): Promise<'answered' | 'already_answered' | 'not_ended'>;
 }
 
 export type ReplayOutcome =
@@ -144,6 +151,25 @@ export class TemporalTicketWorkflows implements TicketWorkflowsPort {
       this.registryLookup = undefined;
     });
     return this.registryLookup;
+  }
+
+  async replyToEndedTicket(ticketKey: string, plan: (ended: EndedRun) => EndedTicketReplyPlan): Promise<'answered' | 'already_answered' | 'not_ended'> {
+    const workflowId = ticketWorkflowId(ticketKey);
+    const deadline = Date.now() + this.deadlineMs.write;
+    const description = await this.bounded(`the description of ${workflowId}`, this.deadlineMs.write, () => this.client.workflow.getHandle(workflowId).describe(), deadline)
+      .catch((error: unknown) => { if (isNotFound(error)) return undefined; throw error; });
+    if (!description || description.status.name === 'RUNNING' || description.status.name === 'CONTINUED_AS_NEW') return 'not_ended';
+    const { workflow_id, input } = plan({ status: description.status.name, closed_at: description.closeTime?.toISOString() ?? null });
+    return this.bounded(`the start of ${workflow_id}`, this.deadlineMs.write, () => this.client.workflow.start(ENDED_TICKET_REPLY_WORKFLOW_TYPE, {
+      workflowId: workflow_id,
+      taskQueue: this.taskQueue,
+      // Once answered, the same request is not answered again, however often it is delivered or repeated.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      args: [input],
+    }).then(() => 'answered' as const, (error: unknown) => {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) return 'already_answered' as const;
+      throw error;
+    }), deadline);
   }
 
   async signal(ticketKey: string, observation: Observation): Promise<'signalled' | 'not_found'> {

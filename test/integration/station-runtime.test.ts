@@ -240,4 +240,41 @@ describe('the station runtime walks a pinned definition', () => {
     const page = (await timeline(key)) as Json;
     expect(JSON.stringify(page).length).toBeLessThan(400_000);
   });
+
+  it('answers an unknown command once, lets the corrected command clear its block, and answers a request after the end once', async () => {
+    const key = await startTicket(noteDefinition(3, 'done'));
+    await waitFor(key, 'at the gate', (v) => v.current_position === 'review_gate' && v.checkpoint.is_paused);
+    const before = comments(key).length;
+    tracker.state.addComment(key, '/service aprove');
+    await waitFor(key, 'blocked on the typo', (v) => v.status === 'blocked' && v.waiting.code === 'unrecognized_command');
+    const answers = comments(key).slice(before);
+    // One comment: what was wrong, the verb meant, that it blocks, and the two ways on.
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toContain('unknown command "aprove"');
+    expect(answers[0]).toContain('Did you mean `/service approve`?');
+    expect(answers[0]).toContain('blocks the ticket (`unrecognized_command`) at `review_gate`');
+    expect(answers[0]).toContain('clears the block by itself');
+    expect(tracker.state.issue(key).labels).toContain('service:blocked');
+
+    // The corrected request (here the gate's approval label) clears the block and is carried out.
+    tracker.state.updateLabels(key, [{ add: 'service:prd-approved' }]);
+    const done = await waitFor(key, 'completed', (v) => v.status === 'completed');
+    expect(done.retry_count).toBe(1);
+    expect(tracker.state.issue(key).labels).not.toContain('service:blocked');
+    expect(comments(key).filter((c) => c.includes('**Blocked**'))).toEqual([]);
+
+    // After the end: a request is answered once, saying the workflow has ended, however often it is written.
+    tracker.state.updateLabels(key, [{ add: 'service:managed' }]);
+    tracker.state.addComment(key, '/service rebase');
+    const ended = await eventually(async () => {
+      const replies = comments(key).filter((c) => c.startsWith('ℹ️'));
+      return replies.length > 0 ? replies : undefined;
+    }, 60_000, `${key} to answer the request after its end`);
+    expect(ended).toEqual([expect.stringContaining(`\`/service rebase\` changed nothing: the service's workflow for ${key} has ended (it completed on `)]);
+    tracker.state.addComment(key, '/service rebase');
+    tracker.state.addComment(key, 'thanks, all good');
+    await tracker.webhooks.flush();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(comments(key).filter((c) => c.startsWith('ℹ️'))).toHaveLength(1);
+  });
 });
