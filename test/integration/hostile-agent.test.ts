@@ -773,18 +773,22 @@ describe('a hostile agent in a real container cannot reach the host', () => {
     expect(await gitIn(bare(LINKS_REPO), ['cat-file', '-p', link!.sha])).toBe('../README.md');
   }, 360_000);
 
-  it('model proxy: reserves the token budget for parallel calls, forwards no unknown field, refuses a 64 MiB body', async () => {
+  it('model proxy: reserves the token budget for parallel calls, forwards no unknown field, refuses a 64 MiB body, 500 images and a file part', async () => {
     const key = 'PROXY-1';
     const budget = 3000;
     const agentReplies: ScriptedReply[] = [];
     const usage = { prompt_tokens: 10, completion_tokens: 10 };
     const firstText = (request: ChatCompletionRequest) => {
       const content = request.messages?.[0]?.content;
-      return typeof content === 'string' ? content : '';
+      if (typeof content === 'string') return content;
+      // A request of parts: the text of its first text part (the image and file probes start with one).
+      const first = Array.isArray(content) ? (content as Array<{ type?: string; text?: unknown }>).find((part) => part?.type === 'text') : undefined;
+      return typeof first?.text === 'string' ? first.text : '';
     };
+    const isProbe = (request: ChatCompletionRequest) => /^(PARALLEL|BIG|IMAGES|FILE)-PROBE/.test(firstText(request));
     // Calls from the probe answer slowly, so the ten of a batch are in flight together.
     const proxied = await startModelSimulator({
-      respond: (request) => (/^(PARALLEL|BIG)-PROBE/.test(firstText(request)) ? { content: 'probe answer', usage, delay_ms: 1500 } : agentReplies.shift()),
+      respond: (request) => (isProbe(request) ? { content: 'probe answer', usage, delay_ms: 1500 } : agentReplies.shift()),
     });
     try {
       const probe = `
@@ -809,6 +813,13 @@ const ask = (text, extra) => Object.assign({ model: 'agent-model', messages: [{ 
   console.log('B ' + b.join(','));
   const big = await post({ model: 'agent-model', messages: [{ role: 'user', content: 'BIG-PROBE ' + 'x'.repeat(64 * 1024 * 1024) }], max_tokens: 10 });
   console.log('BIG ' + big);
+  // The second round's image bill: 500 small images under a 3,000-token budget (a vendor charges hundreds of tokens
+  // an image, whatever its bytes), and a file part naming a file of the operator's vendor account.
+  const pixel = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const images = await post({ model: 'agent-model', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'IMAGES-PROBE' }].concat(Array.from({ length: 500 }, () => ({ type: 'image_url', image_url: { url: pixel } }))) }] });
+  console.log('IMAGES ' + images);
+  const file = await post({ model: 'agent-model', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'FILE-PROBE' }, { type: 'file', file: { file_id: 'file-operator-secret' } }] }] });
+  console.log('FILE ' + file);
 })();
 `;
       agentReplies.push(
@@ -818,12 +829,14 @@ const ask = (text, extra) => Object.assign({ model: 'agent-model', messages: [{ 
       const run = await runStation(taskSpec(), input(key, { token_budget: budget }), { modelUrl: proxied.url });
       expectSettled(run, 240);
       // The probe's report, as the agent sent it back to the model.
-      const report = toolOutputs(proxied.requests.filter((request) => !/^(PARALLEL|BIG)-PROBE/.test(firstText(request)))).join('\n');
+      const report = toolOutputs(proxied.requests.filter((request) => !isProbe(request))).join('\n');
       expect(report, 'the probe inside the container').toContain('exit code 0');
       expect(report).toMatch(/^A .+$/m);
       expect(report).toMatch(/^B .+$/m);
       const big = /^BIG (.*)$/m.exec(report)?.[1];
       expect.soft(big, 'the answer to a 64 MiB request body').toMatch(/^(4\d\d|error)/);
+      expect.soft(/^IMAGES (.*)$/m.exec(report)?.[1], 'the answer to 500 images').toMatch(/^4\d\d$/);
+      expect.soft(/^FILE (.*)$/m.exec(report)?.[1], 'the answer to a file part').toMatch(/^4\d\d$/);
 
       const received = proxied.received.map((r) => r.body);
       const granted = (prefix: string) => received.filter((body) => firstText(body).startsWith(prefix))
@@ -833,6 +846,8 @@ const ask = (text, extra) => Object.assign({ model: 'agent-model', messages: [{ 
       const smuggled = received.filter((body) => 'models' in body || 'route' in body || (body.n !== undefined && body.n !== 1))
         .map((body) => `${firstText(body).slice(0, 20)}: ${JSON.stringify({ n: body.n, models: body.models, route: body.route })}`);
       expect.soft(smuggled, 'fields the proxy forwarded upstream that the container must not choose').toEqual([]);
+      const billedOtherwise = received.filter((body) => /"type":"(image_url|file|input_audio)"/.test(JSON.stringify(body.messages ?? []))).map((body) => firstText(body).slice(0, 20));
+      expect.soft(billedOtherwise, 'requests with image, file or audio parts that reached the model upstream').toEqual([]);
       const oversized = received.map((body) => JSON.stringify(body).length).filter((length) => length > 8 * MiB);
       expect.soft(oversized, 'request bodies over 8 MiB that reached the model upstream').toEqual([]);
     } finally {
