@@ -71,6 +71,7 @@ const NOT_CONFIGURATION: Record<string, string> = {
   EAI_AGAIN: 'a DNS error code',
   AUTO_UPGRADE: 'a Temporal versioning behaviour',
   USE_EXISTING: 'a Temporal workflow-id conflict policy',
+  CONTINUED_AS_NEW: 'a Temporal workflow execution status',
 };
 
 /** Every upper-case name written in code spans or code blocks of a text. */
