@@ -225,9 +225,11 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
     const here = driver.definition()?.nodes[state.checkpoint.current_node];
     // A ticket blocked at a gate by an unknown command reads the next command as if unblocked: the corrected command
     // clears the block by itself (issue 43; patched: histories from before waited for service:retry). Elsewhere a
-    // station would have to run again, which only service:retry asks for.
+    // station would have to run again, which only service:retry asks for. service:retry itself is read as a blocked
+    // ticket reads it (resume at the gate), not as an unblocked gate does (regenerate).
+    const retryLabelled = judged.facts.label_change?.added.includes(RETRY_LABEL) ?? false;
     const correcting = state.checkpoint.is_blocked && state.checkpoint.is_paused && state.waiting?.code === 'unrecognized_command'
-      && here?.kind === 'gate' && patched(UNKNOWN_COMMAND_ONE_ANSWER_PATCH);
+      && here?.kind === 'gate' && !retryLabelled && patched(UNKNOWN_COMMAND_ONE_ANSWER_PATCH);
     const decision = parseCommand(judged, {
       workflow_kind: input.workflow_kind,
       current_node: state.checkpoint.current_node,
