@@ -6,7 +6,7 @@ import { createEffectActivities } from '../activities/effect-activities';
 import { createProjectConfigActivities } from '../activities/project-config-activities';
 import { createGitRemotes } from './containers/git-remote';
 import { proposalDeps } from '../activities/stations/planning/proposal-deps';
-import { sweepOrphansInBackground } from './containers/orphan-sweep';
+import { removeFinishedOwnContainers, sweepOrphansInBackground } from './containers/orphan-sweep';
 import { containerWorkDir } from './containers/mount-access';
 import { sweepStaleWorkspaces } from './containers/workspace-sweep';
 import { resolvePodmanAccount } from './containers/podman-account';
@@ -326,6 +326,15 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
     // Cancelled stations have answered; their containers may still be on their way out.
     if (!(await containerRunsSettled(shutdown.containerRemovalMs))) {
       logger.warn('task containers still being removed when the worker stopped; the next worker on this host sweeps them', { waited_ms: shutdown.containerRemovalMs });
+    }
+    // Finished stations' containers whose removal did not get through go now, not at the next start (issue 43).
+    if (runsContainers && process.env[PLAIN_PROCESS_AGENT_ENV] !== '1') {
+      try {
+        const removed = await removeFinishedOwnContainers(resolvePodmanAccount({ ...process.env, SERVICE_PODMAN_USER: config.container.podmanUser }));
+        if (removed.length > 0) logger.info('removed finished task containers at stop', { containers: removed });
+      } catch (error) {
+        logger.warn('could not remove finished task containers at stop; the next worker on this host sweeps them', { error: (error as Error).message });
+      }
     }
     await tracing.shutdown().catch(() => undefined);
     await metricsServer?.close();

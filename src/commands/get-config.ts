@@ -1,5 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
+import { OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
+import { useRunningStack } from '../temporal/which-stack';
 import { describeModelConfiguration, formatTarget, parseModelConfiguration } from '../config/model-configuration';
 import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
 import { availableModelsReport, describeResolution, loadProjectModelPolicy, type ProjectModelPolicy } from '../config/model-target-resolver';
@@ -27,15 +28,16 @@ export default class GetConfig extends Command {
   static override args = { project: Args.string({ description: 'tracker project key', required: true }) };
 
   static override flags = {
-    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
+    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to talk to (needed only when more than one runs)' }),
     models: Flags.boolean({ description: 'show the effective model target per policy key (where it comes from; host, or whether it can run in a container)', default: false }),
     json: Flags.boolean({ description: 'print JSON; on error stdout stays empty', default: false }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(GetConfig);
-    const adopted = adoptRunningDev(process.env, defaultDevDataDir(flags['data-dir']));
-    if (adopted) process.stderr.write(`${adopted}\n`);
+    // Two stacks running and no --data-dir: the error (the list of stacks) goes to stderr through catch() below.
+    const stack = useRunningStack(process.env, { dataDir: flags['data-dir'] });
+    if (stack.line) process.stderr.write(`${stack.line}\n`);
     const project = args.project.trim().toUpperCase();
     if (!/^[A-Z][A-Z0-9_]*$/.test(project)) throw new Error(`"${args.project}" is not a project key`);
     if (!flags.models) throw new Error('nothing to show: pass --models');
@@ -43,7 +45,7 @@ export default class GetConfig extends Command {
     if (!parsed.config) throw new Error(`the deployment's model configuration is invalid:\n${parsed.problems.join('\n')}`);
     const config = parsed.config;
     // One line that says what to set, instead of 27 keys each saying that nothing is configured.
-    if (config.mode === 'none') throw new Error('no model is configured: set MODEL_CONNECTIONS and MODEL_DEFAULT (or LLM_BACKEND and LLM_MODEL), or run this beside a running `service dev --sandbox` of this checkout (--data-dir when it got one)');
+    if (config.mode === 'none') throw new Error('no model is configured: set MODEL_CONNECTIONS and MODEL_DEFAULT (or LLM_BACKEND and LLM_MODEL), or run this while a `service dev --sandbox` runs');
     for (const warning of parsed.warnings) process.stderr.write(`warning: ${warning}\n`);
 
     // Legacy and model-less deployments never read project policy, so they need no tracker settings at all.

@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
-import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
+import { OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
+import { announceRunningStack } from '../temporal/which-stack';
 import { Args, Command, Flags } from '@oclif/core';
 import type { MigrationDecision } from '../../workflows/registry/migration-messages';
 import { withDefinitions } from '../temporal/operator-connection';
@@ -36,7 +37,7 @@ export default class Migrate extends Command {
   ];
   static override args = { key: Args.string({ description: 'ticket key', required: true }) };
   static override flags = {
-    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
+    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to talk to (needed only when more than one runs)' }),
     to: Flags.integer({ description: 'the revision of the ticket\'s definition to move to', required: true, min: 1 }),
     map: Flags.string({ description: 'explicit node mapping <old node>=<new node> (repeatable)', multiple: true, default: [] }),
     apply: Flags.boolean({ description: 'migrate when eligible (without it: a dry run)', default: false }),
@@ -45,8 +46,7 @@ export default class Migrate extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Migrate);
-    const adopted = adoptRunningDev(process.env, defaultDevDataDir(flags['data-dir']));
-    if (adopted) process.stderr.write(`${adopted}\n`);
+    if (!announceRunningStack(process.env, flags['data-dir'])) return this.exit(1);
     const key = args.key.trim().toUpperCase();
     if (!/^[A-Z][A-Z0-9_]*-[1-9][0-9]*$/.test(key)) this.fail(`"${args.key}" is not a ticket key`);
     const mappings = parseMappings(flags.map);

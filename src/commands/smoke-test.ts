@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
-import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
+import { OPERATOR_ENVIRONMENT_HELP } from '../temporal/running-dev';
+import { announceRunningStack } from '../temporal/which-stack';
 import { loadServiceConfig } from '../config/service-config';
 import { checkAgentWritesVerificationFile, checkContainerStageModels, checkRootlessContainer, type SmokeStep } from '../smoke/smoke-checks';
 import { checkTwoNodeGraphResumes } from '../smoke/graph-resume-check';
@@ -14,14 +15,13 @@ export default class SmokeTest extends Command {
   static override description = `Offline check: a 2-node graph on Temporal, a rootless container with a mocked git tree, the real agent writing a verification file, and (when a model is configured) whether every container stage's model target can run in a container. ${OPERATOR_ENVIRONMENT_HELP}`;
 
   static override flags = {
-    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
+    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to talk to (needed only when more than one runs)' }),
     'configured-model': Flags.boolean({ description: 'answer the agent with the configured implementation model (implement_work) instead of the model simulator', default: false }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SmokeTest);
-    const adopted = adoptRunningDev(process.env, defaultDevDataDir(flags['data-dir']));
-    if (adopted) process.stderr.write(`${adopted}\n`);
+    if (!announceRunningStack(process.env, flags['data-dir'])) return this.exit(1);
     const image = loadServiceConfig(process.env).config?.container.image ?? 'service-dev:latest';
     const steps: SmokeStep[] = [];
     const report = (step: SmokeStep) => {

@@ -40,6 +40,31 @@ export async function sweepOrphanContainers(account: PodmanAccount): Promise<str
   return names;
 }
 
+type Listed = { Names?: string[] | string; Labels?: Record<string, string> | null; State?: string };
+
+/**
+ * Which containers a stopping worker removes: its own (its label), no longer running. A finished station's container
+ * is removed when its run ends (run-container.ts); one whose removal did not get through (podman busy or interrupted
+ * while the stack stopped) would otherwise wait for the next start's sweep. A running one is left to the shutdown
+ * grace and the removal of its run, which already handle it.
+ */
+export function finishedOwnNames(containers: Listed[], owner = workerLabelValue()): string[] {
+  return containers.flatMap((container) => {
+    if (container.Labels?.[WORKER_LABEL] !== owner || (container.State ?? '').toLowerCase() === 'running') return [];
+    const name = Array.isArray(container.Names) ? container.Names[0] : container.Names;
+    return name ? [name] : [];
+  });
+}
+
+/** At worker stop: removes this worker's finished task containers; returns their names. */
+export async function removeFinishedOwnContainers(account: PodmanAccount): Promise<string[]> {
+  const listed = await podman(account, ['ps', '--all', '--filter', `label=${WORKER_LABEL}=${workerLabelValue()}`, '--format', 'json'], 30_000);
+  if (listed.code !== 0) throw new Error(`podman ps failed: ${listed.stderr.trim()}`);
+  const names = finishedOwnNames(JSON.parse(listed.stdout || '[]') as Listed[]);
+  for (const name of names) await removeContainer(account, name);
+  return names;
+}
+
 /** At worker start: sweep in the background, never delaying or failing the start (podman may not be installed). */
 export function sweepOrphansInBackground(account: () => PodmanAccount, logger: { info(m: string, f?: Record<string, unknown>): void; warn(m: string, f?: Record<string, unknown>): void }): void {
   void (async () => {

@@ -7,10 +7,10 @@ import { processAlive } from '../process/process-alive';
 /**
  * Operator commands started beside a running `service dev` (issue 30, point 5): `service dev` leaves a file in its
  * data folder that says where its Temporal server is, which CLI it runs, and, with `--sandbox`, the variables that
- * point the service at the simulators (the model configuration among them). An operator command in the same checkout
- * fills the variables the caller did not set from it, so `service get-config SBX --models` or `service definitions
- * list` just work; a variable set by the caller always wins. The file goes when `service dev` stops; a file whose
- * process is gone is ignored.
+ * point the service at the simulators (the model configuration among them). An operator command fills the variables
+ * the caller did not set from the file of the stack src/temporal/which-stack.ts chose, so `service get-config SBX
+ * --models` or `service definitions list` just work; a variable set by the caller always wins. The file goes when
+ * `service dev` stops; a file whose process is gone is ignored.
  */
 export const RUNNING_DEV_FILE = 'service-dev.json';
 
@@ -23,11 +23,13 @@ export interface RunningDev {
   data_dir: string;
   /** TEMPORAL_*, SERVICE_TASK_QUEUE, and with --sandbox the simulators' variables (their secrets are in sandbox.json already). */
   env: Record<string, string>;
+  /** The gateway's base URL (files written before issue 43 have none). */
+  gateway_url?: string;
 }
 
-export function writeRunningDev(dataDir: string, env: Record<string, string>): string {
+export function writeRunningDev(dataDir: string, env: Record<string, string>, gatewayUrl?: string): string {
   const path = join(dataDir, RUNNING_DEV_FILE);
-  const running: RunningDev = { pid: process.pid, started_at: new Date().toISOString(), data_dir: dataDir, env };
+  const running: RunningDev = { pid: process.pid, started_at: new Date().toISOString(), data_dir: dataDir, env, ...(gatewayUrl ? { gateway_url: gatewayUrl } : {}) };
   writeFileSync(path, `${JSON.stringify(running, null, 2)}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return path;
@@ -66,23 +68,11 @@ export function findRunningDev(dataDir: string | undefined): RunningDev | undefi
   return running && processAlive(running.pid) ? running : undefined;
 }
 
-/**
- * Fills the caller's unset variables from the running `service dev`; returns the line that says so (for stderr), or
- * undefined when there is none or nothing was taken.
- */
-export function adoptRunningDev(env: NodeJS.ProcessEnv, dataDir = defaultDevDataDir()): string | undefined {
-  const running = findRunningDev(dataDir);
-  if (!running) return undefined;
-  const taken = Object.entries(running.env).filter(([name, value]) => (env[name] ?? '').trim() === '' && typeof value === 'string' && value !== '');
-  for (const [name, value] of taken) env[name] = value;
-  if (taken.length === 0) return undefined;
-  return `using the running service dev (pid ${running.pid}, data ${running.data_dir}): ${taken.map(([name]) => name).filter((name) => !/TOKEN|SECRET/.test(name)).join(', ')}${taken.some(([name]) => /TOKEN|SECRET/.test(name)) ? ' and its sandbox credentials' : ''}`;
-}
-
 /** What an operator command's --help says about where it finds the service (oclif `static description` suffix). */
 export const OPERATOR_ENVIRONMENT_HELP = [
   'It reads the same environment as the worker: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and SERVICE_TASK_QUEUE (Temporal),',
   'TEMPORAL_CLI_PATH (the CLI), MODEL_CONNECTIONS/MODEL_DEFAULT/MODEL_POLICY or LLM_BACKEND/LLM_MODEL (models), and',
-  'TRACKER_BASE_URL/TRACKER_USER_EMAIL/TRACKER_API_TOKEN (project settings). Started beside a running `service dev` in',
-  'the same checkout, it takes what is unset from it (its data folder\'s service-dev.json; --data-dir when dev got one).',
+  'TRACKER_BASE_URL/TRACKER_USER_EMAIL/TRACKER_API_TOKEN (project settings). With a `service dev` running (anywhere, any',
+  'data folder) it takes what is unset from that stack and says which on stderr; with two or more running, name one with',
+  '--data-dir. TEMPORAL_ADDRESS set in the environment, or --data-dir, wins.',
 ].join(' ');

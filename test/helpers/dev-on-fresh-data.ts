@@ -8,6 +8,11 @@ export interface DevOnFreshData {
   dev: ServiceProcess;
   dataDir: string;
   ports: { temporal: number; ui: number; gateway: number; metrics: number };
+  /**
+   * The list of running stacks this dev is in (SERVICE_STACKS_FILE), its own: operator commands given it find this
+   * stack as a person's would find theirs, without --data-dir and whatever else runs on the machine.
+   */
+  stacksFile: string;
 }
 
 /**
@@ -19,13 +24,16 @@ export async function startDevOnFreshData(name: string, args: string[], temporal
   // The container account runs the stations' containers on workspaces below it: it must pass through.
   chmodSync(dataDir, 0o711);
   const ports = { temporal: await freePort(), ui: await freePort(), gateway: await freePort(), metrics: await freePort() };
-  const dev = startService([...args, '--headless', '--data-dir', dataDir, '--temporal-port', String(ports.temporal)], {
+  const stacksFile = join(dataDir, 'stacks.json');
+  const dev = startService([
+    ...args, '--headless', '--data-dir', dataDir, '--temporal-port', String(ports.temporal),
+    '--gateway-port', String(ports.gateway), '--metrics-port', String(ports.metrics),
+  ], {
     TEMPORAL_CLI_PATH: temporalCliPath,
     SERVICE_TASK_QUEUE: `it-${name}`,
     SERVICE_GATEWAY_HOST: '127.0.0.1',
-    SERVICE_GATEWAY_PORT: String(ports.gateway),
     SERVICE_WORKER_METRICS_HOST: '127.0.0.1',
-    SERVICE_WORKER_METRICS_PORT: String(ports.metrics),
+    SERVICE_STACKS_FILE: stacksFile,
     CONTAINER_WORK_DIR: join(dataDir, 'workspaces'),
   });
   try {
@@ -35,5 +43,5 @@ export async function startDevOnFreshData(name: string, args: string[], temporal
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-  return { dev, dataDir, ports };
+  return { dev, dataDir, ports, stacksFile };
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -157,12 +157,12 @@ const filled = (line: string[], values: Record<string, string>) => line
 const noStackTrace = (ran: Ran) => expect(`${ran.stdout}\n${ran.stderr}`).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
 const explain = (ran: Ran) => `exit ${ran.code}\nstdout:\n${ran.stdout.slice(-3000)}\nstderr:\n${ran.stderr.slice(-3000)}`;
 
-interface Sandbox { dev: ServiceProcess; dataDir: string; api: string; temporal: string; settings: SandboxSettings }
+interface Sandbox { dev: ServiceProcess; dataDir: string; api: string; temporal: string; settings: SandboxSettings; stacksFile: string }
 
-async function startDev(name: string, readmeWords: string[], sandbox: boolean): Promise<{ dev: ServiceProcess; dataDir: string; ports: Record<string, number> }> {
-  const { dev, dataDir, ports } = await startDevOnFreshData(`readme-commands-${name}`, service(readmeWords), inject('temporalCliPath'));
+async function startDev(name: string, readmeWords: string[], sandbox: boolean): Promise<{ dev: ServiceProcess; dataDir: string; ports: Record<string, number>; stacksFile: string }> {
+  const { dev, dataDir, ports, stacksFile } = await startDevOnFreshData(`readme-commands-${name}`, service(readmeWords), inject('temporalCliPath'));
   if (sandbox) expect(existsSync(join(dataDir, 'sandbox', 'sandbox.json'))).toBe(true);
-  return { dev, dataDir, ports };
+  return { dev, dataDir, ports, stacksFile };
 }
 
 async function stopDev(dev: ServiceProcess | undefined, dataDir: string | undefined): Promise<number | string | undefined> {
@@ -176,7 +176,8 @@ async function stopDev(dev: ServiceProcess | undefined, dataDir: string | undefi
 describe('README commands outside the walk-throughs, each run as written', () => {
   let sandbox: Sandbox | undefined;
   const files = mkdtempSync(join(tmpdir(), 'readme-commands-files-'));
-  const beside = () => ['--data-dir', sandbox!.dataDir];
+  /** The commands run as written, without --data-dir: they find the stack through its list of running stacks. */
+  const beside = () => ({ SERVICE_STACKS_FILE: sandbox!.stacksFile });
 
   it('claims every command of the README: run here, run elsewhere, or not run here with the reason', () => {
     const commands = readmeCommands();
@@ -203,7 +204,7 @@ describe('README commands outside the walk-throughs, each run as written', () =>
     const help = await runService(service(readmeLine('dev --help', /^service dev --help$/)));
     expect(help.code, explain(help)).toBe(0);
     // The overrides the README says `service dev --help` lists.
-    for (const flag of ['--data-dir', '--temporal-port', '--ui-port', '--headless', '--config']) expect(help.stdout).toContain(flag);
+    for (const flag of ['--data-dir', '--temporal-port', '--ui-port', '--gateway-port', '--metrics-port', '--gateway-metrics-port', '--headless', '--config']) expect(help.stdout).toContain(flag);
 
     const cli = await runService(service(readmeLine('temporal-cli', /^service temporal-cli$/)));
     expect(cli.code, explain(cli)).toBe(0);
@@ -241,7 +242,7 @@ describe('README commands outside the walk-throughs, each run as written', () =>
       ensureContainerImage();
       const started = await startDev('sandbox', readmeLine('service dev --sandbox', /^service dev --sandbox$/), true);
       const settings = JSON.parse(readFileSync(join(started.dataDir, 'sandbox', 'sandbox.json'), 'utf8')) as SandboxSettings;
-      sandbox = { dev: started.dev, dataDir: started.dataDir, api: `http://127.0.0.1:${started.ports.gateway}`, temporal: `127.0.0.1:${started.ports.temporal}`, settings };
+      sandbox = { dev: started.dev, dataDir: started.dataDir, api: `http://127.0.0.1:${started.ports.gateway}`, temporal: `127.0.0.1:${started.ports.temporal}`, settings, stacksFile: started.stacksFile };
     }, 900_000);
 
     afterAll(async () => {
@@ -254,13 +255,13 @@ describe('README commands outside the walk-throughs, each run as written', () =>
     it('service get-config <PROJECT> --models [--json]: all 27 policy keys, from the running sandbox\'s configuration', async () => {
       for (const command of commandsFor('get-config')) {
         const args = filled(service(words(command.text)), { '<PROJECT>': 'SBX' });
-        const text = await runService([...args, ...beside()]);
+        const text = await runService(args, beside());
         expect(text.code, `${command.text}\n${explain(text)}`).toBe(0);
         expect(text.stdout, command.text).toMatch(/generate_prd/);
         expect(text.stdout, command.text).toMatch(/update_docs/);
         noStackTrace(text);
       }
-      const json = await runService([...filled(service(readmeLine('get-config', /--models/)), { '<PROJECT>': 'SBX' }), '--json', ...beside()]);
+      const json = await runService([...filled(service(readmeLine('get-config', /--models/)), { '<PROJECT>': 'SBX' }), '--json'], beside());
       expect(json.code, explain(json)).toBe(0);
       expect(JSON.stringify(JSON.parse(json.stdout))).toContain('implement_work');
     });
@@ -278,55 +279,44 @@ describe('README commands outside the walk-throughs, each run as written', () =>
       expect(JSON.parse(ran.stdout)).toMatchObject({ project: 'SBX' });
     });
 
-    it('service definitions publish FILE and list, then service migrate SBX-1 --to 3 (dry run) and --map prd_gate=prd_gate --apply', async () => {
-      // A definition whose PRD gate is `prd_gate`, as the README's migrate lines assume: r2 pinned by SBX-1, r3 to move to.
-      const definition = (revision: number) => ({
-        apiVersion: 'service/v1', name: 'feature', revision, entry: 'generate_prd', description: `README check r${revision}`,
-        nodes: {
-          generate_prd: { kind: 'station', station: 'generate_prd', model_key: 'generate_prd', on: { generated: 'prd_gate' } },
-          prd_gate: {
-            kind: 'gate', gate: 'artifact_approval', artifact: 'prd', pending_label: 'service:prd-pending', approved_label: 'service:prd-approved',
-            accepts: ['service:prd-approved'], waiting_for: 'approval of the PRD', on: { approved: 'done' },
-          },
-          done: { kind: 'end', result: 'completed' },
-        },
-      });
-      const file = (revision: number) => {
-        const path = join(files, `feature-r${revision}.json`);
-        writeFileSync(path, JSON.stringify(definition(revision), null, 2));
-        return path;
-      };
-      const publish = filled(service(readmeLine('definitions and migrate', /^service definitions publish FILE/)), {});
-      const r2 = await runService([...publish.map((w) => (w === 'FILE' ? file(2) : w)), ...beside()]);
-      expect(r2.code, explain(r2)).toBe(0);
-      const list = await runService([...filled(service(readmeLine('definitions and migrate', /^service definitions list/)), {}), '--json', ...beside()]);
-      expect(list.code, explain(list)).toBe(0);
-      expect(list.stdout).toMatch(/"revision":\s*2/);
-
-      // SBX-1 starts on r2 and waits at prd_gate (the sandbox's model writes the PRD).
-      const created = await runService(['sandbox', 'create-ticket', 'Export reports as CSV', ...beside()]);
+    it('service definitions publish docs/examples/feature-r2.json (and FILE) and list, then service migrate SBX-1 --to 2 (dry run) and --apply', async () => {
+      // SBX-1 starts on the built-in feature r1 and waits at its PRD gate (the sandbox's model writes the PRD).
+      const created = await runService(['sandbox', 'create-ticket', 'Export reports as CSV'], beside());
       expect(created.code, explain(created)).toBe(0);
       const token = sandbox!.settings.secrets.SERVICE_OPERATOR_TOKEN;
       await eventually(async () => {
         const view = (await getJson(`${sandbox!.api}/api/v1/workflows/SBX-1/execution`, token)).body as Json;
-        return view.current_position === 'prd_gate' && view.definition?.revision === 2 ? view : undefined;
-      }, 180_000, 'SBX-1 waiting at prd_gate of r2');
-      const r3 = await runService([...publish.map((w) => (w === 'FILE' ? file(3) : w)), '--json', ...beside()]);
-      expect(r3.code, explain(r3)).toBe(0);
+        return view.current_position === 'prd_approval_gate' && view.definition?.revision === 1 ? view : undefined;
+      }, 180_000, 'SBX-1 waiting at prd_approval_gate of r1');
 
-      const dryRun = await runService([...service(readmeLine('definitions and migrate', /^service migrate SBX-1 --to 3$/)), ...beside()]);
+      const shipped = await runService(service(readmeLine('definitions and migrate', /^service definitions publish docs\/examples\/feature-r2\.json$/)), beside());
+      expect(shipped.code, explain(shipped)).toBe(0);
+      expect(shipped.stdout).toMatch(/^published feature r2 /m);
+      expect(shipped.stderr).toContain(`using the stack of ${sandbox!.dataDir} (Temporal ${sandbox!.temporal}, gateway :`);
+      // The table's template with the same file: already published, nothing changed.
+      const publish = filled(service(readmeLine('definitions and migrate', /^service definitions publish FILE/)), {});
+      const again = await runService(publish.map((w) => (w === 'FILE' ? join(root, 'docs', 'examples', 'feature-r2.json') : w)), beside());
+      expect(again.code, explain(again)).toBe(0);
+      expect(again.stdout).toContain('already published');
+      const list = await runService([...filled(service(readmeLine('definitions and migrate', /^service definitions list/)), {}), '--json'], beside());
+      expect(list.code, explain(list)).toBe(0);
+      expect(list.stdout).toMatch(/"revision":\s*2/);
+
+      const dryRun = await runService(service(readmeLine('definitions and migrate', /^service migrate SBX-1 --to 2$/)), beside());
       expect(dryRun.code, explain(dryRun)).toBe(0);
+      expect(dryRun.stdout).toContain('SBX-1: feature r1 → r2: eligible (prd_approval_gate → prd_approval_gate); nothing changed.');
       noStackTrace(dryRun);
-      const apply = await runService([...service(readmeLine('definitions and migrate', /^service migrate SBX-1 --to 3 .*--apply$/)), ...beside()]);
+      const apply = await runService(service(readmeLine('definitions and migrate', /^service migrate SBX-1 --to 2 --apply$/)), beside());
       expect(apply.code, explain(apply)).toBe(0);
+      expect(apply.stdout).toContain('SBX-1: feature r1 → r2: migrated; the ticket now stands at prd_approval_gate on r2');
       await eventually(async () => {
         const view = (await getJson(`${sandbox!.api}/api/v1/workflows/SBX-1/execution`, token)).body as Json;
-        return view.definition?.revision === 3 ? view : undefined;
-      }, 60_000, 'SBX-1 on r3');
+        return view.definition?.revision === 2 ? view : undefined;
+      }, 60_000, 'SBX-1 on r2');
     }, 600_000);
 
     it('service smoke-test: one line per step, exit 0', async () => {
-      const ran = await runService([...service(readmeLine('smoke-test', /^service smoke-test$/)), ...beside()], {}, 600_000);
+      const ran = await runService(service(readmeLine('smoke-test', /^service smoke-test$/)), beside(), 600_000);
       expect(ran.code, explain(ran)).toBe(0);
       expect(ran.stdout.trim().split('\n').length).toBeGreaterThan(2);
     }, 660_000);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureContainerImage } from '../helpers/container-image';
@@ -122,11 +122,11 @@ interface Ran {
   stderr: string;
 }
 
-function runService(args: string[], timeoutMs = 120_000): Promise<Ran> {
+function runService(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
       cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -147,12 +147,15 @@ interface Sandbox {
   dataDir: string;
   api: string;
   settings: SandboxSettings;
+  ports: { temporal: number; gateway: number };
+  /** What a command run as written needs to find this stack among the machine's: its own list of running stacks. */
+  asWritten: NodeJS.ProcessEnv;
 }
 
 async function startSandbox(name: string): Promise<Sandbox> {
-  const { dev, dataDir, ports } = await startDevOnFreshData(`readme-${name}`, ['dev', '--sandbox'], inject('temporalCliPath'));
+  const { dev, dataDir, ports, stacksFile } = await startDevOnFreshData(`readme-${name}`, ['dev', '--sandbox'], inject('temporalCliPath'));
   const settings = JSON.parse(readFileSync(join(dataDir, 'sandbox', 'sandbox.json'), 'utf8')) as SandboxSettings;
-  return { dev, dataDir, api: `http://127.0.0.1:${ports.gateway}`, settings };
+  return { dev, dataDir, api: `http://127.0.0.1:${ports.gateway}`, settings, ports, asWritten: { SERVICE_STACKS_FILE: stacksFile } };
 }
 
 /** Stops `service dev` with Ctrl-C's signal and removes its data directory; resolves with its exit code. */
@@ -249,6 +252,66 @@ interface StepContext {
   pullRequest(number: number): Promise<View>;
   /** Any other GET of the source host's REST API below /repos/sandbox/app, as the reviewer. */
   sourceHost(path: string): Promise<any>;
+}
+
+/** The paragraph of README "Commands" whose ```sh block runs the operator commands beside the feature walk-through. */
+const OPERATOR_BLOCK = 'A running ticket moves to another revision of its definition';
+
+/** What README's operator block says of each line, checked on what it printed (stderr: which stack it used). */
+const OPERATOR_CLAIMS: Array<{ verb: RegExp; check(ran: Ran, sandbox: Sandbox, view: () => Promise<View | undefined>): Promise<void> | void }> = [
+  { verb: /^get-config SBX --models$/, check(ran) { expect(ran.stdout).toMatch(/generate_prd/); expect(ran.stdout).toMatch(/update_docs/); } },
+  { verb: /^definitions publish /, check(ran) { expect(ran.stdout).toMatch(/^published feature r2 /m); } },
+  { verb: /^definitions list$/, check(ran) { expect(ran.stdout).toMatch(/^\* feature r2 .*published/m); } },
+  { verb: /^migrate SBX-1 --to 2$/, async check(ran, _sandbox, view) { expect((await view())?.definition?.revision).toBe(1); expect(ran.stdout).toContain('eligible'); } },
+  {
+    verb: /^migrate SBX-1 --to 2 --apply$/,
+    async check(_ran, _sandbox, view) {
+      const deadline = Date.now() + 60_000;
+      while ((await view())?.definition?.revision !== 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+      expect((await view())?.definition?.revision, 'SBX-1 pinned to feature r2').toBe(2);
+      expect((await view())?.current_position).toBe('prd_approval_gate');
+    },
+  },
+  { verb: /^smoke-test$/, check(ran) { expect(ran.stdout).toMatch(/^smoke test passed$/m); } },
+];
+
+/**
+ * Runs README's operator block as written (no --data-dir: each command finds the walk-through's stack through the
+ * list of running stacks), while SBX-1 of the feature walk-through waits at its PRD gate; checks every quoted output
+ * its comments promise (`...` stands for any text) and that each says on stderr which stack it used. Then, with a
+ * second stack in the list, a command refuses and names both.
+ */
+async function runOperatorBlock(commands: ReadmeCommand[], sandbox: Sandbox): Promise<void> {
+  const usingLine = `using the stack of ${sandbox.dataDir} (Temporal 127.0.0.1:${sandbox.ports.temporal}, gateway :${sandbox.ports.gateway})`;
+  for (const command of commands) {
+    expect(command.words.slice(0, 2), `README line ${command.lineNumber}`).toEqual(['npx', 'service']);
+    const args = command.words.slice(2);
+    const ran = await runService(args, sandbox.asWritten, 600_000);
+    const where = `README line ${command.lineNumber}: ${command.line}\nexit ${ran.code}\nstdout:\n${ran.stdout.slice(-3000)}\nstderr:\n${ran.stderr.slice(-3000)}`;
+    expect(ran.code, where).toBe(0);
+    expect(ran.stderr, where).toContain(usingLine);
+    for (const quoted of command.comment.matchAll(/"([^"]+)"/g)) {
+      for (const part of quoted[1]!.split('...').map((p) => p.trim()).filter(Boolean)) expect(ran.stdout, where).toContain(part);
+    }
+    const claims = OPERATOR_CLAIMS.filter((claim) => claim.verb.test(args.join(' ')));
+    expect(claims, `a check for ${where}`).toHaveLength(1);
+    await claims[0]!.check(ran, sandbox, () => executionView(sandbox, 'SBX-1'));
+  }
+  const stacksFile = sandbox.asWritten.SERVICE_STACKS_FILE!;
+  const listed = readFileSync(stacksFile, 'utf8');
+  const other = { pid: process.pid, started_at: new Date().toISOString(), data_dir: '/elsewhere/.data', temporal_address: '127.0.0.1:1', namespace: 'default', gateway_url: 'http://127.0.0.1:2', sandbox: true };
+  writeFileSync(stacksFile, JSON.stringify({ stacks: [...(JSON.parse(listed) as { stacks: unknown[] }).stacks, other] }));
+  try {
+    const refused = await runService(['definitions', 'list'], sandbox.asWritten);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toContain('2 stacks of service dev are running; say which with --data-dir:');
+    expect(refused.stderr).toContain(`--data-dir ${sandbox.dataDir} `);
+    expect(refused.stderr).toContain('--data-dir /elsewhere/.data ');
+    const named = await runService(['definitions', 'list', '--data-dir', sandbox.dataDir], sandbox.asWritten);
+    expect(named.code, named.stderr).toBe(0);
+  } finally {
+    writeFileSync(stacksFile, listed);
+  }
 }
 
 /** A few of the things a README comment promises about its step, checked on the simulated ticket and source host. */
@@ -424,22 +487,30 @@ const CLAIMS: Claim[] = [
       expect(task.links).toContain('relates to SBX-1');
       const pull = await pullRequest(1);
       expect(pull.state).toBe('open');
-      expect(pull.body).toMatch(/root cause/i);
-      expect(pull.body).toMatch(/release note/i);
+      // "its body with the root cause and the release note" (pull-request-body.ts renders them as sections).
+      expect(pull.body).toMatch(/^## Root cause$/m);
+      expect(pull.body).toMatch(/^## Release note$/m);
     },
   },
   {
     walkthrough: 'bug', step: 'check SBX-1 --conclusion failure', prefix: true,
-    async check({ view, newComments, sourceHost }) {
+    async check({ view, newComments, sourceHost, pullRequest }) {
       expect(succeeded(view, 'attempt_ci_fix')).toBe(true);
+      // The fix rewrites the description of the pull request: the root cause and the release note stay in it.
+      const body = String((await pullRequest(1)).body);
+      expect(body).toMatch(/^## Root cause$/m);
+      expect(body).toMatch(/^## Release note$/m);
       expect(await commitMessages(sourceHost, 1)).toEqual(expect.arrayContaining([expect.stringContaining('fix: address CI failures (attempt 1)')]));
       expect(await newComments()).toEqual(expect.arrayContaining([expect.stringContaining('CI fix attempt 1/5')]));
     },
   },
   {
     walkthrough: 'bug', step: 'check SBX-1',
-    async check({ view }) {
+    async check({ view, pullRequest }) {
       expect(view?.current_position).toBe('human_review_gate');
+      const body = String((await pullRequest(1)).body);
+      expect(body).toMatch(/^## Root cause$/m);
+      expect(body).toMatch(/^## Release note$/m);
     },
   },
   {
@@ -574,6 +645,12 @@ describe('README sandbox walk-throughs, each command run as written against serv
     expect(shellWords(`a '/service update 1 summary="CSV exporter"' "x\\"y" b\\ c # d`)).toEqual({ words: ['a', '/service update 1 summary="CSV exporter"', 'x"y', 'b c'], comment: 'd' });
     expect(() => shellWords('a $HOME')).toThrow(/needs a shell/);
     expect(() => shellWords('a "$HOME"')).toThrow(/needs a shell/);
+    const operator = readmeBlock(readme, OPERATOR_BLOCK);
+    for (const command of operator) {
+      expect(command.words.slice(0, 2), `README line ${command.lineNumber}`).toEqual(['npx', 'service']);
+      expect(OPERATOR_CLAIMS.filter((claim) => claim.verb.test(command.words.slice(2).join(' '))), `a check for README line ${command.lineNumber}`).toHaveLength(1);
+    }
+    expect(operator.map((c) => c.words[2])).toEqual(expect.arrayContaining(['get-config', 'definitions', 'migrate', 'smoke-test']));
     for (const claim of CLAIMS) {
       const steps = blocks[claim.walkthrough].filter((command) => matches(claim, command));
       expect(steps.length, `${claim.walkthrough}: ${claim.step}`).toBeGreaterThanOrEqual(claim.nth ?? 1);
@@ -581,7 +658,7 @@ describe('README sandbox walk-throughs, each command run as written against serv
   });
 
   /** Runs one README block in order: every command exits 0 and its ticket settles before the next one runs. */
-  async function walk(name: Walkthrough, sandbox: Sandbox): Promise<void> {
+  async function walk(name: Walkthrough, sandbox: Sandbox, afterFirstStep?: () => Promise<void>): Promise<void> {
     const commands = blocks[name];
     const seen = new Map<Claim, number>();
     for (const [index, command] of commands.entries()) {
@@ -593,14 +670,15 @@ describe('README sandbox walk-throughs, each command run as written against serv
       const oldComments = await commentIds(sandbox, key);
 
       const started = Date.now();
-      const ran = await runService(['sandbox', ...args, '--data-dir', sandbox.dataDir]);
+      // As written: no --data-dir, the command finds the stack through the list of running stacks.
+      const ran = await runService(['sandbox', ...args], sandbox.asWritten);
       let ticket = key ?? ran.stdout.trim();
       const failure = async (what: string, error?: unknown) => {
         const view = KEY.test(ticket) ? await executionView(sandbox, ticket).catch(() => undefined) : undefined;
         const shown = KEY.test(ticket) ? await rawShow(sandbox, ticket).catch((e: Error) => e.message) : '';
         return new Error([
           `${name} walk-through, README line ${command.lineNumber}: ${command.line}${command.comment ? `   # ${command.comment}` : ''}`,
-          `ran: node bin/run.js sandbox ${args.map((a) => (/^[\w:./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')} --data-dir ${sandbox.dataDir}`,
+          `ran: SERVICE_STACKS_FILE=${sandbox.asWritten.SERVICE_STACKS_FILE} node bin/run.js sandbox ${args.map((a) => (/^[\w:./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
           `${what}${error ? `: ${(error as Error).message}` : ''}`,
           `exit ${ran.code}; stdout:\n${ran.stdout}\nstderr:\n${ran.stderr}`,
           `execution view of ${ticket}:\n${JSON.stringify(view, null, 2)}`,
@@ -630,6 +708,7 @@ describe('README sandbox walk-throughs, each command run as written against serv
         if (view.status === 'blocked') throw await failure(`the ticket blocked (${view.blocking?.code}: ${view.blocking?.message}), which the README does not say`);
       }
       timings.push(`${((Date.now() - started) / 1000).toFixed(1).padStart(7)}  ${name}, line ${command.lineNumber}: ${command.text}`);
+      expect(ran.stderr, `README line ${command.lineNumber}: which stack it acted in`).toContain(`using the stack of ${sandbox.dataDir} `);
 
       for (const claim of CLAIMS.filter((c) => c.walkthrough === name && matches(c, command))) {
         const nth = (seen.get(claim) ?? 0) + 1;
@@ -650,6 +729,7 @@ describe('README sandbox walk-throughs, each command run as written against serv
           throw await failure('what the README says of this step did not show', error);
         }
       }
+      if (index === 0 && afterFirstStep) await afterFirstStep();
     }
     for (const claim of CLAIMS.filter((c) => c.walkthrough === name)) {
       expect(seen.get(claim) ?? 0, `the check of ${name} step "${claim.step}" #${claim.nth ?? 1} ran`).toBeGreaterThanOrEqual(claim.nth ?? 1);
@@ -660,7 +740,8 @@ describe('README sandbox walk-throughs, each command run as written against serv
     const sandbox = await startSandbox('feature');
     let walked = false;
     try {
-      await walk('feature', sandbox);
+      // README's operator commands run at the point its Commands section says: SBX-1 waiting at its PRD gate.
+      await walk('feature', sandbox, () => runOperatorBlock(readmeBlock(readme, OPERATOR_BLOCK), sandbox));
       walked = true;
     } finally {
       const code = await stopSandbox(sandbox);

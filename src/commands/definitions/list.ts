@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core';
-import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../../temporal/running-dev';
+import { OPERATOR_ENVIRONMENT_HELP } from '../../temporal/running-dev';
+import { announceRunningStack } from '../../temporal/which-stack';
 import { withDefinitions } from '../../temporal/operator-connection';
 
 /** `service definitions list [--json]`: built-in and published revisions, and which one a new ticket pins. */
@@ -7,14 +8,13 @@ export default class DefinitionsList extends Command {
   static override description = `List the built-in and published workflow definitions; "latest" is what a new ticket pins. ${OPERATOR_ENVIRONMENT_HELP}`;
   static override examples = ['<%= config.bin %> definitions list', '<%= config.bin %> definitions list --json'];
   static override flags = {
-    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
+    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to talk to (needed only when more than one runs)' }),
     json: Flags.boolean({ description: 'print JSON', default: false }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DefinitionsList);
-    const adopted = adoptRunningDev(process.env, defaultDevDataDir(flags['data-dir']));
-    if (adopted) process.stderr.write(`${adopted}\n`);
+    if (!announceRunningStack(process.env, flags['data-dir'])) return this.exit(1);
     const rows = await withDefinitions((definitions) => definitions.list());
     if (flags.json) {
       this.log(JSON.stringify({ definitions: rows }, null, 2));

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { adoptRunningDev, defaultDevDataDir, OPERATOR_ENVIRONMENT_HELP } from '../../temporal/running-dev';
+import { OPERATOR_ENVIRONMENT_HELP } from '../../temporal/running-dev';
+import { announceRunningStack } from '../../temporal/which-stack';
 import { userInfo } from 'node:os';
 import { Args, Command, Flags } from '@oclif/core';
 import { withDefinitions } from '../../temporal/operator-connection';
@@ -14,14 +15,13 @@ export default class DefinitionsPublish extends Command {
   static override examples = ['<%= config.bin %> definitions publish feature-r2.json', '<%= config.bin %> definitions publish feature-r2.json --json'];
   static override args = { file: Args.string({ description: 'definition file (JSON)', required: true }) };
   static override flags = {
-    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to take settings from (its default otherwise)' }),
+    'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to talk to (needed only when more than one runs)' }),
     json: Flags.boolean({ description: 'print JSON; on error stdout stays empty', default: false }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DefinitionsPublish);
-    const adopted = adoptRunningDev(process.env, defaultDevDataDir(flags['data-dir']));
-    if (adopted) process.stderr.write(`${adopted}\n`);
+    if (!announceRunningStack(process.env, flags['data-dir'])) return this.exit(1);
     let input: unknown;
     try {
       input = JSON.parse(readFileSync(args.file, 'utf8'));

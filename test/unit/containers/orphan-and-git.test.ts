@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { orphanNames } from '../../../src/containers/orphan-sweep';
+import { finishedOwnNames, orphanNames } from '../../../src/containers/orphan-sweep';
 import { createGitRemotes, gitAuthEnv, githubWebRoot } from '../../../src/containers/git-remote';
 import { parseRepositoryRegistry } from '../../../src/config/repository-registry';
 
@@ -12,6 +12,19 @@ describe('orphanNames', () => {
       { Names: ['unowned'], Labels: {} as Record<string, string> },
     ];
     expect(orphanNames(containers, 'h1', (pid) => pid === 200)).toEqual(['dead']);
+  });
+});
+
+describe('finishedOwnNames', () => {
+  it('picks this worker\'s containers that no longer run; never a running one, another worker\'s or an unlabelled one', () => {
+    const containers = [
+      { Names: ['exited'], State: 'exited', Labels: { 'service.worker': 'h1:100' } },
+      { Names: ['created'], State: 'created', Labels: { 'service.worker': 'h1:100' } },
+      { Names: ['running'], State: 'running', Labels: { 'service.worker': 'h1:100' } },
+      { Names: ['other'], State: 'exited', Labels: { 'service.worker': 'h1:200' } },
+      { Names: ['person'], State: 'exited', Labels: null },
+    ];
+    expect(finishedOwnNames(containers, 'h1:100')).toEqual(['exited', 'created']);
   });
 });
 
