@@ -5,6 +5,7 @@ import type { DeliveryOutcome } from '../ingress/deliver-observation';
 import { TemporalUnavailableError } from '../temporal/temporal-unavailable-error';
 import { errorBody } from './http-errors';
 import { jsonNestsDeeperThan, WEBHOOK_JSON_MAX_DEPTH } from './webhook-body';
+import type { PendingBodyRefusalReason } from './pending-body-budget';
 
 export type WebhookSource = 'tracker' | 'scmhost' | 'gitlab';
 
@@ -33,6 +34,16 @@ export class WebhookReply {
   /** After this answer the connection closes instead of reading the rest of a body nobody will use. */
   closeConnection(): void {
     this.res.set('Connection', 'close');
+  }
+
+  /** How long a refusal for capacity asks the sender to wait before it tries again. */
+  retryAfter(seconds: number): void {
+    this.res.set('Retry-After', String(seconds));
+  }
+
+  /** A body refused before it was authenticated, by why (a cap of the pending-body budget, or its size). */
+  bodyRefused(reason: PendingBodyRefusalReason | 'too_large'): void {
+    this.metrics.webhookBodiesRefused.inc({ source: this.source, reason });
   }
 
   fail(status: number, code: string, message: string): void {
