@@ -2,9 +2,7 @@ import { join, resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from '../logging/logger';
 import { checkTemporalAddress, DEFAULT_STORE_URL, parseStoreUrl } from './store-url';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS, MAX_SHUTDOWN_GRACE_SECONDS, SHUTDOWN_GRACE_VARIABLE } from '../process/shutdown-grace';
-import { DEFAULT_PENDING_BODY_LIMITS, MIB, type PendingBodyLimits } from '../gateway/pending-body-budget';
-import { DEFAULT_GATEWAY_MAX_CONNECTIONS } from '../gateway/server-options';
-import { WEBHOOK_BODY_LIMIT_BYTES } from '../gateway/webhook-body';
+import { DEFAULT_GATEWAY_MAX_CONNECTIONS, DEFAULT_PENDING_BODY_LIMITS, MIB, MIN_PENDING_BODY_MIB, type PendingBodyLimits } from './gateway-limits';
 
 /**
  * Every environment variable of SPEC 2.11 (plus the few this implementation adds for Temporal and ports), parsed and
@@ -336,8 +334,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       pendingBodies: {
         maxBodies: r.int('SERVICE_GATEWAY_MAX_PENDING_BODIES', DEFAULT_PENDING_BODY_LIMITS.maxBodies, 1, 100_000),
         maxBodiesPerRoute: r.int('SERVICE_GATEWAY_MAX_PENDING_BODIES_PER_ROUTE', DEFAULT_PENDING_BODY_LIMITS.maxBodiesPerRoute, 1, 100_000),
-        // At least one body of the largest route limit (8 MiB) must fit, or such a delivery could never be read.
-        maxBytes: r.int('SERVICE_GATEWAY_MAX_PENDING_BODY_MIB', DEFAULT_PENDING_BODY_LIMITS.maxBytes / MIB, WEBHOOK_BODY_LIMIT_BYTES / MIB, 1_000_000) * MIB,
+        maxBytes: r.int('SERVICE_GATEWAY_MAX_PENDING_BODY_MIB', DEFAULT_PENDING_BODY_LIMITS.maxBytes / MIB, MIN_PENDING_BODY_MIB, 1_000_000) * MIB,
       },
     },
     metrics: { token: r.str('SERVICE_METRICS_TOKEN') },

@@ -1,3 +1,5 @@
+import type { PendingBodyLimits } from '../config/gateway-limits';
+
 /**
  * What the gateway lets unauthenticated webhook bodies hold (issue 41 point 4). An HMAC covers the whole body, so a
  * signed delivery is authenticated only at its last byte, and until then its chunks are kept. Anyone can send a
@@ -5,19 +7,6 @@
  * of them held gigabytes. The budget caps how many bodies are pending at once (per route and in total) and how many
  * bytes they hold together; a body that would go past a cap is refused at once with 503, never queued.
  */
-
-export interface PendingBodyLimits {
-  /** Bodies read but not yet authenticated, over all routes (SERVICE_GATEWAY_MAX_PENDING_BODIES). */
-  maxBodies: number;
-  /** The same per route, so one route under attack leaves room for the others (SERVICE_GATEWAY_MAX_PENDING_BODIES_PER_ROUTE). */
-  maxBodiesPerRoute: number;
-  /** Bytes those bodies hold together (SERVICE_GATEWAY_MAX_PENDING_BODY_MIB). */
-  maxBytes: number;
-}
-
-export const MIB = 1024 * 1024;
-
-export const DEFAULT_PENDING_BODY_LIMITS: PendingBodyLimits = { maxBodies: 64, maxBodiesPerRoute: 32, maxBytes: 64 * MIB };
 
 /** Why a body was refused before it was authenticated; the label of service_webhook_bodies_refused_total. */
 export type PendingBodyRefusalReason = 'route_pending_bodies' | 'pending_bodies' | 'pending_bytes';

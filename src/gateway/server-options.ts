@@ -5,14 +5,6 @@ import { createServer, type RequestListener, type Server, type ServerOptions } f
  * One function for src/gateway/server.ts and the tests that attack the gateway, so both run the same server.
  */
 
-/**
- * Connections the public port holds at once. Node then drops new connections at once, probes included, so it is set
- * well above what the pending-body caps let webhook bodies hold (64 by default): a flood of bodies past those caps is
- * answered 503 and each connection closed, and does not reach this cap. Each connection costs a few KiB of the
- * gateway's memory plus its socket buffers in the kernel.
- */
-export const DEFAULT_GATEWAY_MAX_CONNECTIONS = 1_024;
-
 export const GATEWAY_HTTP_TIMEOUTS = {
   /** Providers send their headers at once; a client trickling them (slowloris) is cut after this. */
   headersTimeoutMs: 10_000,

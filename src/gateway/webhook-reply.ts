@@ -47,6 +47,9 @@ export class WebhookReply {
   }
 
   fail(status: number, code: string, message: string): void {
+    // Refused before its body was read to the end (a bad signature or token, a cap): Node would otherwise read the
+    // rest of the body and throw it away, for as long as the sender keeps sending, to keep the connection alive.
+    if (!this.res.req.complete) this.closeConnection();
     this.metrics.webhooksFailed.inc({ source: this.source, event: this.event });
     this.logger.warn(`${this.source} webhook rejected`, { status, code, event: this.event, reason: message });
     this.res.status(status).json(errorBody(code, message));
