@@ -2,6 +2,8 @@
 // does), from a process of its own so that the gateway's process does no client work. Prints one JSON line: each
 // probe's start (ms after the first) and how long it took, or its error.
 const { get } = require('node:http');
+const { performance } = require('node:perf_hooks');
+const { setTimeout } = require('node:timers');
 
 const { url, seconds, everyMs } = JSON.parse(process.argv[2]);
 const probes = [];

@@ -7,7 +7,9 @@
 // gateway reads); half declare a 4 MiB body and trickle 16 KiB every 200 ms. A connection that is answered or cut is
 // replaced after `pauseMs` (0: at once). Prints one JSON line: answers by route and status,
 // with the error codes and whether each 503 had Retry-After.
+const { Buffer } = require('node:buffer');
 const { request } = require('node:http');
+const { clearInterval, setInterval, setTimeout } = require('node:timers');
 
 const { url, seconds, perRoute, fastMiBPerSecond = 0, pauseMs = 0 } = JSON.parse(process.argv[2]);
 const forged = `sha256=${'0'.repeat(64)}`;
