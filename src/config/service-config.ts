@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from '../logging/logger';
 import { checkTemporalAddress, DEFAULT_STORE_URL, parseStoreUrl } from './store-url';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS, MAX_SHUTDOWN_GRACE_SECONDS, SHUTDOWN_GRACE_VARIABLE } from '../process/shutdown-grace';
+import { DEFAULT_GATEWAY_MAX_CONNECTIONS, DEFAULT_PENDING_BODY_LIMITS, MIB, MIN_PENDING_BODY_MIB, type PendingBodyLimits } from './gateway-limits';
 
 /**
  * Every environment variable of SPEC 2.11 (plus the few this implementation adds for Temporal and ports), parsed and
@@ -74,9 +75,11 @@ export interface ServiceConfig {
   poller: { intervalSeconds: number; lookbackSeconds?: number; overlapSeconds: number };
   /**
    * metrics: where the gateway's /metrics is served apart from the public port (SERVICE_GATEWAY_METRICS_HOST and
-   * _PORT); unset, the public port serves it.
+   * _PORT); unset, the public port serves it. maxConnections: the connections the public port holds at once
+   * (SERVICE_GATEWAY_MAX_CONNECTIONS). pendingBodies: what webhook bodies may hold before their signature is checked
+   * (SERVICE_GATEWAY_MAX_PENDING_BODIES, _PER_ROUTE, SERVICE_GATEWAY_MAX_PENDING_BODY_MIB; src/gateway/pending-body-budget.ts).
    */
-  gateway: { host: string; port: number; metrics?: { host: string; port: number } };
+  gateway: { host: string; port: number; metrics?: { host: string; port: number }; maxConnections: number; pendingBodies: PendingBodyLimits };
   /** SERVICE_METRICS_TOKEN: when set, the gateway's and the worker's /metrics need it as a bearer token. */
   metrics?: { token?: string };
   /**
@@ -327,6 +330,12 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
       ...(r.str('SERVICE_GATEWAY_METRICS_PORT') !== undefined
         ? { metrics: { host: r.str('SERVICE_GATEWAY_METRICS_HOST') ?? '0.0.0.0', port: r.int('SERVICE_GATEWAY_METRICS_PORT', 0, 0, 65535) } }
         : {}),
+      maxConnections: r.int('SERVICE_GATEWAY_MAX_CONNECTIONS', DEFAULT_GATEWAY_MAX_CONNECTIONS, 16, 1_000_000),
+      pendingBodies: {
+        maxBodies: r.int('SERVICE_GATEWAY_MAX_PENDING_BODIES', DEFAULT_PENDING_BODY_LIMITS.maxBodies, 1, 100_000),
+        maxBodiesPerRoute: r.int('SERVICE_GATEWAY_MAX_PENDING_BODIES_PER_ROUTE', DEFAULT_PENDING_BODY_LIMITS.maxBodiesPerRoute, 1, 100_000),
+        maxBytes: r.int('SERVICE_GATEWAY_MAX_PENDING_BODY_MIB', DEFAULT_PENDING_BODY_LIMITS.maxBytes / MIB, MIN_PENDING_BODY_MIB, 1_000_000) * MIB,
+      },
     },
     metrics: { token: r.str('SERVICE_METRICS_TOKEN') },
     worker: {
@@ -349,6 +358,9 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
   }
   if (config.gateway.metrics && config.gateway.metrics.port !== 0 && config.gateway.metrics.port === config.gateway.port) {
     r.problems.push(`SERVICE_GATEWAY_METRICS_PORT is the public port (SERVICE_GATEWAY_PORT ${config.gateway.port}): choose another port, one that is not reachable from the internet`);
+  }
+  if (config.gateway.pendingBodies.maxBodies >= config.gateway.maxConnections) {
+    r.problems.push(`SERVICE_GATEWAY_MAX_PENDING_BODIES (${config.gateway.pendingBodies.maxBodies}) must be below SERVICE_GATEWAY_MAX_CONNECTIONS (${config.gateway.maxConnections}): bodies waiting for their signature check would take every connection, and the health probes could not connect`);
   }
   if (config.tracing.enabled && (!config.tracing.publicKey || !config.tracing.secretKey)) {
     r.problems.push('TRACING_ENABLED is true but TRACING_PUBLIC_KEY and TRACING_SECRET_KEY are not both set');

@@ -19,6 +19,7 @@ import type { IssueKeyResolver } from '../ingress/tracker/comment-issue';
 import { requireWebhookSecrets } from '../config/webhook-secrets';
 import { healthApiRouter } from './routes/health-api';
 import type { ReadinessAnswer } from '../health/readiness';
+import { PendingBodyBudget } from './pending-body-budget';
 
 export interface GatewayDeps {
   config: ServiceConfig;
@@ -35,6 +36,11 @@ export interface GatewayDeps {
   guard?: LoopGuardOptions;
   /** The readiness probe behind /api/v1/health/ready; without it that route answers 503. */
   ready?: () => Promise<ReadinessAnswer>;
+  /**
+   * What webhook bodies may hold before their signature is checked, shared by the signed routes; from the
+   * configuration (config.gateway.pendingBodies) unless given, so a test can read what it held.
+   */
+  pendingBodies?: PendingBodyBudget;
 }
 
 /**
@@ -57,6 +63,8 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   }
 
   const guard = deps.guard ?? loopGuardOf(deps.config);
+  // GitLab's token is checked from the headers, so its bodies are authenticated before a byte is read: no budget.
+  const pendingBodies = deps.pendingBodies ?? new PendingBodyBudget(deps.config.gateway.pendingBodies, (bytes) => deps.metrics.webhookPendingBodyBytes.set(bytes));
   app.use(trackerWebhookRouter({
     workflows: deps.workflows,
     metrics: deps.metrics,
@@ -65,6 +73,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     allowUnsigned,
     guard,
     issueKeys: deps.issueKeys,
+    pendingBodies,
   }));
   app.use(scmhostWebhookRouter({
     workflows: deps.workflows,
@@ -73,6 +82,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     webhookSecret: deps.config.scmhost.webhookSecret,
     allowUnsigned,
     guard,
+    pendingBodies,
   }));
   app.use(gitlabWebhookRouter({
     workflows: deps.workflows,

@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { loadRepositoryRegistry } from '../config/repository-registry';
 import type { ServiceConfig } from '../config/service-config';
@@ -7,6 +6,7 @@ import type { Logger } from '../logging/logger';
 import { createServiceMetrics } from '../metrics/service-metrics';
 import { openTicketsFromVisibility, ticketCensus } from '../metrics/ticket-census';
 import { createGatewayApp } from './app';
+import { createGatewayServer } from './server-options';
 import { listenGatewayMetrics } from './metrics-listener';
 import { TemporalTicketWorkflows, ticketSettings } from '../temporal/ticket-workflows';
 import { temporalConnectionOptions } from '../temporal/connection-options';
@@ -51,8 +51,8 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const guard = loopGuardOf(config);
   const account = tracker && learnTrackerAccountId(guard, () => tracker.getMyself(), trackerAccountReport(logger));
   const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, definitions: workflows.definitions(), guard, ready });
-  // A webhook of the largest accepted size arrives in seconds; a sender trickling a body holds a connection no longer.
-  const listening = await listen(createServer({ requestTimeout: 60_000 }, app), config.gateway.host, config.gateway.port, 'gateway');
+  // Timeouts and a connection cap (server-options.ts): what one client can hold on the public port is bounded.
+  const listening = await listen(createGatewayServer(app, config.gateway), config.gateway.host, config.gateway.port, 'gateway');
   const metricsApart = await listenGatewayMetrics(config, metrics).catch(async (error: unknown) => { await listening.close(); throw error; });
   logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace, ...(metricsApart ? { metrics: `${metricsApart.url}/metrics` } : {}) });
   return {

@@ -15,13 +15,22 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 export const WEBHOOK_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /**
+ * The largest GitHub delivery accepted. Its HMAC covers the body, so until the last byte the body is unauthenticated
+ * and held: the smaller the limit, the fewer bytes one forged request holds. The events the service uses carry at
+ * most two texts of 65,536 characters (a pull request and a comment or review; a check run's summary and text), at
+ * most 512 KiB in 4-byte UTF-8 with the repository objects around them, and form-encoding triples that at worst:
+ * 4 MiB holds it.
+ */
+export const SCMHOST_WEBHOOK_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
  * How deeply a webhook body may nest. JSON.parse of deeply nested input is slow (a 24 MB body of brackets took
  * 10 s here) and blocks the event loop; provider payloads nest a few levels, Jira's rich text (ADF) a few dozen.
  */
 export const WEBHOOK_JSON_MAX_DEPTH = 128;
 
 export interface BodyRefusal {
-  status: 400 | 413 | 415;
+  status: 400 | 413 | 415 | 503;
   code: string;
   message: string;
 }
@@ -42,12 +51,21 @@ export function declaredBodyRefusal(headers: IncomingHttpHeaders, limitBytes: nu
 
 export type ReadBody = { ok: true; raw: Buffer } | { ok: false; refusal: BodyRefusal };
 
+/** The refusal of a body whose next chunk would take the unauthenticated bodies past their shared bytes. */
+export const PENDING_BYTES_REFUSAL: BodyRefusal = {
+  status: 503,
+  code: 'pending_body_bytes_exhausted',
+  message: 'webhook bodies not yet authenticated hold all the memory the gateway gives them (SERVICE_GATEWAY_MAX_PENDING_BODY_MIB); retry later',
+};
+
 /**
  * Reads a request body up to `limitBytes`, handing each chunk to `onChunk` as it arrives (the signature check). A
- * body that grows past the limit (chunked, without a Content-Length) is refused at that point: the rest is drained
- * and discarded, never kept, and the connection is closed after the answer.
+ * body that grows past the limit (chunked, without a Content-Length) is refused at the chunk that crosses it: the
+ * rest is drained and discarded, never kept, and the connection is closed after the answer. `hold`, when given, is
+ * asked before each chunk is kept (the budget of unauthenticated bodies); a chunk it refuses ends the read the same
+ * way, with 503.
  */
-export function readBody(req: IncomingMessage, limitBytes: number, onChunk?: (chunk: Buffer) => void): Promise<ReadBody> {
+export function readBody(req: IncomingMessage, limitBytes: number, onChunk?: (chunk: Buffer) => void, hold?: (bytes: number) => boolean): Promise<ReadBody> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -67,6 +85,12 @@ export function readBody(req: IncomingMessage, limitBytes: number, onChunk?: (ch
         chunks.length = 0;
         settle({ ok: false, refusal: { status: 413, code: 'body_too_large', message: `the body grew past ${limitBytes} bytes; webhooks over that are refused` } });
         // Keep the stream flowing into nothing, so the answer can be written; the caller closes the connection.
+        req.resume();
+        return;
+      }
+      if (hold && !hold(chunk.length)) {
+        chunks.length = 0;
+        settle({ ok: false, refusal: PENDING_BYTES_REFUSAL });
         req.resume();
         return;
       }

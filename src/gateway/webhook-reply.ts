@@ -5,6 +5,7 @@ import type { DeliveryOutcome } from '../ingress/deliver-observation';
 import { TemporalUnavailableError } from '../temporal/temporal-unavailable-error';
 import { errorBody } from './http-errors';
 import { jsonNestsDeeperThan, WEBHOOK_JSON_MAX_DEPTH } from './webhook-body';
+import type { PendingBodyRefusalReason } from './pending-body-budget';
 
 export type WebhookSource = 'tracker' | 'scmhost' | 'gitlab';
 
@@ -35,7 +36,20 @@ export class WebhookReply {
     this.res.set('Connection', 'close');
   }
 
+  /** How long a refusal for capacity asks the sender to wait before it tries again. */
+  retryAfter(seconds: number): void {
+    this.res.set('Retry-After', String(seconds));
+  }
+
+  /** A body refused before it was authenticated, by why (a cap of the pending-body budget, or its size). */
+  bodyRefused(reason: PendingBodyRefusalReason | 'too_large'): void {
+    this.metrics.webhookBodiesRefused.inc({ source: this.source, reason });
+  }
+
   fail(status: number, code: string, message: string): void {
+    // Refused before its body was read to the end (a bad signature or token, a cap): Node would otherwise read the
+    // rest of the body and throw it away, for as long as the sender keeps sending, to keep the connection alive.
+    if (!this.res.req.complete) this.closeConnection();
     this.metrics.webhooksFailed.inc({ source: this.source, event: this.event });
     this.logger.warn(`${this.source} webhook rejected`, { status, code, event: this.event, reason: message });
     this.res.status(status).json(errorBody(code, message));

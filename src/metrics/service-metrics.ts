@@ -53,6 +53,13 @@ export interface ServiceMetrics {
   cachedWorkflows: Gauge;
   /** Webhook answers by HTTP status: 5xx (503 when Temporal is unreachable) means the provider has to redeliver. */
   webhookResponses: Counter<'source' | 'code'>;
+  /**
+   * Webhook bodies refused before their signature could be checked, by reason: a cap of the pending-body budget
+   * (route_pending_bodies, pending_bodies, pending_bytes) or too_large (issue 41 point 4).
+   */
+  webhookBodiesRefused: Counter<'source' | 'reason'>;
+  /** Bytes held right now by webhook bodies not yet authenticated (bounded by SERVICE_GATEWAY_MAX_PENDING_BODY_MIB). */
+  webhookPendingBodyBytes: Gauge;
   /** Tickets that entered the blocked state, by blocking code (counted by the worker that ran the block). */
   ticketsBlocked: Counter<'reason'>;
   /** Provider mutations attempted by the effect runner, by operation kind and the attempt's outcome. */
@@ -104,6 +111,8 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     tokenBudgetUsed: new Histogram({ name: 'service_token_budget_used_ratio', help: 'Share of a token budget (scope ticket or stage) the ticket has used, observed after each station attempt that spent tokens', labelNames: ['scope'], buckets: [0.25, 0.5, 0.8, 0.9, 1], registers }),
     cachedWorkflows: new Gauge({ name: 'service_worker_cached_workflows', help: 'Ticket workflows held in the worker\'s workflow cache (a query or task of one not held replays its history)', registers }),
     webhookResponses: new Counter({ name: 'service_webhook_responses_total', help: 'Webhook answers by source and HTTP status code (499: the sender hung up before any answer)', labelNames: ['source', 'code'], registers }),
+    webhookBodiesRefused: new Counter({ name: 'service_webhook_bodies_refused_total', help: 'Webhook bodies refused before their signature could be checked, by source and reason (route_pending_bodies, pending_bodies, pending_bytes, too_large)', labelNames: ['source', 'reason'], registers }),
+    webhookPendingBodyBytes: new Gauge({ name: 'service_webhook_pending_body_bytes', help: 'Bytes held by webhook bodies whose signature is not yet checked', registers }),
     ticketsBlocked: new Counter({ name: 'service_tickets_blocked_total', help: 'Tickets that became blocked, by blocking code', labelNames: ['reason'], registers }),
     effectAttempts: new Counter({ name: 'service_effect_attempts_total', help: 'Effect attempts (provider mutations), by operation kind and outcome', labelNames: ['kind', 'status'], registers }),
     stationRuns: new Counter({ name: 'service_station_runs_total', help: 'Station runs, by station and outcome (error: the activity threw)', labelNames: ['station', 'outcome'], registers }),
@@ -128,6 +137,10 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   for (const scope of ['ticket', 'stage']) metrics.tokenBudgetUsed.zero({ scope });
   // rate() needs a series before the first failure, or the first 503 of a source is lost to the alert.
   for (const source of Object.keys(WEBHOOK_SOURCES)) for (const code of ['500', '503']) metrics.webhookResponses.inc({ source, code }, 0);
+  // The signed routes are the ones whose bodies are read before they are authenticated.
+  for (const source of ['tracker', 'scmhost']) {
+    for (const reason of ['route_pending_bodies', 'pending_bodies', 'pending_bytes', 'too_large']) metrics.webhookBodiesRefused.inc({ source, reason }, 0);
+  }
   for (const reason of BLOCKING_REASONS) metrics.ticketsBlocked.inc({ reason }, 0);
   metrics.migrationEligibility.set(-1);
   return metrics;

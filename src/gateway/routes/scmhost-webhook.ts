@@ -7,8 +7,9 @@ import { normaliseScmhostEvent } from '../../ingress/scmhost/normalise-scmhost-e
 import { isScmhostEventName, SCMHOST_EVENT_SCHEMAS, type ScmhostEventName, type ScmhostPayload } from '../../ingress/scmhost/scmhost-webhook-schema';
 import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { answerDelivery, describeIssues, parseWebhookBody, WebhookReply } from '../webhook-reply';
-import { WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
+import { SCMHOST_WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
 import { readSignedWebhook } from '../webhook-intake';
+import type { PendingBodyBudget } from '../pending-body-budget';
 import { webhookResponseCounter } from '../webhook-response-counter';
 
 export interface ScmhostWebhookDeps {
@@ -20,8 +21,10 @@ export interface ScmhostWebhookDeps {
   allowUnsigned?: boolean;
   /** The service's own accounts and comment prefix: their comments are dropped (loop guard). */
   guard: LoopGuardOptions;
-  /** WEBHOOK_BODY_LIMIT_BYTES unless given. */
+  /** SCMHOST_WEBHOOK_BODY_LIMIT_BYTES (4 MiB) unless given. */
   bodyLimitBytes?: number;
+  /** The gateway's budget of bodies read before their signature is checked; without it, only the size limit holds. */
+  pendingBodies?: PendingBodyBudget;
 }
 
 /**
@@ -39,7 +42,8 @@ export function scmhostWebhookRouter(deps: ScmhostWebhookDeps): Router {
       // Authenticated before parsed: the signature header is checked before the body is read, the body when read.
       const raw = await readSignedWebhook(req, reply, {
         secret: deps.webhookSecret, allowUnsigned: deps.allowUnsigned ?? false, header: 'X-Hub-Signature-256',
-        secretVariable: 'SCMHOST_WEBHOOK_SECRET', limitBytes: deps.bodyLimitBytes ?? WEBHOOK_BODY_LIMIT_BYTES,
+        secretVariable: 'SCMHOST_WEBHOOK_SECRET', limitBytes: deps.bodyLimitBytes ?? SCMHOST_WEBHOOK_BODY_LIMIT_BYTES,
+        ...(deps.pendingBodies ? { pending: { budget: deps.pendingBodies, route: 'scmhost' } } : {}),
       });
       if (raw === undefined) return;
       const eventHeader = (req.get('x-scmhost-event') ?? req.get('x-github-event'))?.trim().toLowerCase();

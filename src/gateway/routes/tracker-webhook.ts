@@ -12,6 +12,7 @@ import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
 import { readSignedWebhook } from '../webhook-intake';
+import type { PendingBodyBudget } from '../pending-body-budget';
 import { webhookResponseCounter } from '../webhook-response-counter';
 
 export interface TrackerWebhookDeps {
@@ -25,6 +26,8 @@ export interface TrackerWebhookDeps {
   guard: LoopGuardOptions;
   /** Webhook bodies can be megabytes (ADF documents, long changelogs); WEBHOOK_BODY_LIMIT_BYTES unless given. */
   bodyLimitBytes?: number;
+  /** The gateway's budget of bodies read before their signature is checked; without it, only the size limit holds. */
+  pendingBodies?: PendingBodyBudget;
   /** Looks up an issue's key by its id, for comment events that carry no issue (Jira Server/DC); needs tracker credentials. */
   issueKeys?: IssueKeyResolver;
 }
@@ -44,6 +47,7 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
       const raw = await readSignedWebhook(req, reply, {
         secret: deps.webhookSecret, allowUnsigned: deps.allowUnsigned ?? false, header: 'X-Hub-Signature',
         secretVariable: 'TRACKER_WEBHOOK_SECRET', limitBytes: deps.bodyLimitBytes ?? WEBHOOK_BODY_LIMIT_BYTES,
+        ...(deps.pendingBodies ? { pending: { budget: deps.pendingBodies, route: 'tracker' } } : {}),
       });
       if (raw === undefined) return;
       const body = parseJsonBody(raw);

@@ -67,4 +67,14 @@ describe('readBody', () => {
     expect(Buffer.concat(seen).toString()).toBe('0123456789');
     req.end('more that nobody reads');
   });
+
+  it('asks the budget before keeping each chunk and ends the read with 503 at the first it refuses', async () => {
+    const req = stream();
+    let left = 12;
+    const reading = readBody(req, 100, undefined, (bytes) => { if (bytes > left) return false; left -= bytes; return true; });
+    req.write('0123456789');
+    req.write('abc');
+    expect(await reading).toMatchObject({ ok: false, refusal: { status: 503, code: 'pending_body_bytes_exhausted' } });
+    req.end();
+  });
 });
