@@ -37,3 +37,16 @@ export async function endedTicketReplyWorkflow(input: EndedTicketReplyInput): Pr
   }
   return results;
 }
+
+/** How the ticket's last run ended, as the gateway read it from Temporal (src/ingress/ended-ticket-reply.ts). */
+export interface EndedRun {
+  /** Temporal's status name of the ticket's last run: COMPLETED, TERMINATED, FAILED, CANCELLED, TIMED_OUT. */
+  status: string;
+  closed_at: string | null;
+}
+
+export interface EndedTicketReplyPlan {
+  /** One per ticket, request and place: a repeated request is answered once. */
+  workflow_id: string;
+  input: EndedTicketReplyInput;
+}

@@ -1,6 +1,8 @@
 import type { IgnoredRequest } from '../../workflows/commands/ignored-request';
 import type { EffectOperation } from '../../workflows/effects/effect-types';
-import type { EndedTicketReplyInput } from '../../workflows/ended-ticket-reply';
+import type { EndedRun, EndedTicketReplyPlan } from '../../workflows/ended-ticket-reply';
+
+export type { EndedRun, EndedTicketReplyPlan };
 import type { Observation } from '../../workflows/ledger/observation';
 import { MANAGED_LABEL } from '../../workflows/vocabulary/labels';
 
@@ -9,18 +11,6 @@ import { MANAGED_LABEL } from '../../workflows/vocabulary/labels';
  * answer"), instead of the silence of "no running workflow". Which request, where it is answered and what the answer
  * says are decided here, purely; src/temporal/ticket-workflows.ts starts the workflow that writes it.
  */
-export interface EndedRun {
-  /** Temporal's status name of the ticket's last run: COMPLETED, TERMINATED, FAILED, CANCELLED, TIMED_OUT. */
-  status: string;
-  closed_at: string | null;
-}
-
-export interface EndedTicketReplyPlan {
-  /** One per ticket, request and place: a repeated request is answered once. */
-  workflow_id: string;
-  input: EndedTicketReplyInput;
-}
-
 const ENDED_AS: Record<string, string> = {
   COMPLETED: 'it completed',
   TERMINATED: 'an operator terminated it',

@@ -12,7 +12,7 @@ import type { PinnedDefinition } from '../../workflows/built-in-definitions/defi
 import { latestPublishedDefinitions } from './definition-registry';
 import { TemporalDefinitions } from './temporal-definitions';
 import { temporalConnectionOptions } from './connection-options';
-import type { EndedRun, EndedTicketReplyPlan } from '../ingress/ended-ticket-reply';
+import type { EndedRun, EndedTicketReplyPlan } from '../../workflows/ended-ticket-reply';
 
 /**
  * What the gateway asks of Temporal. Every call is bounded by a deadline so that a webhook never hangs: when
