@@ -156,7 +156,7 @@ describe('configuration commands (real binary)', () => {
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr.trim().split('\n').filter((line) => line.includes('no model is configured'))).toEqual([
-        expect.stringContaining('set MODEL_CONNECTIONS and MODEL_DEFAULT (or LLM_BACKEND and LLM_MODEL), or run this beside a running `service dev --sandbox`'),
+        expect.stringContaining('set MODEL_CONNECTIONS and MODEL_DEFAULT (or LLM_BACKEND and LLM_MODEL), or run this while a `service dev --sandbox` runs'),
       ]);
     });
 
