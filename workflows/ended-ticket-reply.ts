@@ -1,6 +1,7 @@
-import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { EffectActivities } from '../activities/effect-activities';
-import type { EffectAttemptResult, EffectOperation } from './effects/effect-types';
+import { workflowInfo } from '@temporalio/workflow';
+import { runKeyedEffect, type EffectContext } from './effects/effect-runner';
+import type { EffectOperation, EffectRecord } from './effects/effect-types';
+import { emptyTimeline } from './read-model/timeline';
 
 /**
  * The answer to a person's request on a ticket whose workflow has ended ("Every command gets an answer", issue 43):
@@ -16,24 +17,31 @@ export interface EndedTicketReplyInput {
   operations: EffectOperation[];
 }
 
-const ATTEMPTS = 5;
+/** What each write came to, in order: the Temporal UI shows it as the workflow's result. */
+export interface EndedTicketReplyResult {
+  idempotency_key: string;
+  status: EffectRecord['status'];
+}
 
-const { performEffect } = proxyActivities<EffectActivities>({ startToCloseTimeout: '60 seconds', retry: { maximumAttempts: 1 } });
-
-export async function endedTicketReplyWorkflow(input: EndedTicketReplyInput): Promise<EffectAttemptResult[]> {
-  const results: EffectAttemptResult[] = [];
+/**
+ * Each write goes through the effect runner every ticket uses (runKeyedEffect: its attempts, backoff and the look for
+ * an earlier write), with a journal and a timeline of this workflow's own.
+ */
+export async function endedTicketReplyWorkflow(input: EndedTicketReplyInput): Promise<EndedTicketReplyResult[]> {
+  const context: EffectContext = {
+    journal: { records: {}, order: [], sequence: {} },
+    timeline: emptyTimeline(),
+    ticketKey: input.ticket_key,
+    runId: workflowInfo().runId,
+    now: () => new Date().toISOString(),
+  };
+  const results: EndedTicketReplyResult[] = [];
   for (const [index, operation] of input.operations.entries()) {
-    let result: EffectAttemptResult = { status: 'indeterminate', evidence: null, error: 'not attempted', retry_after_ms: null };
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      try {
-        result = await performEffect({ idempotency_key: `${input.idempotency_key}:${index}`, attempt, operation });
-      } catch (error) {
-        result = { status: 'indeterminate', evidence: null, error: String(error), retry_after_ms: null };
-      }
-      if (result.status !== 'retryable_failure' && result.status !== 'indeterminate') break;
-      await sleep(result.retry_after_ms ?? 2_000 * 2 ** (attempt - 1));
-    }
-    results.push(result);
+    const record = await runKeyedEffect(context, {
+      key: `${input.idempotency_key}:${index}`, node: 'ended', operation, required: false, timeoutSeconds: 60,
+      summary: `${operation.kind} on ${input.ticket_key}, whose workflow has ended`,
+    });
+    results.push({ idempotency_key: record.idempotency_key, status: record.status });
   }
   return results;
 }

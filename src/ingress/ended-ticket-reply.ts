@@ -5,6 +5,7 @@ import type { EndedRun, EndedTicketReplyPlan } from '../../workflows/ended-ticke
 export type { EndedRun, EndedTicketReplyPlan };
 import type { Observation } from '../../workflows/ledger/observation';
 import { MANAGED_LABEL } from '../../workflows/vocabulary/labels';
+import { VERBS } from '../../workflows/commands/command-service-verbs';
 
 /**
  * A person's request on a ticket whose workflow has ended gets one answer saying so (issue 43, "Every command gets an
@@ -23,10 +24,26 @@ function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'request';
 }
 
+/**
+ * The request as the reply's name gives it: a known verb, label or trigger as written, any other `/service` word as
+ * one name. Anyone can comment on a closed ticket, and each name is answered once: without this, every made-up word
+ * would be answered again (a comment each).
+ */
+function requestName(asked: string): string {
+  const verb = /^\/service (\S+)$/.exec(asked)?.[1];
+  return verb !== undefined && !Object.hasOwn(VERBS, verb) ? 'unknown-service-command' : slug(asked);
+}
+
+/** What was asked, as the reply quotes it: a made-up verb can be as long as a comment. */
+function quoted(asked: string): string {
+  const shown = asked.length > 80 ? `${asked.slice(0, 80)}…` : asked;
+  return `\`${shown.replace(/`/g, "'")}\``;
+}
+
 export function endedTicketReplyText(ticketKey: string, request: IgnoredRequest, ended: EndedRun): string {
   const when = ended.closed_at ? ` on ${ended.closed_at.slice(0, 16).replace('T', ' ')} UTC` : '';
   const lines = [
-    `ℹ️ \`${request.asked.replace(/`/g, "'")}\` changed nothing: the service's workflow for ${ticketKey} has ended (${ENDED_AS[ended.status] ?? ended.status.toLowerCase()}${when}), so it no longer acts on requests on this ticket or its pull requests.`,
+    `ℹ️ ${quoted(request.asked)} changed nothing: the service's workflow for ${ticketKey} has ended (${ENDED_AS[ended.status] ?? ended.status.toLowerCase()}${when}), so it no longer acts on requests on this ticket or its pull requests.`,
   ];
   if (/rebase/i.test(request.asked)) lines.push('An open pull request of the ticket can still be rebased and merged by hand.');
   lines.push(`To have the service work on this again, create a new ticket with the label \`${MANAGED_LABEL}\`.`);
@@ -45,7 +62,7 @@ export function endedTicketReplyPlan(ticketKey: string, observation: Observation
   operations.push(onPullRequest
     ? { kind: 'scmhost.pr_comment', repository: observation.facts.repository!, number: pr!.number, body }
     : { kind: 'tracker.comment', issue_key: ticketKey, body });
-  const name = `${slug(request.asked)}-on-${place}`;
+  const name = `${requestName(request.asked)}-on-${place}`;
   return {
     workflow_id: `ended-ticket-reply-${ticketKey.toUpperCase()}-${name}`,
     input: { ticket_key: ticketKey, idempotency_key: `${ticketKey.toUpperCase()}:ended:${name}`, operations },

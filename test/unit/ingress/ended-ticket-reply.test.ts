@@ -73,4 +73,17 @@ describe('a request on a ticket whose workflow has ended', () => {
   it('keeps what the person wrote from breaking out of its code span', () => {
     expect(endedTicketReplyText('SBX-1', { asked: '/service `x`', on: 'ticket', remove_labels: [] }, ENDED)).toMatch(/^ℹ️ `\/service 'x'` changed nothing/);
   });
+
+  it('answers made-up /service words once in all, and quotes a long one cut short', async () => {
+    const { port, started } = endedPort(ENDED);
+    for (const word of ['frobnicate', 'xyz1', 'xyz2', 'x'.repeat(5000)]) {
+      await deliverTrackerObservation(port, comment(`/service ${word}`), {});
+    }
+    expect([...started.keys()]).toEqual(['ended-ticket-reply-SBX-1-unknown-service-command-on-ticket']);
+    const long = endedTicketReplyText('SBX-1', { asked: `/service ${'x'.repeat(5000)}`, on: 'ticket', remove_labels: [] }, ENDED);
+    expect(long.length).toBeLessThan(600);
+    // A known verb keeps its own answer.
+    await deliverTrackerObservation(port, comment('/service approve'), {});
+    expect(started.has('ended-ticket-reply-SBX-1-service-approve-on-ticket')).toBe(true);
+  });
 });
