@@ -61,7 +61,7 @@ export const UNKNOWN_COMMAND_ONE_ANSWER_PATCH = 'unknown-command-one-answer';
 
 /** What the one answer to an unknown verb adds to the ❌ reply: that it blocks, where, and the two ways on. */
 export function unknownCommandBlockNote(node: string): string {
-  return `🚫 An unknown command blocks the ticket (\`unrecognized_command\`) at \`${node}\`. Write the corrected command: it clears the block by itself. Or add the label \`${RETRY_LABEL}\` to go on from \`${node}\`.`;
+  return `🚫 An unknown command blocks the ticket (\`unrecognized_command\`) at \`${node}\`. Write what you meant as a command that means something at \`${node}\` (a gate's approval label or command, as its comment says): it clears the block by itself. Or add the label \`${RETRY_LABEL}\` to go on from \`${node}\`.`;
 }
 
 /** SPEC 3.2: service:retry at review_response_gate clears the review state and returns to human_review_gate. */
