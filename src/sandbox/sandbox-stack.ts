@@ -184,7 +184,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           `               read a ticket: service sandbox show SBX-1 (its comments, labels, pull requests and their diffs)`,
           `               act as a person: service sandbox create-ticket "Try me" | comment SBX-1 "text" | label SBX-1 <label> | approve SBX-1 [--pr] | check SBX-1 [--conclusion failure] | review SBX-1 "text" | merge SBX-1 | commit-main <path> "text"`,
           `                 (as ${SANDBOX_PERSON_EMAIL} in the tracker and ${SANDBOX_REVIEWER_LOGIN} on the source host; --as <email> acts as someone else)`,
-          `                 (npx service sandbox --help; add --data-dir when you started with one)`,
+          `                 (npx service sandbox --help; they find this stack, and ask for --data-dir when two run)`,
           ...gitWarning.map((line) => `  ${line}`),
         ];
       },
