@@ -18,6 +18,8 @@ import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
 import type { IssueKeyResolver } from '../ingress/tracker/comment-issue';
 import { requireWebhookSecrets } from '../config/webhook-secrets';
 import { healthApiRouter } from './routes/health-api';
+import { pendingBodyGate } from './pending-body-gate';
+import { RefusalLog } from './refusal-log';
 import type { ReadinessAnswer } from '../health/readiness';
 import { PendingBodyBudget } from './pending-body-budget';
 
@@ -56,6 +58,11 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
 
+  // GitLab's token is checked from the headers, so its bodies are authenticated before a byte is read: no budget.
+  const pendingBodies = deps.pendingBodies ?? new PendingBodyBudget(deps.config.gateway.pendingBodies, (bytes) => deps.metrics.webhookPendingBodyBytes.set(bytes));
+  // Before every router: while the budget is full a flood is refused for the least the process can spend on it.
+  const gate = pendingBodyGate(pendingBodies, deps.metrics, new RefusalLog(deps.logger.child({ route: 'webhooks' })));
+  app.use((req, res, next) => { if (!gate(req, res)) next(); });
   app.use(healthApiRouter({ ready: deps.ready }));
   // Apart (SERVICE_GATEWAY_METRICS_PORT): served by metrics-listener.ts only, and 404 here like any unknown route.
   if (!deps.config.gateway.metrics) {
@@ -63,8 +70,6 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   }
 
   const guard = deps.guard ?? loopGuardOf(deps.config);
-  // GitLab's token is checked from the headers, so its bodies are authenticated before a byte is read: no budget.
-  const pendingBodies = deps.pendingBodies ?? new PendingBodyBudget(deps.config.gateway.pendingBodies, (bytes) => deps.metrics.webhookPendingBodyBytes.set(bytes));
   app.use(trackerWebhookRouter({
     workflows: deps.workflows,
     metrics: deps.metrics,

@@ -64,6 +64,11 @@ export class PendingBodyBudget {
     return this.bodies;
   }
 
+  /** Bodies pending on one route right now. */
+  pendingOn(route: string): number {
+    return this.routes.get(route) ?? 0;
+  }
+
   admit(route: string, declaredBytes?: number): Admission {
     const routeBodies = this.routes.get(route) ?? 0;
     const reason = admissionRefusal({ bodies: this.bodies, routeBodies, bytes: this.bytes }, this.limits, declaredBytes);

@@ -6,8 +6,18 @@ import { TemporalUnavailableError } from '../temporal/temporal-unavailable-error
 import { errorBody } from './http-errors';
 import { jsonNestsDeeperThan, WEBHOOK_JSON_MAX_DEPTH } from './webhook-body';
 import type { PendingBodyRefusalReason } from './pending-body-budget';
+import type { RefusalLog } from './refusal-log';
 
 export type WebhookSource = 'tracker' | 'scmhost' | 'gitlab';
+
+/**
+ * Refusals decided before the sender is authenticated, which anyone can provoke: a forged signature or token (401),
+ * a body too large or compressed (413, 415), a full budget (503 with these codes; Temporal's unavailability, also
+ * 503, comes only after the signature was checked, and is logged every time).
+ */
+function refusedUnauthenticated(status: number, code: string): boolean {
+  return status === 401 || status === 413 || status === 415 || code === 'too_many_pending_bodies' || code === 'pending_body_bytes_exhausted';
+}
 
 /**
  * One way to answer a webhook, whatever its source, so every outcome is counted (received / processed / failed /
@@ -24,6 +34,8 @@ export class WebhookReply {
     private readonly metrics: ServiceMetrics,
     private readonly logger: Logger,
     private readonly acceptedStatus: 200 | 202 = 200,
+    /** Where refusals anyone could provoke are logged, a line per kind per interval; without it, every one. */
+    private readonly refusals?: RefusalLog,
   ) {}
 
   received(event: string): void {
@@ -51,7 +63,9 @@ export class WebhookReply {
     // rest of the body and throw it away, for as long as the sender keeps sending, to keep the connection alive.
     if (!this.res.req.complete) this.closeConnection();
     this.metrics.webhooksFailed.inc({ source: this.source, event: this.event });
-    this.logger.warn(`${this.source} webhook rejected`, { status, code, event: this.event, reason: message });
+    const fields = { status, code, event: this.event, reason: message };
+    if (this.refusals && refusedUnauthenticated(status, code)) this.refusals.warn(`${this.source} ${code}`, `${this.source} webhook rejected`, fields);
+    else this.logger.warn(`${this.source} webhook rejected`, fields);
     this.res.status(status).json(errorBody(code, message));
   }
 

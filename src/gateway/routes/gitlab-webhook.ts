@@ -10,6 +10,7 @@ import { mergeRequestProject, normaliseGitLabEvent } from '../../ingress/gitlab/
 import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { secretsMatching } from '../webhook-signature';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
+import { RefusalLog } from '../refusal-log';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
 import { readWebhookBody } from '../webhook-intake';
 import { webhookResponseCounter } from '../webhook-response-counter';
@@ -54,8 +55,9 @@ export function authenticatedConnections(registry: RepositoryRegistry | undefine
  */
 export function gitlabWebhookRouter(deps: GitLabWebhookDeps): Router {
   const router = express.Router();
+  const refusals = new RefusalLog(deps.logger);
   router.post(GITLAB_WEBHOOK_PATH, webhookResponseCounter('gitlab', deps.metrics), async (req: Request, res: Response) => {
-    const reply = new WebhookReply('gitlab', res, deps.metrics, deps.logger, 202);
+    const reply = new WebhookReply('gitlab', res, deps.metrics, deps.logger, 202, refusals);
     const env = deps.env ?? process.env;
     const token = req.get('x-sourcehost-token') ?? req.get('x-gitlab-token');
     const allowed = authenticatedConnections(deps.registry, token, env, deps.allowUnsigned ?? false);

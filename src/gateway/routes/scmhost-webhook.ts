@@ -7,6 +7,7 @@ import { normaliseScmhostEvent } from '../../ingress/scmhost/normalise-scmhost-e
 import { isScmhostEventName, SCMHOST_EVENT_SCHEMAS, type ScmhostEventName, type ScmhostPayload } from '../../ingress/scmhost/scmhost-webhook-schema';
 import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { answerDelivery, describeIssues, parseWebhookBody, WebhookReply } from '../webhook-reply';
+import { RefusalLog } from '../refusal-log';
 import { SCMHOST_WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
 import { readSignedWebhook } from '../webhook-intake';
 import type { PendingBodyBudget } from '../pending-body-budget';
@@ -34,11 +35,12 @@ export interface ScmhostWebhookDeps {
  */
 export function scmhostWebhookRouter(deps: ScmhostWebhookDeps): Router {
   const router = express.Router();
+  const refusals = new RefusalLog(deps.logger);
   router.post(
     '/api/v1/webhooks/scmhost',
     webhookResponseCounter('scmhost', deps.metrics),
     async (req: Request, res: Response) => {
-      const reply = new WebhookReply('scmhost', res, deps.metrics, deps.logger);
+      const reply = new WebhookReply('scmhost', res, deps.metrics, deps.logger, 200, refusals);
       // Authenticated before parsed: the signature header is checked before the body is read, the body when read.
       const raw = await readSignedWebhook(req, reply, {
         secret: deps.webhookSecret, allowUnsigned: deps.allowUnsigned ?? false, header: 'X-Hub-Signature-256',

@@ -10,6 +10,7 @@ import type { Observation } from '../../../workflows/ledger/observation';
 import { deliverTrackerObservation } from '../../ingress/deliver-observation';
 import type { LoopGuardOptions } from '../../ingress/loop-guard';
 import { answerDelivery, describeIssues, parseJsonBody, WebhookReply } from '../webhook-reply';
+import { RefusalLog } from '../refusal-log';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../webhook-body';
 import { readSignedWebhook } from '../webhook-intake';
 import type { PendingBodyBudget } from '../pending-body-budget';
@@ -38,11 +39,12 @@ export interface TrackerWebhookDeps {
  */
 export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
   const router = express.Router();
+  const refusals = new RefusalLog(deps.logger);
   router.post(
     '/api/v1/webhooks/tracker',
     webhookResponseCounter('tracker', deps.metrics),
     async (req: Request, res: Response) => {
-      const reply = new WebhookReply('tracker', res, deps.metrics, deps.logger);
+      const reply = new WebhookReply('tracker', res, deps.metrics, deps.logger, 200, refusals);
       // Authenticated before parsed: the signature header is checked before the body is read, the body when read.
       const raw = await readSignedWebhook(req, reply, {
         secret: deps.webhookSecret, allowUnsigned: deps.allowUnsigned ?? false, header: 'X-Hub-Signature',
