@@ -1,7 +1,7 @@
 import type { Observation, ObservationSource } from '../../../workflows/ledger/observation';
 import { isoOrNull } from '../normalised-delivery';
 import { changelogObservation, commentObservation, fieldsUpdatedObservation, issueCreatedObservation, trackerCommentAuthor, type TrackerCommentFacts, type TrackerIssueFacts } from './tracker-observations';
-import { adfToMarkdown } from '../../providers/tracker/adf/adf-to-markdown';
+import { trackerRichTextToMarkdown } from '../../providers/tracker/rich-text-to-markdown';
 import type { IssuelessCommentWebhook, TrackerWebhook } from './tracker-webhook-schema';
 
 export { labelChangeFrom } from './tracker-observations';
@@ -47,7 +47,8 @@ export function trackerEventName(payload: { webhookEvent: string; issue_event_ty
 function commentFacts(comment: NonNullable<TrackerWebhook['comment']>): TrackerCommentFacts {
   return {
     id: comment.id,
-    body: adfToMarkdown(comment.body),
+    // Jira Cloud's webhooks carry the body as wiki markup, the poller reads it as ADF: one text either way.
+    body: trackerRichTextToMarkdown(comment.body),
     ...trackerCommentAuthor(comment.author),
     created: comment.created,
     updated: comment.updated,

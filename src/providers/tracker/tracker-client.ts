@@ -7,6 +7,7 @@ import { JsonHttpClient, LatencyHook } from '../http/json-http-client';
 import { NotFoundProviderError, PreconditionProviderError } from '../provider-errors';
 import type { RetryPolicy } from '../retry-policy';
 import { adfToMarkdown } from './adf/adf-to-markdown';
+import { trackerRichTextToMarkdown } from './rich-text-to-markdown';
 import { isAdfDocument, type AdfDocument } from './adf/adf-types';
 import { markdownToAdf } from './adf/markdown-to-adf';
 import { neutraliseAdfCommands } from './adf/neutralise-adf-commands';
@@ -363,7 +364,7 @@ export function toIssue(issue: JiraIssue): TrackerIssue {
     key: issue.key,
     projectKey: fields.project?.key ?? issue.key.split('-')[0] ?? '',
     summary: fields.summary ?? '',
-    description: description ? adfToMarkdown(description) : typeof fields.description === 'string' ? fields.description : '',
+    description: description ? adfToMarkdown(description) : typeof fields.description === 'string' ? trackerRichTextToMarkdown(fields.description) : '',
     descriptionAdf: description,
     labels: fields.labels ?? [],
     issueType: fields.issuetype?.name ?? '',
@@ -397,7 +398,7 @@ export function toComment(comment: JiraComment): TrackerComment {
   const property = comment.properties?.find((p) => p.key === IDEMPOTENCY_PROPERTY_KEY)?.value as { key?: unknown } | undefined;
   return {
     id: comment.id,
-    body: adfToMarkdown(comment.body),
+    body: trackerRichTextToMarkdown(comment.body),
     bodyAdf: isAdfDocument(comment.body) ? comment.body : undefined,
     author: comment.author ? toUser(comment.author) : undefined,
     created: comment.created,
