@@ -16,6 +16,7 @@ import { scmhostWebhookRouter } from './routes/scmhost-webhook';
 import { trackerWebhookRouter } from './routes/tracker-webhook';
 import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
 import type { IssueKeyResolver } from '../ingress/tracker/comment-issue';
+import type { CommentBodyReader } from '../ingress/tracker/lossy-comment-read-back';
 import { requireWebhookSecrets } from '../config/webhook-secrets';
 import { healthApiRouter } from './routes/health-api';
 import { pendingBodyGate } from './pending-body-gate';
@@ -32,6 +33,8 @@ export interface GatewayDeps {
   registry?: RepositoryRegistry;
   /** Issue id -> key through the tracker, for comment events without an issue (Jira Server/DC). */
   issueKeys?: IssueKeyResolver;
+  /** Reads a comment back through REST v3 when a webhook's wiki markup lost something; needs tracker credentials. */
+  comments?: CommentBodyReader;
   /** The definition registry and migrations (DESIGN 6); their routes answer 503 without it. */
   definitions?: DefinitionsPort;
   /** The service's own identities; from the configuration unless given (the server adds the tracker account id). */
@@ -78,6 +81,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     allowUnsigned,
     guard,
     issueKeys: deps.issueKeys,
+    comments: deps.comments,
     pendingBodies,
   }));
   app.use(scmhostWebhookRouter({

@@ -3,6 +3,7 @@ import type { Logger } from '../../logging/logger';
 import type { ServiceMetrics } from '../../metrics/service-metrics';
 import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { issueIdOfComment, type IssueKeyResolver } from '../../ingress/tracker/comment-issue';
+import { withCommentReadBack, type CommentBodyReader } from '../../ingress/tracker/lossy-comment-read-back';
 import { normaliseIssuelessComment, normaliseTrackerEvent, trackerEventName } from '../../ingress/tracker/normalise-tracker-event';
 import { issuelessCommentWebhookSchema, trackerEnvelopeSchema, trackerWebhookSchema, type IssuelessCommentWebhook } from '../../ingress/tracker/tracker-webhook-schema';
 import { NotFoundProviderError, RetryableProviderError } from '../../providers/provider-errors';
@@ -29,6 +30,11 @@ export interface TrackerWebhookDeps {
   bodyLimitBytes?: number;
   /** The gateway's budget of bodies read before their signature is checked; without it, only the size limit holds. */
   pendingBodies?: PendingBodyBudget;
+  /**
+   * Reads a comment through REST v3, for a webhook whose wiki-markup body lost something (a mention, an attachment);
+   * needs tracker credentials. Without it the wiki reading is used as it is.
+   */
+  comments?: CommentBodyReader;
   /** Looks up an issue's key by its id, for comment events that carry no issue (Jira Server/DC); needs tracker credentials. */
   issueKeys?: IssueKeyResolver;
 }
@@ -74,7 +80,9 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
 
       const parsed = trackerWebhookSchema.safeParse(body.value);
       if (!parsed.success) return reply.fail(400, 'invalid_payload', `the tracker webhook is missing fields it needs: ${describeIssues(parsed.error.issues)}`);
-      const normalised = normaliseTrackerEvent(parsed.data);
+      const payload = await readBack(deps, reply, parsed.data, parsed.data.issue.key);
+      if (payload === undefined) return;
+      const normalised = normaliseTrackerEvent(payload);
       if (normalised.kind === 'invalid') return reply.fail(400, 'invalid_payload', normalised.reason);
       if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
       const { observation, observations } = normalised;
@@ -106,7 +114,8 @@ async function resolveComment(deps: TrackerWebhookDeps, reply: WebhookReply, pay
   }
   try {
     const key = await deps.issueKeys.keyOf(issueId);
-    return normaliseIssuelessComment(payload, { id: issueId, key });
+    const read = await readBack(deps, reply, payload, key);
+    return read && normaliseIssuelessComment(read, { id: issueId, key });
   } catch (error) {
     if (error instanceof NotFoundProviderError) {
       reply.ignored('unresolved_issue', `comment on issue ${issueId}, which the tracker does not know`);
@@ -114,6 +123,27 @@ async function resolveComment(deps: TrackerWebhookDeps, reply: WebhookReply, pay
     }
     if (error instanceof RetryableProviderError) {
       reply.fail(503, 'tracker_unavailable', `the tracker could not be asked for issue ${issueId}; retry later`);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * The delivery with its comment read back through REST when its wiki form lost something; undefined when that read
+ * failed and was answered (503 for a tracker that could not be asked, so Jira redelivers and the poller finds the
+ * comment anyway; 200 and ignored for a comment deleted since).
+ */
+async function readBack<T extends { comment?: { id: string; body?: unknown } }>(deps: TrackerWebhookDeps, reply: WebhookReply, payload: T, issueKey: string): Promise<T | undefined> {
+  try {
+    return await withCommentReadBack(payload, issueKey, deps.comments);
+  } catch (error) {
+    if (error instanceof NotFoundProviderError) {
+      reply.ignored('comment_gone', `comment ${payload.comment?.id} on ${issueKey} could not be read back from the tracker: it no longer exists`);
+      return undefined;
+    }
+    if (error instanceof RetryableProviderError) {
+      reply.fail(503, 'tracker_unavailable', `comment ${payload.comment?.id} on ${issueKey} must be read back from the tracker (its wiki markup lost a mention or an attachment), and the tracker could not be asked; retry later`);
       return undefined;
     }
     throw error;

@@ -151,6 +151,17 @@ export class TrackerClient implements ProjectPropertiesPort {
     }
   }
 
+  /** One comment (REST v3: its body as ADF), for a webhook whose wiki-markup body lost what a command needs. */
+  async getComment(issueKey: string, commentId: string): Promise<TrackerComment> {
+    const { body } = await this.http.request<JiraComment>({
+      operation: 'getComment',
+      method: 'GET',
+      path: `${API}/issue/${enc(issueKey)}/comment/${enc(commentId)}`,
+      query: { expand: 'properties' },
+    });
+    return toComment(body);
+  }
+
   /**
    * Posts a Markdown comment. With an idempotency key the comment carries it as a comment property, so that
    * `findCommentByIdempotencyKey` can tell whether a write whose outcome was unknown actually happened.

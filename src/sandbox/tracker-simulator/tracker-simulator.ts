@@ -136,6 +136,14 @@ export async function startTrackerSimulator(options: TrackerSimulatorOptions = {
     res.json({ startAt, maxResults, total: issue.comments.length, comments: page.map((c) => state.commentJson(issue, c, withProperties)) });
   });
 
+  api.get('/issue/:key/comment/:id', (req, res) => {
+    const issue = state.issue(param(req, 'key'));
+    const comment = issue.comments.find((c) => c.id === param(req, 'id'));
+    if (!comment) return void res.status(404).json(jiraError(404, `Can not find a comment for the id: ${param(req, 'id')}.`));
+    const withProperties = String(req.query.expand ?? '').split(',').includes('properties');
+    res.json(state.commentJson(issue, comment, withProperties));
+  });
+
   api.post('/issue/:key/comment', (req, res) => {
     const issue = state.issue(param(req, 'key'));
     const body = (req.body ?? {}) as { body?: AdfDocument; properties?: Array<{ key: string; value: unknown }> };
