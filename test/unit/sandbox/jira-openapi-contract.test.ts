@@ -21,7 +21,7 @@ const SEARCH_JQL = '/rest/api/3/search/jql';
 
 /** The client's operations; a new one must be added here (and driven below) to come under the contract. */
 const CLIENT_OPERATIONS = [
-  'addComment', 'createIssue', 'deleteIssueProperty', 'deleteProjectProperty', 'getChangelog', 'getComments', 'getIssue',
+  'addComment', 'createIssue', 'getComment', 'deleteIssueProperty', 'deleteProjectProperty', 'getChangelog', 'getComments', 'getIssue',
   'getIssueProperty', 'getMyself', 'getProjectProperty', 'getTransitions', 'getUserGroups', 'linkIssues', 'searchIssues',
   'setIssueProperty', 'setProjectProperty', 'transitionIssue', 'updateLabels',
 ];
@@ -69,7 +69,9 @@ describe('tracker simulator against Atlassian\'s Jira OpenAPI description', () =
     await client.addLabels(feature.key, ['service:prd-pending']);
     await client.removeLabels(feature.key, ['service:prd-pending']);
     await client.addCommentOnce(feature.key, 'A **question**', 'proj-1:q1');
-    await client.getComments(feature.key);
+    const [first] = await client.getComments(feature.key);
+    await client.getComment(feature.key, first!.id);
+    await ignore(client.getComment(feature.key, '999999'));
     await client.getTransitions(feature.key);
     await client.transitionIssue(feature.key, 'In Progress');
     await client.linkIssues('Blocks', feature.key, epic.key);
