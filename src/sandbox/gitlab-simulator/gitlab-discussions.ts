@@ -17,8 +17,10 @@ export interface SimPosition {
   position_type: 'text';
   old_line: number | null;
   new_line: number | null;
-  line_range: null;
+  /** null when the API was given none; GitLab's UI sends the commented lines (start = end for one line). */
+  line_range: null | { start: SimLinePoint; end: SimLinePoint };
 }
+export interface SimLinePoint { line_code: string; type: 'new' | 'old' | null; old_line: number | null; new_line: number | null }
 
 export type SimNoteType = null | 'DiscussionNote' | 'DiffNote';
 

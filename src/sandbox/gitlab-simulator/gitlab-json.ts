@@ -108,7 +108,7 @@ export class GitLabJson {
       reviewers: [] as unknown[],
       source_project_id: (mr.sourceProject ?? project).id,
       target_project_id: project.id,
-      labels: [] as string[],
+      labels: [...(mr.labels ?? [])],
       draft,
       work_in_progress: draft,
       milestone: null,

@@ -38,12 +38,19 @@ export interface GitLabSimulatorOptions {
 
 /** A change the simulator announces with a webhook, as GitLab does. */
 export type GitLabSimEvent =
-  | { kind: 'merge_request'; project: SimProject; mr: SimMergeRequest; action: 'open' | 'update' | 'merge' | 'close'; user: string }
+  | { kind: 'merge_request'; project: SimProject; mr: SimMergeRequest; action: 'open' | 'update' | 'merge' | 'close'; user: string; changes?: SimChanges }
   | { kind: 'note'; project: SimProject; mr: SimMergeRequest; note: SimNote; user: string }
   | { kind: 'pipeline'; project: SimProject; pipeline: SimPipeline; user: string };
 
+/** What an update changed, per merge request attribute (`labels` by title), as the hook's `changes` shows it. */
+export type SimChanges = Record<string, { previous: unknown; current: unknown }>;
+
+/** A project label, created the first time a merge request is given it (as GitLab creates unknown labels). */
+export interface SimLabel { id: number; title: string; color: string; createdAt: string }
+
 export interface SimProject {
   id: number; path: string; defaultBranch: string; branches: Map<string, string>; nextIid: number;
+  labels?: Map<string, SimLabel>;
   mergeRequests: SimMergeRequest[]; pipelines: SimPipeline[];
   /** The service's user may not resolve threads here (not the author, below Developer): GitLab answers 403. */
   resolveForbidden?: boolean;
@@ -59,8 +66,14 @@ export interface SimMergeRequest {
   squashCommitSha?: string;
   /** The last mergeability check, computed from git (background-merge-check.ts); stale once either branch moved. */
   mergeCheck?: MergeCheck;
+  /** Label titles, in the order they were given. */
+  labels?: string[];
+  /** Set when a person edited the title or description. */
+  lastEditedAt?: string; lastEditedBy?: string;
 }
-export interface SimPipeline { id: number; iid: number; sha: string; ref: string; status: string; createdAt: string; updatedAt: string }
+/** A job of a pipeline (GitLab's build): the hook's `builds`. */
+export interface SimJob { id: number; name: string; stage: string; status: string }
+export interface SimPipeline { id: number; iid: number; sha: string; ref: string; status: string; createdAt: string; updatedAt: string; jobs?: SimJob[] }
 
 export class GitLabSimError extends Error {
   constructor(readonly status: number, readonly body: Record<string, unknown>) { super(JSON.stringify(body)); }
@@ -96,7 +109,7 @@ export class GitLabState {
     if (commits.squashCommitSha) mr.squashCommitSha = commits.squashCommitSha;
     mr.updatedAt = new Date().toISOString();
     project.branches.set(mr.targetBranch, mr.mergeCommitSha);
-    this.emit({ kind: 'merge_request', project, mr, action: 'merge', user });
+    this.emit({ kind: 'merge_request', project, mr, action: 'merge', user, changes: { state_id: { previous: STATE_ID.opened, current: STATE_ID.merged } } });
     return mr;
   }
 
@@ -106,6 +119,26 @@ export class GitLabState {
     const project: SimProject = { id: this.id(), path, defaultBranch, branches: new Map([[defaultBranch, sha(`${path}:${defaultBranch}`)]]), nextIid: 1, mergeRequests: [], pipelines: [] };
     this.projects.set(path, project);
     return project;
+  }
+
+  /** The project's label of that title, created on first use with a colour derived from the title. */
+  label(project: SimProject, title: string): SimLabel {
+    project.labels ??= new Map();
+    let label = project.labels.get(title);
+    if (!label) {
+      label = { id: this.id(), title, color: `#${sha(`label:${title}`).slice(0, 6)}`, createdAt: new Date().toISOString() };
+      project.labels.set(title, label);
+    }
+    return label;
+  }
+
+  /** Sets a merge request's labels (creating unknown ones), answering what changed for the hook. */
+  setLabels(project: SimProject, mr: SimMergeRequest, titles: string[]): SimChanges {
+    const previous = mr.labels ?? [];
+    const current = [...new Set(titles.map((t) => t.trim()).filter(Boolean))];
+    for (const title of current) this.label(project, title);
+    mr.labels = current;
+    return previous.join('\n') === current.join('\n') ? {} : { labels: { previous, current } };
   }
 
   /** A group namespace; its owners own every project in it (GitLab's Owner role, inherited by its projects). */
@@ -157,9 +190,9 @@ export class GitLabState {
    * CI reports a pipeline for a commit, in the project it runs in: for a merge request from a fork that is the fork
    * (GitLab's default), and its webhook comes from the fork.
    */
-  reportPipeline(project: SimProject, ref: string, commit: string, status: string): SimPipeline {
+  reportPipeline(project: SimProject, ref: string, commit: string, status: string, jobs: Array<Omit<SimJob, 'id'>> = [{ name: 'test', stage: 'test', status }]): SimPipeline {
     const time = new Date().toISOString();
-    const pipeline = { id: this.id(), iid: project.pipelines.length + 1, sha: commit, ref, status, createdAt: time, updatedAt: time };
+    const pipeline = { id: this.id(), iid: project.pipelines.length + 1, sha: commit, ref, status, createdAt: time, updatedAt: time, jobs: jobs.map((job) => ({ ...job, id: this.id() })) };
     project.pipelines.push(pipeline);
     this.emit({ kind: 'pipeline', project, pipeline, user: 'gitlab-ci' });
     return pipeline;
@@ -227,7 +260,10 @@ export class GitLabState {
   /** A line of the merge request's new file, at the current heads of its branches. */
   private positionIn(project: SimProject | undefined, mr: SimMergeRequest, at: { path: string; line: number }): SimPosition {
     const base = project?.branches.get(mr.targetBranch) ?? '';
-    return { base_sha: base, start_sha: base, head_sha: (mr.sourceProject ?? project)?.branches.get(mr.sourceBranch) ?? '', old_path: at.path, new_path: at.path, position_type: 'text', old_line: null, new_line: at.line, line_range: null };
+    const position: SimPosition = { base_sha: base, start_sha: base, head_sha: (mr.sourceProject ?? project)?.branches.get(mr.sourceBranch) ?? '', old_path: at.path, new_path: at.path, position_type: 'text', old_line: null, new_line: at.line, line_range: null };
+    // A reviewer comments in GitLab's UI, which sends the commented line as a range of one.
+    const point = { line_code: lineCode(position), type: 'new' as const, old_line: null, new_line: at.line };
+    return { ...position, line_range: { start: point, end: { ...point } } };
   }
 }
 
@@ -333,7 +369,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   });
   api.post('/projects/:id/merge_requests', (req, res) => {
     const source = projectOf(req);
-    const body = (req.body ?? {}) as { title?: string; description?: string; source_branch?: string; target_branch?: string; target_project_id?: number | string };
+    const body = (req.body ?? {}) as { title?: string; description?: string; source_branch?: string; target_branch?: string; target_project_id?: number | string; labels?: unknown };
     // From a fork, the merge request belongs to the target project, which must be the fork's upstream.
     const project = body.target_project_id === undefined ? source : state.project(String(body.target_project_id));
     if (project !== source && source.forkedFrom !== project) throw new GitLabSimError(400, { message: ['Target project is not the source project or its upstream'] });
@@ -348,8 +384,9 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
       sourceBranch: body.source_branch ?? '', targetBranch: body.target_branch ?? '', author: String(res.locals.username), createdAt: time, updatedAt: time, notes: [],
       ...(source !== project ? { sourceProject: source } : {}),
     };
+    if (body.labels !== undefined) state.setLabels(project, mr, labelList(body.labels));
     project.mergeRequests.push(mr);
-    state.emit({ kind: 'merge_request', project, mr, action: 'open', user: mr.author });
+    state.emit({ kind: 'merge_request', project, mr, action: 'open', user: mr.author, changes: {} });
     res.status(201).json(json.mergeRequest(project, mr));
   });
   api.get('/projects/:id/merge_requests/:iid', async (req, res, next) => {
@@ -362,16 +399,39 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     }
   });
   api.put('/projects/:id/merge_requests/:iid', (req, res) => {
+    const project = projectOf(req);
     const mr = mrOf(req);
-    const body = (req.body ?? {}) as { title?: string; description?: string; state_event?: string };
-    if (body.title !== undefined) mr.title = body.title;
-    if (body.description !== undefined) mr.description = body.description;
+    const user = String(res.locals.username);
+    const body = (req.body ?? {}) as { title?: string; description?: string; state_event?: string; labels?: unknown; add_labels?: unknown; remove_labels?: unknown };
+    const time = new Date().toISOString();
+    const changes: SimChanges = {};
+    const edit = (field: 'title' | 'description', value: string | undefined) => {
+      if (value === undefined || value === mr[field]) return;
+      changes[field] = { previous: mr[field], current: value };
+      mr[field] = value;
+    };
+    edit('title', body.title);
+    edit('description', body.description);
+    if (changes.title || changes.description) {
+      changes.last_edited_at = { previous: mr.lastEditedAt ?? null, current: time };
+      changes.last_edited_by_id = { previous: mr.lastEditedBy ? json.user(mr.lastEditedBy).id : null, current: json.user(user).id };
+      mr.lastEditedAt = time;
+      mr.lastEditedBy = user;
+    }
+    if (body.labels !== undefined || body.add_labels !== undefined || body.remove_labels !== undefined) {
+      const removed = new Set(labelList(body.remove_labels));
+      const titles = [...(body.labels !== undefined ? labelList(body.labels) : mr.labels ?? []), ...labelList(body.add_labels)].filter((t) => !removed.has(t));
+      Object.assign(changes, state.setLabels(project, mr, titles));
+    }
+    const before = mr.state;
     const closing = body.state_event === 'close' && mr.state === 'opened';
     if (closing) mr.state = 'closed';
     if (body.state_event === 'reopen' && mr.state === 'closed') mr.state = 'opened';
-    mr.updatedAt = new Date().toISOString();
-    state.emit({ kind: 'merge_request', project: projectOf(req), mr, action: closing ? 'close' : 'update', user: String(res.locals.username) });
-    res.json(json.mergeRequest(projectOf(req), mr));
+    if (mr.state !== before) changes.state_id = { previous: STATE_ID[before], current: STATE_ID[mr.state] };
+    changes.updated_at = { previous: mr.updatedAt, current: time };
+    mr.updatedAt = time;
+    state.emit({ kind: 'merge_request', project, mr, action: closing ? 'close' : 'update', user, changes });
+    res.json(json.mergeRequest(project, mr));
   });
   // Accept: a merge commit (or squash and merge) written in git; `sha` guards against a source branch that moved.
   api.put('/projects/:id/merge_requests/:iid/merge', async (req, res, next) => {
@@ -503,20 +563,35 @@ function positionParam(raw: Record<string, unknown>): SimPosition {
   };
 }
 
-/** GitLab's webhook bodies (the fields GitLab documents for merge request, note and pipeline events). */
+/** GitLab's `state_id` of a merge request state. */
+const STATE_ID: Record<SimMergeRequest['state'], number> = { opened: 1, closed: 2, merged: 3 };
+
+/** The `labels` parameter of GitLab's API: a comma-separated string or an array of titles. */
+function labelList(raw: unknown): string[] {
+  const items = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',') : [];
+  return items.map((t) => t.trim()).filter(Boolean);
+}
+
+const FINISHED = ['success', 'failed', 'canceled', 'skipped'];
+
+/**
+ * GitLab's webhook bodies for merge request, note and pipeline events, with the fields real deliveries carry
+ * (test/unit/sandbox/gitlab-delivery-corpus.test.ts holds them to a corpus of real ones). The simulator knows a
+ * commit by its sha only, so a commit's message and author are the placeholders its REST branches show.
+ */
 export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Record<string, unknown> {
-  const project = { id: event.project.id, name: event.project.path.split('/').pop(), path_with_namespace: event.project.path, default_branch: event.project.defaultBranch, web_url: json.projectUrl(event.project) };
-  const user = { id: json.user(event.user).id, username: event.user, name: event.user };
-  const mrRef = (mr: SimMergeRequest) => ({ id: mr.id, iid: mr.iid, title: mr.title, source_branch: mr.sourceBranch, target_branch: mr.targetBranch, state: mr.state });
+  const hooks = new GitLabHookJson(json);
+  const user = hooks.user(event.user);
   switch (event.kind) {
     case 'merge_request': {
-      const head = (event.mr.sourceProject ?? event.project).branches.get(event.mr.sourceBranch);
+      const attributes = hooks.mergeRequest(event.project, event.mr);
+      const changes = Object.fromEntries(Object.entries(event.changes ?? {}).map(([field, change]) => [field, field === 'labels'
+        ? { previous: hooks.labels(event.project, change.previous as string[]), current: hooks.labels(event.project, change.current as string[]) }
+        : change]));
       return {
-        object_kind: 'merge_request', event_type: 'merge_request', user, project,
-        object_attributes: {
-          ...mrRef(event.mr), action: event.action, description: event.mr.description, updated_at: event.mr.updatedAt, created_at: event.mr.createdAt,
-          last_commit: head ? { id: head } : null, merge_commit_sha: event.mr.mergeCommitSha ?? null, url: json.mergeRequestUrl(event.project, event.mr),
-        },
+        object_kind: 'merge_request', event_type: 'merge_request', user, project: hooks.project(event.project),
+        object_attributes: { ...attributes, draft: isDraftTitle(event.mr.title), action: event.action },
+        labels: attributes.labels, changes, repository: hooks.repository(event.project),
       };
     }
     case 'note': {
@@ -524,7 +599,7 @@ export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Reco
       // and, for a diff note, its position. Nothing in them says whether the note started its thread or replied.
       const note = event.note;
       return {
-        object_kind: 'note', event_type: 'note', user, project_id: event.project.id, project,
+        object_kind: 'note', event_type: 'note', user, project_id: event.project.id, project: hooks.project(event.project),
         object_attributes: {
           attachment: null, author_id: json.user(note.author).id, change_position: null, commit_id: note.position?.head_sha ?? null, created_at: note.createdAt,
           discussion_id: note.discussionId, id: note.id, line_code: note.position ? lineCode(note.position) : null, note: note.body, noteable_id: event.mr.id, noteable_type: 'MergeRequest',
@@ -533,7 +608,8 @@ export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Reco
           st_diff: null, system: note.system, type: note.type, updated_at: note.updatedAt, updated_by_id: null,
           description: note.body, url: `${json.mergeRequestUrl(event.project, event.mr)}#note_${note.id}`, action: 'create',
         },
-        merge_request: mrRef(event.mr),
+        repository: hooks.repository(event.project),
+        merge_request: hooks.mergeRequest(event.project, event.mr),
       };
     }
     case 'pipeline': {
@@ -541,16 +617,125 @@ export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Reco
       // upstream the fork's merge request targets. GitLab names both projects and the merge request's URL.
       const from = (p: SimProject) => p.mergeRequests.filter((m) => m.state === 'opened' && (m.sourceProject ?? p) === event.project && m.sourceBranch === event.pipeline.ref).map((mr) => ({ mr, target: p }));
       const found = [event.project, event.project.forkedFrom].flatMap((p) => (p ? from(p) : []))[0];
-      const finished = ['success', 'failed', 'canceled', 'skipped'].includes(event.pipeline.status);
+      const pipeline = event.pipeline;
+      const finished = FINISHED.includes(pipeline.status);
+      const jobs = pipeline.jobs ?? [];
       return {
-        object_kind: 'pipeline', user, project,
-        object_attributes: { id: event.pipeline.id, iid: event.pipeline.iid, ref: event.pipeline.ref, sha: event.pipeline.sha, status: event.pipeline.status, source: 'merge_request_event', created_at: event.pipeline.createdAt, finished_at: finished ? event.pipeline.updatedAt : null },
+        object_kind: 'pipeline',
+        object_attributes: {
+          id: pipeline.id, iid: pipeline.iid, ref: pipeline.ref, tag: false, sha: pipeline.sha, before_sha: pipeline.sha, source: 'merge_request_event', status: pipeline.status,
+          stages: [...new Set(jobs.map((job) => job.stage))], created_at: pipeline.createdAt, finished_at: finished ? pipeline.updatedAt : null,
+          duration: finished ? seconds(pipeline.createdAt, pipeline.updatedAt) : null, variables: [] as unknown[],
+          url: `${json.projectUrl(event.project)}/-/pipelines/${pipeline.id}`,
+        },
         merge_request: found ? {
-          ...mrRef(found.mr), source_project_id: event.project.id, target_project_id: found.target.id,
+          id: found.mr.id, iid: found.mr.iid, title: found.mr.title, source_branch: found.mr.sourceBranch, source_project_id: event.project.id,
+          target_branch: found.mr.targetBranch, target_project_id: found.target.id, state: found.mr.state,
           ...withoutConflictFlag(mergeStatusFields(found.mr, isDraftTitle(found.mr.title), keptMergeability(found.target, found.mr))),
           url: json.mergeRequestUrl(found.target, found.mr),
         } : null,
+        user, project: hooks.pipelineProject(event.project), commit: withoutTitle(hooks.commit(event.project, pipeline.sha, pipeline.createdAt)),
+        builds: jobs.map((job) => hooks.job(pipeline, job, event.user)),
       };
     }
+  }
+}
+
+/** The pipeline hook's commit has no `title`, unlike a merge request's last commit. */
+function withoutTitle<T extends { title: string }>(commit: T): Omit<T, 'title'> {
+  const { title: _title, ...rest } = commit;
+  return rest;
+}
+
+function seconds(from: string, to: string): number {
+  return Math.max(0, Math.round((Date.parse(to) - Date.parse(from)) / 1000));
+}
+
+/** The shapes GitLab's webhooks give users, projects, labels, commits, jobs and merge requests (its hook_attrs). */
+class GitLabHookJson {
+  constructor(private readonly json: GitLabJson) {}
+
+  /** GitLab shows `[REDACTED]` for the e-mail of a user without a public one, as the simulator's users are. */
+  user(username: string) {
+    const { id, web_url: webUrl } = this.json.user(username);
+    return { id, name: username, username, avatar_url: `${webUrl}.png`, email: '[REDACTED]' };
+  }
+
+  /** A project as the pipeline hook names it. */
+  pipelineProject(project: SimProject) {
+    const web = this.json.projectUrl(project);
+    const host = new URL(web).host;
+    return {
+      id: project.id, name: project.path.split('/').pop() ?? project.path, description: '', web_url: web, avatar_url: null,
+      git_ssh_url: `git@${host}:${project.path}.git`, git_http_url: `${web}.git`, namespace: project.path.split('/').slice(0, -1).join('/'),
+      visibility_level: 0, path_with_namespace: project.path, default_branch: project.defaultBranch,
+    };
+  }
+
+  /** A project as the merge request and note hooks name it (and a merge request's source and target). */
+  project(project: SimProject) {
+    const base = this.pipelineProject(project);
+    return { ...base, ci_config_path: '', homepage: base.web_url, url: base.git_ssh_url, ssh_url: base.git_ssh_url, http_url: base.git_http_url };
+  }
+
+  repository(project: SimProject) {
+    const base = this.pipelineProject(project);
+    return { name: base.name, url: base.git_ssh_url, description: base.description, homepage: base.web_url };
+  }
+
+  labels(project: SimProject, titles: string[]) {
+    return titles.flatMap((title) => {
+      const label = project.labels?.get(title);
+      return label ? [{
+        id: label.id, title: label.title, color: label.color, project_id: project.id, created_at: label.createdAt, updated_at: label.createdAt,
+        template: false, description: null, type: 'ProjectLabel', group_id: null,
+      }] : [];
+    });
+  }
+
+  commit(project: SimProject, sha: string, time: string) {
+    return {
+      id: sha, message: 'Simulated commit\n', title: 'Simulated commit', timestamp: time, url: `${this.json.projectUrl(project)}/-/commit/${sha}`,
+      author: { name: 'Simulator', email: 'simulator@example.invalid' },
+    };
+  }
+
+  job(pipeline: SimPipeline, job: SimJob, username: string) {
+    const finished = FINISHED.includes(job.status);
+    const started = job.status !== 'created' && job.status !== 'pending' && job.status !== 'skipped';
+    return {
+      id: job.id, stage: job.stage, name: job.name, status: job.status, created_at: pipeline.createdAt,
+      started_at: started ? pipeline.createdAt : null, finished_at: finished ? pipeline.updatedAt : null,
+      duration: finished ? seconds(pipeline.createdAt, pipeline.updatedAt) : null, queued_duration: started ? 0 : null,
+      failure_reason: job.status === 'failed' ? 'script_failure' : null, when: 'on_success', manual: false, allow_failure: false,
+      user: this.user(username),
+      runner: started ? { id: 1, description: 'simulator-runner', active: true, runner_type: 'instance_type', is_shared: true, tags: [] as string[] } : null,
+      // The simulator's jobs deploy nowhere.
+      artifacts_file: { filename: null, size: null }, environment: null,
+    };
+  }
+
+  /** A merge request's attributes: the hook's `object_attributes` and the note hook's `merge_request`. */
+  mergeRequest(project: SimProject, mr: SimMergeRequest) {
+    const source = mr.sourceProject ?? project;
+    const head = source.branches.get(mr.sourceBranch);
+    const draft = isDraftTitle(mr.title);
+    const status = mergeStatusFields(mr, draft, keptMergeability(project, mr));
+    const headPipeline = head ? [...source.pipelines].reverse().find((pipeline) => pipeline.sha === head) : undefined;
+    const unresolved = mr.notes.some((note) => isResolvable(note) && !note.resolvedAt);
+    return {
+      assignee_id: null, author_id: this.json.user(mr.author).id, created_at: mr.createdAt, description: mr.description,
+      head_pipeline_id: headPipeline?.id ?? null, id: mr.id, iid: mr.iid,
+      last_edited_at: mr.lastEditedAt ?? null, last_edited_by_id: mr.lastEditedBy ? this.json.user(mr.lastEditedBy).id : null,
+      merge_commit_sha: mr.mergeCommitSha ?? null, merge_error: null, merge_params: { force_remove_source_branch: '0' },
+      merge_status: status.merge_status, merge_user_id: null, merge_when_pipeline_succeeds: false, milestone_id: null,
+      source_branch: mr.sourceBranch, source_project_id: source.id, state_id: STATE_ID[mr.state], target_branch: mr.targetBranch, target_project_id: project.id,
+      time_estimate: 0, title: mr.title, updated_at: mr.updatedAt, updated_by_id: mr.lastEditedBy ? this.json.user(mr.lastEditedBy).id : null,
+      url: this.json.mergeRequestUrl(project, mr), source: this.project(source), target: this.project(project),
+      last_commit: head ? this.commit(source, head, mr.createdAt) : null,
+      work_in_progress: draft, total_time_spent: 0, time_change: 0, human_total_time_spent: null, human_time_change: null, human_time_estimate: null,
+      assignee_ids: [] as number[], reviewer_ids: [] as number[], labels: this.labels(project, mr.labels ?? []), state: mr.state,
+      blocking_discussions_resolved: !unresolved, first_contribution: false, detailed_merge_status: status.detailed_merge_status,
+    };
   }
 }
