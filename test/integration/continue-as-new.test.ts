@@ -41,7 +41,7 @@ describe('long-lived tickets: continue-as-new, retention and deterministic repla
     const payload = fixture<Json>('tracker/jira-comment-created.json');
     payload.issue.key = key;
     payload.comment.id = String(id);
-    payload.comment.body.content[0].content[0].text = `note ${id}`;
+    payload.comment.body = `note ${id}`;
     return payload;
   };
 
@@ -83,7 +83,7 @@ describe('long-lived tickets: continue-as-new, retention and deterministic repla
     // A conflicting redelivery blocks the ticket (its block effects fail: no tracker here), covering more paths.
     const first = comment('CAN-2', 2001);
     expect((await webhook(first)).status).toBe(200);
-    first.comment.body.content[0].content[0].text = 'same id and time, other text';
+    first.comment.body = 'same id and time, other text';
     expect((await webhook(first)).status).toBe(200);
     await eventually(async () => {
       const view = await getJson(`${stack.api}/api/v1/workflows/CAN-2/execution`, TOKEN);

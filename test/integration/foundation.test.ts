@@ -28,7 +28,7 @@ function commentPayload(key: string, id: string, text: string): Json {
   const payload = fixture<Json>('tracker/jira-comment-created.json');
   payload.issue.key = key;
   payload.comment.id = id;
-  payload.comment.body.content[0].content[0].text = text;
+  payload.comment.body = text;
   return payload;
 }
 

@@ -135,7 +135,7 @@ describe('ingress under real delivery patterns', () => {
     const creation = onIssue('jira-cloud-comment-updated.json', ticket);
     creation.webhookEvent = 'comment_created';
     creation.comment.updated = creation.comment.created;
-    creation.comment.body.content[0].content[0].text = '/service approve';
+    creation.comment.body = '/service approve';
 
     expect((await tracker(edit)).body).toMatchObject({ status: 'queued', delivery_identity: 'tracker:comment:10101@2026-11-23T07:15:00.000Z' });
     expect((await tracker(creation)).body).toMatchObject({ status: 'queued', delivery_identity: 'tracker:comment:10101@2026-11-23T07:12:00.000Z' });

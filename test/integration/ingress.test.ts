@@ -144,7 +144,7 @@ describe('ingress from every webhook source into the ledger', () => {
     expect((await scmhost('issue_comment', comment)).body).toEqual({ ignored: 'comment written by the service (idempotency marker)' });
     const jira = fixture<Json>('tracker/jira-comment-created.json');
     jira.issue.key = 'ING-1';
-    jira.comment.body.content[0].content[0].text = '[svc-bot] PRD posted';
+    jira.comment.body = '[svc-bot] PRD posted';
     expect((await tracker(jira)).body).toMatchObject({ ignored: 'comment written by the service (bot comment prefix)' });
     expect(await (await fetch(`${stack.api}/metrics`)).text()).toMatch(/service_webhooks_ignored_total\{source="tracker",reason="own_comment"\} [1-9]/);
   });

@@ -218,7 +218,7 @@ describe('the station runtime walks a pinned definition', () => {
       const payload = fixture<Json>('tracker/jira-comment-created.json');
       payload.issue.key = key;
       payload.comment.id = String(900_000 + i);
-      payload.comment.body.content[0].content[0].text = `crash log ${i}\n${log}`;
+      payload.comment.body = `crash log ${i}\n${log}`;
       expect((await postWebhook(`${stack.api}/api/v1/webhooks/tracker`, payload, { secret: SECRET })).status).toBe(200);
     }
     for (let i = 0; i < 250; i += 1) tracker.state.addComment(key, `note ${i}`);

@@ -7,20 +7,22 @@ import { z } from 'zod';
  */
 export const TICKET_KEY = /^[A-Z][A-Z0-9_]*-[1-9][0-9]*$/;
 
-const labelsSchema = z.array(z.string()).default([]);
-
 export const trackerIssueSchema = z.object({
   id: z.union([z.string(), z.number()]).transform(String).optional(),
   key: z.string().transform((key) => key.trim().toUpperCase()).pipe(z.string().regex(TICKET_KEY, 'issue.key must look like PROJ-123')),
   fields: z.object({
     summary: z.string().optional(),
-    labels: labelsSchema,
+    /**
+     * Absent, not empty, when the delivery leaves the field out: Jira Cloud's comment events carry only summary,
+     * issuetype, project, assignee, priority and status, and say nothing about the issue's labels.
+     */
+    labels: z.array(z.string()).optional(),
     issuetype: z.object({ name: z.string() }).partial().optional(),
     status: z.object({ name: z.string() }).partial().optional(),
     project: z.object({ key: z.string() }).partial().optional(),
     created: z.string().optional(),
     updated: z.string().optional(),
-  }).loose().default({ labels: [] }),
+  }).loose().default({}),
 }).loose();
 
 export const trackerCommentSchema = z.object({

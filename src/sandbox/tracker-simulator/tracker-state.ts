@@ -100,7 +100,12 @@ export interface TrackerSnapshot {
 }
 
 export type TrackerSimEvent =
-  | { type: 'issue_created'; issue: SimIssue; user: JiraUser }
+  /**
+   * `changelogId`: the history id of the creation's own changelog, which Jira's issue_created webhook carries. Taken
+   * from the same sequence as every other changelog id so that none is handed out twice; the issue's REST changelog
+   * does not list the creation.
+   */
+  | { type: 'issue_created'; issue: SimIssue; user: JiraUser; changelogId: string }
   | { type: 'issue_updated'; issue: SimIssue; user: JiraUser; history: JiraChangelogHistory; eventTypeName: 'issue_updated' | 'issue_generic' }
   | { type: 'comment_created'; issue: SimIssue; user: JiraUser; comment: SimComment };
 
@@ -241,7 +246,7 @@ export class TrackerState {
       creator: actor,
     };
     this.issues.set(issue.key, issue);
-    this.emit({ type: 'issue_created', issue, user: actor });
+    this.emit({ type: 'issue_created', issue, user: actor, changelogId: String(this.nextHistoryId++) });
     return issue;
   }
 

@@ -49,8 +49,10 @@ describe('tracker simulator webhooks', () => {
       ['jira:issue_created', 'issue_created'],
       ['jira:issue_updated', 'issue_updated'],
       ['jira:issue_updated', 'issue_generic'],
-      ['comment_created', 'issue_commented'],
+      // Jira's comment events carry no issue_event_type_name (and no user: the comment's author is who wrote it).
+      ['comment_created', undefined],
     ]);
+    expect(bodies[3]).not.toHaveProperty('user');
     expect(bodies[1]?.changelog).toMatchObject({
       id: issue.histories[0]?.id,
       items: [{ field: 'labels', fromString: 'service:managed', toString: 'service:managed service:prd-approved' }],
@@ -59,11 +61,16 @@ describe('tracker simulator webhooks', () => {
     // Each body's timestamp is its event's own time, as Jira sends it (the webhook changelog has no time of its own).
     expect(bodies.map((b) => b.timestamp)).toEqual([issue.created, ...issue.histories.map((h) => h.created), comment.created].map((at) => Date.parse(at)));
     expect(bodies[1]?.changelog).not.toHaveProperty('created');
+    // Webhooks speak REST v2: the body is wiki markup, a string, where the REST v3 answers carry ADF.
     expect(bodies[3]?.comment).toMatchObject({
       id: comment.id,
       author: { accountId: comment.author.accountId, displayName: 'Pat Reviewer' },
-      body: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: '/service approve' }] }] },
+      body: '/service approve',
     });
+    // A creation carries its own changelog (every field it set, from nothing) under an id no other change has.
+    expect(bodies[0]?.changelog).toMatchObject({ items: expect.arrayContaining([{ field: 'labels', fieldtype: 'jira', fieldId: 'labels', from: null, fromString: null, to: null, toString: 'service:managed' }]) });
+    const changelogIds = [(bodies[0]?.changelog as { id: string }).id, ...issue.histories.map((h) => h.id)];
+    expect(new Set(changelogIds).size).toBe(changelogIds.length);
   });
 
   it('sends no signature when the secret is empty, and can be pointed at another gateway', async () => {

@@ -141,7 +141,7 @@ describe('normaliseTrackerEvent', () => {
     expect(anonymous.facts.comment?.author).toBeUndefined();
   });
 
-  it('flattens an ADF comment body and keys the comment by id and update time', () => {
+  it('reads a Cloud comment body (wiki markup, a string) and keys the comment by id and update time', () => {
     const observation = observationOf(load('jira-comment-created.json'));
     expect(observation.delivery_identity).toBe('tracker:comment:10100@2026-11-23T07:10:00.000Z');
     expect(observation.facts.comment).toMatchObject({ id: '10100', body: '? Which columns does the export include?', author: 'ada@example.com' });
