@@ -17,6 +17,7 @@ import { trackerWebhookRouter } from './routes/tracker-webhook';
 import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
 import type { IssueKeyResolver } from '../ingress/tracker/comment-issue';
 import type { CommentBodyReader } from '../ingress/tracker/lossy-comment-read-back';
+import type { IssueLabelReader } from '../ingress/tracker/comment-event-labels';
 import { requireWebhookSecrets } from '../config/webhook-secrets';
 import { healthApiRouter } from './routes/health-api';
 import { pendingBodyGate } from './pending-body-gate';
@@ -35,6 +36,8 @@ export interface GatewayDeps {
   issueKeys?: IssueKeyResolver;
   /** Reads a comment back through REST v3 when a webhook's wiki markup lost something; needs tracker credentials. */
   comments?: CommentBodyReader;
+  /** Reads the labels of a comment's issue, which Jira's comment events leave out; needs tracker credentials. */
+  issueLabels?: IssueLabelReader;
   /** The definition registry and migrations (DESIGN 6); their routes answer 503 without it. */
   definitions?: DefinitionsPort;
   /** The service's own identities; from the configuration unless given (the server adds the tracker account id). */
@@ -82,6 +85,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     guard,
     issueKeys: deps.issueKeys,
     comments: deps.comments,
+    issueLabels: deps.issueLabels,
     pendingBodies,
   }));
   app.use(scmhostWebhookRouter({

@@ -49,9 +49,10 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
     : undefined;
   const issueKeys = tracker && cachedIssueKeys(async (id) => (await tracker.getIssue(id)).key);
   const comments = tracker && { adfBodyOf: async (key: string, id: string) => (await tracker.getComment(key, id)).bodyAdf };
+  const issueLabels = tracker && { labelsOf: async (key: string) => (await tracker.getIssue(key)).labels };
   const guard = loopGuardOf(config);
   const account = tracker && learnTrackerAccountId(guard, () => tracker.getMyself(), trackerAccountReport(logger));
-  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, comments, definitions: workflows.definitions(), guard, ready });
+  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, comments, issueLabels, definitions: workflows.definitions(), guard, ready });
   // Timeouts and a connection cap (server-options.ts): what one client can hold on the public port is bounded.
   const listening = await listen(createGatewayServer(app, config.gateway), config.gateway.host, config.gateway.port, 'gateway');
   const metricsApart = await listenGatewayMetrics(config, metrics).catch(async (error: unknown) => { await listening.close(); throw error; });

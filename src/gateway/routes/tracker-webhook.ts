@@ -4,6 +4,7 @@ import type { ServiceMetrics } from '../../metrics/service-metrics';
 import type { TicketWorkflowsPort } from '../../temporal/ticket-workflows';
 import { issueIdOfComment, type IssueKeyResolver } from '../../ingress/tracker/comment-issue';
 import { withCommentReadBack, type CommentBodyReader } from '../../ingress/tracker/lossy-comment-read-back';
+import { withCommentIssueLabels, type IssueLabelReader } from '../../ingress/tracker/comment-event-labels';
 import { normaliseIssuelessComment, normaliseTrackerEvent, trackerEventName } from '../../ingress/tracker/normalise-tracker-event';
 import { issuelessCommentWebhookSchema, trackerEnvelopeSchema, trackerWebhookSchema, type IssuelessCommentWebhook } from '../../ingress/tracker/tracker-webhook-schema';
 import { NotFoundProviderError, RetryableProviderError } from '../../providers/provider-errors';
@@ -35,6 +36,8 @@ export interface TrackerWebhookDeps {
    * needs tracker credentials. Without it the wiki reading is used as it is.
    */
   comments?: CommentBodyReader;
+  /** Reads an issue's labels, for comment events (which carry none) on tickets the service provisioned; needs tracker credentials. */
+  issueLabels?: IssueLabelReader;
   /** Looks up an issue's key by its id, for comment events that carry no issue (Jira Server/DC); needs tracker credentials. */
   issueKeys?: IssueKeyResolver;
 }
@@ -73,7 +76,8 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
         const parsed = issuelessCommentWebhookSchema.safeParse(body.value);
         if (!parsed.success) return reply.fail(400, 'invalid_payload', `the tracker comment webhook is missing fields it needs: ${describeIssues(parsed.error.issues)}`);
         return reply.handOver(async () => {
-          const observation = await resolveComment(deps, reply, parsed.data);
+          const resolved = await resolveComment(deps, reply, parsed.data);
+          const [observation] = resolved ? await withLabels(deps, reply, [resolved]) ?? [] : [];
           if (observation) answerDelivery(reply, await deliverTrackerObservation(deps.workflows, observation, deps.guard), observation.delivery_identity);
         });
       }
@@ -85,8 +89,10 @@ export function trackerWebhookRouter(deps: TrackerWebhookDeps): Router {
       const normalised = normaliseTrackerEvent(payload);
       if (normalised.kind === 'invalid') return reply.fail(400, 'invalid_payload', normalised.reason);
       if (normalised.kind === 'unsupported') return reply.ignored('unsupported_event', normalised.reason);
-      const { observation, observations } = normalised;
       await reply.handOver(async () => {
+        const observations = await withLabels(deps, reply, normalised.observations);
+        if (!observations) return;
+        const observation = observations[normalised.observations.indexOf(normalised.observation)]!;
         // Every fact the delivery carries is handed over before answering; the answer names the event's own fact.
         const outcomes = [];
         for (const each of observations) outcomes.push(await deliverTrackerObservation(deps.workflows, each, deps.guard));
@@ -144,6 +150,28 @@ async function readBack<T extends { comment?: { id: string; body?: unknown } }>(
     }
     if (error instanceof RetryableProviderError) {
       reply.fail(503, 'tracker_unavailable', `comment ${payload.comment?.id} on ${issueKey} must be read back from the tracker (its wiki markup lost a mention or an attachment), and the tracker could not be asked; retry later`);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * The observations with the labels of a comment's issue, which Jira's comment events leave out; undefined when the
+ * tracker could not be asked (answered 503: Jira redelivers, the poller reads the comment with its issue anyway) or
+ * the issue is gone (answered 200, ignored).
+ */
+async function withLabels(deps: TrackerWebhookDeps, reply: WebhookReply, observations: Observation[]): Promise<Observation[] | undefined> {
+  try {
+    return await withCommentIssueLabels(observations, deps.issueLabels);
+  } catch (error) {
+    const key = observations[0]?.ticket_key;
+    if (error instanceof NotFoundProviderError) {
+      reply.ignored('unresolved_issue', `comment on ${key}, which the tracker no longer knows`);
+      return undefined;
+    }
+    if (error instanceof RetryableProviderError) {
+      reply.fail(503, 'tracker_unavailable', `the labels of ${key} decide where its comment goes, and the tracker could not be asked for them; retry later`);
       return undefined;
     }
     throw error;

@@ -31,9 +31,10 @@ async function world(options: { reader?: boolean; failWith?: Error } = {}) {
   stops.push(() => tracker.close());
   const client = createTrackerClient({ baseUrl: tracker.url, email: EMAIL, apiToken: TOKEN, timeoutMs: 5_000, retry: { maxAttempts: 1, initialDelayMs: 1, maxDelayMs: 1 } });
   const signalled: Observation[] = [];
+  const signalledTo: string[] = [];
   const workflows = {
     startOrSignal: async (_input: unknown, observation: Observation) => { signalled.push(observation); return { workflowId: `ticket-${observation.ticket_key}` }; },
-    signal: async (_key: string, observation: Observation) => { signalled.push(observation); return 'signalled' as const; },
+    signal: async (key: string, observation: Observation) => { signalled.push(observation); signalledTo.push(key); return 'signalled' as const; },
     findTicketByPullRequest: async () => undefined,
   } as unknown as TicketWorkflowsPort;
   const config = loadServiceConfig({ TRACKER_WEBHOOK_SECRET: SECRET, SCMHOST_WEBHOOK_SECRET: 'unused-secret' }).config!;
@@ -43,7 +44,8 @@ async function world(options: { reader?: boolean; failWith?: Error } = {}) {
       return (await client.getComment(key, id)).bodyAdf;
     },
   };
-  const app = createGatewayApp({ config, workflows, metrics: createServiceMetrics(), logger: createLogger({ level: 'error', write: () => undefined }), comments });
+  const issueLabels = options.reader === false ? undefined : { labelsOf: async (key: string) => (await client.getIssue(key)).labels };
+  const app = createGatewayApp({ config, workflows, metrics: createServiceMetrics(), logger: createLogger({ level: 'error', write: () => undefined }), comments, issueLabels });
   const server: ListeningServer = await listen(createServer(app), '127.0.0.1', 0, 'read-back gateway');
   stops.push(() => server.close());
   tracker.webhooks.setTarget({ url: `${server.url}/api/v1/webhooks/tracker`, secret: SECRET });
@@ -53,7 +55,7 @@ async function world(options: { reader?: boolean; failWith?: Error } = {}) {
     const answer = await fetch(`${server.url}/api/v1/webhooks/tracker`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-hub-signature': signHmacSha256(raw, SECRET) } });
     return { status: answer.status, body: await answer.json() as { error?: { code: string; message: string }; ignored?: string } };
   };
-  return { tracker, client, signalled, resend, deliveries: () => tracker.webhooks.deliveries };
+  return { tracker, client, signalled, signalledTo, resend, deliveries: () => tracker.webhooks.deliveries };
 }
 
 function mentionComment(accountId: string, displayName: string, rest: string): AdfDocument {
@@ -120,5 +122,19 @@ describe('a comment seen by webhook and by poller', () => {
       expect(reply.body).toMatchObject(answer);
       expect(w.signalled.length).toBe(before);
     }
+  });
+
+  it('sends a comment on a provisioned child to the feature: the labels its event leaves out are read from the tracker', async () => {
+    const w = await world();
+    const feature = w.tracker.state.createIssue({ projectKey: 'SBX', issueType: 'Feature', summary: 'parent', labels: ['service:managed'] });
+    const epic = w.tracker.state.createIssue({ projectKey: 'SBX', issueType: 'Epic', summary: 'child', labels: ['service:managed', `service:parent:${feature.key}`], parentKey: feature.key });
+    w.tracker.state.addComment(epic.key, markdownToAdf('! 1: split it'));
+    await w.tracker.webhooks.flush();
+    const delivered = w.deliveries().find((d) => d.event === 'comment_created')!;
+    // Jira's comment events carry six fields of the issue, labels not among them.
+    expect((delivered.payload as { issue: { fields: Record<string, unknown> } }).issue.fields.labels).toBeUndefined();
+    const comment = w.signalled.find((o) => o.event === 'issue_commented')!;
+    expect(comment.ticket_key).toBe(epic.key);
+    expect(w.signalledTo.at(-1)).toBe(feature.key);
   });
 });

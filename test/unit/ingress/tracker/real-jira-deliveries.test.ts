@@ -33,7 +33,7 @@ describe('real Jira Cloud deliveries at the gateway', () => {
     expect(result.observation.ticket_key).toBe(body.issue.key);
   });
 
-  it('reads a comment event without user or event type: the text as sent, the author from the comment, keyed by update time', () => {
+  it('reads a comment event without user or event type: the wiki text read (Jira\'s escapes consumed), the author from the comment, keyed by update time', () => {
     const body = fixture<Record<string, any>>(`${CORPUS}/comment_updated-1.json`);
     expect(body).not.toHaveProperty('user');
     expect(body).not.toHaveProperty('issue_event_type_name');
@@ -41,7 +41,7 @@ describe('real Jira Cloud deliveries at the gateway', () => {
     expect(observation).toMatchObject({
       event: 'issue_commented',
       delivery_identity: 'tracker:comment:10000@2019-08-16T14:01:43.489Z',
-      facts: { issue_type: 'Task', status: 'To Do', comment: { id: '10000', body: 'This is a very important issue\\! I’m on it\\!' } },
+      facts: { issue_type: 'Task', status: 'To Do', comment: { id: '10000', body: 'This is a very important issue! I’m on it!' } },
     });
     expect(observation.facts.actor_ids).toContain('tracker:5c76b994e1bcdf6294d0eb0f');
     // Jira's comment events carry no labels: the observation says nothing about them rather than "none".
