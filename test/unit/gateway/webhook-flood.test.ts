@@ -35,10 +35,11 @@ const ATTACK_SECONDS = 5;
 const RSS_GROWTH_BOUND = 64 * MIB + 128 * MIB;
 /**
  * Bounds that fail the incident (health silent for 5 s) on a loaded CI machine; the speed figures themselves, against
- * the issue's 200 ms, come from `npm run bench:flood` (docs/benchmarks.md), not from this test.
+ * the issue's 200 ms, come from `npm run bench:flood` (docs/benchmarks.md), not from this test. With the whole suite
+ * and other builds on the same two cores, probes here took a median of 610 ms and at worst 1.2 s.
  */
-const HEALTH_MEDIAN_MS = 500;
-const HEALTH_WORST_MS = 2_000;
+const HEALTH_MEDIAN_MS = 1_000;
+const HEALTH_WORST_MS = 3_000;
 
 const registry = parseRepositoryRegistry([
   'connections:',
@@ -101,7 +102,8 @@ describe('a flood of forged webhook bodies', () => {
     ]).finally(() => clearInterval(sampling));
 
     // Every probe was answered 200 while 300 connections attacked (none refused, none timed out).
-    expect(probes.length).toBeGreaterThan(5);
+    // The prober asks again as soon as it is answered: a slow gateway means few probes, never a gap without one.
+    expect(probes.length).toBeGreaterThanOrEqual(3);
     expect(probes.filter((p) => p.status !== 200)).toEqual([]);
     const times = probes.map((p) => p.ms).sort((a, b) => a - b);
     const median = times[Math.floor(times.length / 2)]!;
