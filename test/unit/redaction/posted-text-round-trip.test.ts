@@ -8,6 +8,8 @@ import { createGitLabRepositories } from '../../../src/providers/gitlab/gitlab-r
 import { createScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
 import type { AdfNode } from '../../../src/providers/tracker/adf/adf-types';
 import { createTrackerClient } from '../../../src/providers/tracker/tracker-client';
+import { trackerRichTextToMarkdown } from '../../../src/providers/tracker/rich-text-to-markdown';
+import { adfToJiraWiki } from '../../../src/sandbox/tracker-simulator/adf-to-jira-wiki';
 import { startGitLabSimulator, type GitLabSimulator } from '../../../src/sandbox/gitlab-simulator/gitlab-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
@@ -141,7 +143,8 @@ describe('posted text read back by every reader holds no command', () => {
     const client = createTrackerClient({ baseUrl: tracker.url, email: EMAIL, apiToken: TRACKER_TOKEN });
     const [comment] = await client.getComments(issue.key);
     const created = await client.getIssue(createdIssue.evidence!.ids!.issue_key!);
-    const delivered = normaliseTrackerEvent(trackerWebhookSchema.parse({ ...webhook, comment: { ...webhook.comment, body: comment!.bodyAdf } }));
+    // Jira Cloud's webhook carries the comment as wiki markup rendered from the ADF it stores.
+    const delivered = normaliseTrackerEvent(trackerWebhookSchema.parse({ ...webhook, comment: { ...webhook.comment, body: adfToJiraWiki(comment!.bodyAdf) } }));
     expect(delivered.kind).toBe('observation');
     const observation = delivered.kind === 'observation' ? delivered.observation : undefined;
     // A comment on a pull request or merge request as the intake hands it to the command parser.
@@ -156,6 +159,7 @@ describe('posted text read back by every reader holds no command', () => {
       { where: 'Jira comment, webhook', body: observation?.facts.comment?.body ?? '', ...(observation ? { observation } : {}) },
       { where: 'Jira comment, plain rendering of its ADF', body: plainText(comment!.bodyAdf!) },
       { where: 'Jira issue description, REST reader', body: created.description },
+      { where: 'Jira issue description, wiki markup of a webhook', body: trackerRichTextToMarkdown(adfToJiraWiki(created.descriptionAdf)) },
       { where: 'Jira issue description, plain rendering', body: plainText(created.descriptionAdf!) },
       ...github.state.issueComments.slice(githubBefore.comments).map((c) => ({ where: 'GitHub comment', body: c.body, observation: onChange('scmhost', c.body) })),
       ...github.state.reviews.slice(githubBefore.reviews).filter((r) => r.body).map((r) => ({ where: 'GitHub review', body: r.body })),
@@ -170,7 +174,7 @@ describe('posted text read back by every reader holds no command', () => {
     expect(outputs.map((o) => o.where).sort()).toEqual([
       'GitHub comment', 'GitHub review', 'GitHub review line comment', 'GitHub review reply', 'GitLab note', 'GitLab note', 'GitLab note',
       'Jira comment, REST reader', 'Jira comment, plain rendering of its ADF', 'Jira comment, webhook',
-      'Jira issue description, REST reader', 'Jira issue description, plain rendering',
+      'Jira issue description, REST reader', 'Jira issue description, plain rendering', 'Jira issue description, wiki markup of a webhook',
     ]);
     for (const output of outputs) {
       expect(commandsIn(output.body), `${output.where}: ${JSON.stringify(output.body)}`).toEqual([]);
