@@ -201,7 +201,7 @@ function textNode(text: string, marks: AdfMark[]): AdfNode {
 }
 
 /** Joins neighbouring text nodes with identical marks, as Jira's editor does. */
-function mergeText(nodes: AdfNode[]): AdfNode[] {
+export function mergeText(nodes: AdfNode[]): AdfNode[] {
   const out: AdfNode[] = [];
   for (const node of nodes) {
     const last = out[out.length - 1];

@@ -11,6 +11,7 @@
  * them (a command naming someone) can read the comment through REST instead.
  */
 import type { AdfDocument, AdfMark, AdfNode } from '../adf/adf-types';
+import { mergeText } from '../adf/markdown-to-adf';
 
 export type WikiLoss = 'mention' | 'attachment';
 
@@ -42,22 +43,9 @@ function parseBlocks(lines: string[], lossy: Set<WikiLoss>): AdfNode[] {
     if (line.trim() === '') { i++; continue; }
     const code = CODE_OPEN.exec(line);
     if (code) {
-      const close = `{${code[1]}}`;
-      const body: string[] = [];
-      let rest = code[3] ?? '';
-      i++;
-      // `{code}text{code}` on one line, or the body on the lines up to the closing tag.
-      if (rest.includes(close)) {
-        body.push(rest.slice(0, rest.indexOf(close)));
-      } else {
-        if (rest.trim() !== '') body.push(rest);
-        while (i < lines.length && !lines[i]!.includes(close)) body.push(lines[i++]!);
-        if (i < lines.length) {
-          rest = lines[i]!.slice(0, lines[i]!.indexOf(close));
-          if (rest !== '') body.push(rest);
-          i++;
-        }
-      }
+      const fenced = fencedBody(lines, i, code[3] ?? '', `{${code[1]}}`, (last) => last !== '');
+      const body = fenced.body;
+      i = fenced.next;
       const language = code[2]?.trim();
       const text = body.join('\n');
       out.push({ type: 'codeBlock', ...(language ? { attrs: { language } } : {}), content: text ? [{ type: 'text', text }] : [] });
@@ -65,21 +53,9 @@ function parseBlocks(lines: string[], lossy: Set<WikiLoss>): AdfNode[] {
     }
     const quote = QUOTE_OPEN.exec(line);
     if (quote) {
-      const close = `{${quote[1]}}`;
-      const body: string[] = [];
-      const first = quote[2] ?? '';
-      i++;
-      if (first.includes(close)) {
-        body.push(first.slice(0, first.indexOf(close)));
-      } else {
-        if (first.trim() !== '') body.push(first);
-        while (i < lines.length && !lines[i]!.includes(close)) body.push(lines[i++]!);
-        if (i < lines.length) {
-          const last = lines[i]!.slice(0, lines[i]!.indexOf(close));
-          if (last.trim() !== '') body.push(last);
-          i++;
-        }
-      }
+      const fenced = fencedBody(lines, i, quote[2] ?? '', `{${quote[1]}}`, (last) => last.trim() !== '');
+      const body = fenced.body;
+      i = fenced.next;
       out.push({ type: quote[1] === 'panel' ? 'panel' : 'blockquote', content: parseBlocks(body, lossy) });
       continue;
     }
@@ -130,6 +106,23 @@ function parseBlocks(lines: string[], lossy: Set<WikiLoss>): AdfNode[] {
     out.push({ type: 'paragraph', content: mergeText(content) });
   }
   return out;
+}
+
+/**
+ * The lines of a `{code}`, `{noformat}`, `{quote}` or `{panel}` block whose opening tag is on line `start` with `first`
+ * after it: up to the closing tag (on the same line, or a later one), and the index of the line after the block.
+ */
+function fencedBody(lines: string[], start: number, first: string, close: string, keepLast: (text: string) => boolean): { body: string[]; next: number } {
+  if (first.includes(close)) return { body: [first.slice(0, first.indexOf(close))], next: start + 1 };
+  const body = first.trim() !== '' ? [first] : [];
+  let i = start + 1;
+  while (i < lines.length && !lines[i]!.includes(close)) body.push(lines[i++]!);
+  if (i < lines.length) {
+    const last = lines[i]!.slice(0, lines[i]!.indexOf(close));
+    if (keepLast(last)) body.push(last);
+    i++;
+  }
+  return { body, next: i };
 }
 
 function startsBlock(line: string): boolean {
@@ -310,17 +303,4 @@ function bracket(inner: string, lossy: Set<WikiLoss>, marks: AdfMark[]): AdfNode
   const href = parts[1]!.trim();
   if (parts[2]?.trim() === 'smart-link') return [{ type: 'inlineCard', attrs: { url: href } }];
   return parseInline(parts[0]!, lossy, [...marks, { type: 'link', attrs: { href } }]);
-}
-
-function mergeText(nodes: AdfNode[]): AdfNode[] {
-  const out: AdfNode[] = [];
-  for (const node of nodes) {
-    const last = out[out.length - 1];
-    if (last && last.type === 'text' && node.type === 'text' && JSON.stringify(last.marks ?? []) === JSON.stringify(node.marks ?? [])) {
-      last.text = (last.text ?? '') + (node.text ?? '');
-    } else {
-      out.push(node.type === 'text' ? { ...node } : node);
-    }
-  }
-  return out;
 }
