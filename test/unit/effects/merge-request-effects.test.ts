@@ -2,10 +2,12 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEffectActivities } from '../../../activities/effect-activities';
 import { resolutionStep } from '../../../activities/merge-request-effect-activities';
+import { openMergeRequestFeedback } from '../../../activities/stations/code-change/merge-request-feedback';
 import { parseRepositoryRegistry } from '../../../src/config/repository-registry';
 import { gitlabHookSchema } from '../../../src/ingress/gitlab/gitlab-webhook-schema';
 import { normaliseGitLabEvent } from '../../../src/ingress/gitlab/normalise-gitlab-event';
 import { createLogger } from '../../../src/logging/logger';
+import { createGitLabClient } from '../../../src/providers/gitlab/gitlab-client';
 import { createGitLabRepositories } from '../../../src/providers/gitlab/gitlab-repositories';
 import { startGitLabSimulator, type GitLabSimulator } from '../../../src/sandbox/gitlab-simulator/gitlab-simulator';
 import { discussionsOf } from '../../../src/sandbox/gitlab-simulator/gitlab-discussions';
@@ -228,6 +230,13 @@ describe('merge request effects', () => {
       const reply = observed[0]!;
       expect(reply.kind === 'observation' && reply.observation.facts).toMatchObject({ comment: { author: 'octo-reviewer', discussion: { id: thread!.id, thread: true, path: 'src/export.ts', line: 3 } } });
       expect(reply.kind === 'observation' && reply.routing.pull_request_ref).toBe(`platform/reviewed!${iid}`);
+      // implement_review reads it as an open thread on the finding's line; the findings nobody answered are not feedback.
+      const client = createGitLabClient({ apiBaseUrl: gitlab.apiUrl, token: TOKEN });
+      const pull = { pull_request: `platform/reviewed!${iid}`, repository: 'platform/reviewed', number: iid };
+      const feedback = openMergeRequestFeedback(pull, await client.listMergeRequestDiscussions('platform/reviewed', iid), { bot: 'service-bot', answered: new Set() });
+      expect(feedback).toEqual([expect.objectContaining({
+        kind: 'thread', comment_id: thread!.id, path: 'src/export.ts', line: 3, conversation: ['service-bot: an off-by-one; token [REDACTED]', 'octo-reviewer: Fixed, please look again.'],
+      })]);
 
       const answered = await perform('k-reply-fd-4', { kind: 'scmhost.review_reply', repository: 'platform/reviewed', number: iid, comment_id: thread!.id, body: 'Thanks, resolved.', resolve: true });
       expect(answered).toMatchObject({ status: 'succeeded', evidence: { ids: { discussion_id: thread!.id, resolution: 'resolved' } } });
