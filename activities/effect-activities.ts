@@ -9,7 +9,7 @@ import type { Logger } from '../src/logging/logger';
 import type { EffectAttemptResult, EffectOperation, PerformEffectInput, ProviderEvidence } from '../workflows/effects/effect-types';
 import { createIssueOnce, trackerIssueOperationSchemas, transitionOnce, type IssueEffectTracker } from './tracker-issue-effect-activities';
 import { gitPushFailure, performGitPush, type GitPushDeps } from './git-effect-activities';
-import { mergeRequestUrl, noteOnMergeRequestOnce, openMergeRequestOnce, replyInDiscussionOnce, reviewAsNote, updateMergeRequestOnce, type GitLabRepository } from './merge-request-effect-activities';
+import { mergeRequestUrl, noteOnMergeRequestOnce, openMergeRequestOnce, replyInDiscussionOnce, reviewOnMergeRequestOnce, updateMergeRequestOnce, type GitLabRepository } from './merge-request-effect-activities';
 import { openPullRequestOnce, pullRequestUrl, replyInReviewThreadOnce, submitReviewOnce, updatePullRequestOnce, type PullRequestEffectClient } from './pull-request-effect-activities';
 
 export type EffectTracker = Pick<TrackerClient, 'findCommentByIdempotencyKey' | 'addComment' | 'getIssue' | 'updateLabels'> & IssueEffectTracker;
@@ -163,7 +163,7 @@ export function createEffectActivities(deps: EffectActivityDeps) {
       case 'scmhost.pr_comment':
         return succeeded(await noteOnMergeRequestOnce(gitlab, operation.number, operation.body, key));
       case 'scmhost.pr_review':
-        return succeeded(await noteOnMergeRequestOnce(gitlab, operation.number, reviewAsNote(operation), key));
+        return succeeded(await reviewOnMergeRequestOnce(gitlab, operation, key));
       case 'scmhost.review_reply':
         return succeeded(await replyInDiscussionOnce(gitlab, operation, key));
       default:

@@ -1,5 +1,5 @@
 import type { RegistryRepository } from '../src/config/repository-registry';
-import type { Discussion, GitLabClient } from '../src/providers/gitlab/gitlab-client';
+import type { DiffRefs, Discussion, GitLabClient } from '../src/providers/gitlab/gitlab-client';
 import { isProviderError, RetryableProviderError } from '../src/providers/provider-errors';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import { serviceForkOf } from '../src/providers/gitlab/gitlab-fork';
@@ -12,6 +12,7 @@ import type { EffectOperation, ProviderEvidence } from '../workflows/effects/eff
  */
 export type MergeRequestClient = Pick<GitLabClient, 'findMergeRequestBySourceBranch' | 'createMergeRequest' | 'getProject' | 'getMergeRequest' | 'updateMergeRequest'
   | 'findNoteByIdempotencyKey' | 'createMergeRequestNote' | 'getMergeRequestDiscussion' | 'createMergeRequestDiscussionNote' | 'resolveMergeRequestDiscussion'
+  | 'listMergeRequestDiscussions' | 'createMergeRequestDiscussion'
   | 'findOwnFork' | 'createFork'>;
 
 /** A registry repository and the client of its connection. */
@@ -72,9 +73,7 @@ export async function mergeRequestUrl(gitlab: GitLabRepository, operation: { hea
 }
 
 /**
- * One note on a merge request, carrying the effect's key in a hidden marker so that a repeat finds it. Used for
- * `scmhost.pr_comment`, and for `scmhost.pr_review` (a GitLab merge request has no comment reviews: the review is a
- * note; an APPROVE is not given by the service).
+ * One note on a merge request, carrying the effect's key in a hidden marker so that a repeat finds it: `scmhost.pr_comment`.
  */
 export async function noteOnMergeRequestOnce(gitlab: GitLabRepository, number: number, body: string, key: string): Promise<ProviderEvidence> {
   const { entry, client } = gitlab;
@@ -84,10 +83,71 @@ export async function noteOnMergeRequestOnce(gitlab: GitLabRepository, number: n
   return { provider: 'gitlab', ids: { note_id: String(note.id) } };
 }
 
-/** The review as a note: the body, then each finding with its place. */
-export function reviewAsNote(operation: Op<'scmhost.pr_review'>): string {
-  const findings = (operation.comments ?? []).map((c) => `- \`${c.path}:${c.line}\`: ${c.body}`);
-  return findings.length ? `${operation.body}\n\n${findings.join('\n')}` : operation.body;
+type Finding = NonNullable<Op<'scmhost.pr_review'>['comments']>[number];
+
+/** The marker key of a review's finding thread: the effect's key and the finding's place in the review. */
+export function findingKey(key: string, index: number): string {
+  return `${key}:finding:${index}`;
+}
+
+/**
+ * The review's summary note: its body, then the findings GitLab would not place on a line of the diff, in the
+ * review's order, so that a repeat writes the same note.
+ */
+export function reviewAsNote(body: string, unplaced: readonly Finding[]): string {
+  if (unplaced.length === 0) return body;
+  const findings = unplaced.map((c) => `- \`${c.path}:${c.line}\`: ${c.body}`);
+  return `${body}\n\nNot on a line of this merge request's diff:\n\n${findings.join('\n')}`;
+}
+
+/**
+ * `scmhost.pr_review` on GitLab: each finding becomes a thread on its line of the diff ("Start a thread"), which a
+ * reviewer answers and resolves like their own threads; the review's body, with the findings GitLab refuses to place
+ * (400: the line is not in the diff), is one note, written last. Every thread and the note carry a hidden marker
+ * (the effect's key, and the finding's index for a thread), so a repeat after a failure or an unknown outcome adopts
+ * what is there and writes only what is missing. Once the note is there the review is complete. An APPROVE is not
+ * given by the service.
+ */
+export async function reviewOnMergeRequestOnce(gitlab: GitLabRepository, operation: Op<'scmhost.pr_review'>, key: string): Promise<ProviderEvidence> {
+  const { entry, client } = gitlab;
+  const findings = operation.comments ?? [];
+  const discussions = await client.listMergeRequestDiscussions(entry.namespace, operation.number);
+  const markedBy = (wanted: string) => discussions.find((d) => d.notes[0]?.idempotencyKey === wanted);
+  const threads = findings.map((_, index) => markedBy(findingKey(key, index))?.id);
+  // Written last, the note is there only when every finding has its thread or is listed in it.
+  const written = (noteId: number, adopted: boolean): ProviderEvidence => {
+    const unplaced = threads.filter((id) => id === undefined).length;
+    return {
+      provider: 'gitlab',
+      ids: { note_id: String(noteId), discussion_ids: threads.filter((id): id is string => id !== undefined).join(',') },
+      ...(adopted ? { adopted: true } : {}),
+      ...(unplaced ? { note: `${unplaced} finding(s) not on a line of the diff are listed in the note` } : {}),
+    };
+  };
+  const summary = markedBy(key)?.notes[0];
+  if (summary) return written(summary.id, true);
+
+  const unplaced: Finding[] = [];
+  let diffRefs: DiffRefs | undefined;
+  for (const [index, finding] of findings.entries()) {
+    if (threads[index] !== undefined) continue;
+    diffRefs ??= (await client.getMergeRequest(entry.namespace, operation.number)).diffRefs;
+    if (!diffRefs) {
+      unplaced.push(finding);
+      continue;
+    }
+    try {
+      const thread = await client.createMergeRequestDiscussion(entry.namespace, operation.number, redactSecrets(finding.body), {
+        position: { diffRefs, path: finding.path, newLine: finding.line }, idempotencyKey: findingKey(key, index),
+      });
+      threads[index] = thread.id;
+    } catch (error) {
+      if (!isProviderError(error) || error.status !== 400) throw error;
+      unplaced.push(finding);
+    }
+  }
+  const note = await client.createMergeRequestNote(entry.namespace, operation.number, redactSecrets(reviewAsNote(operation.body, unplaced)), { idempotencyKey: key });
+  return written(note.id, false);
 }
 
 /** What resolving a thread after its reply takes: nothing (not asked, or resolved already), nothing possible, or a request. */

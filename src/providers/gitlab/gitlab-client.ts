@@ -41,7 +41,15 @@ export interface MergeRequest {
   author?: string;
   createdAt: string;
   updatedAt: string;
+  /** The commits a diff thread's position names; only a single merge request's read carries them. */
+  diffRefs?: DiffRefs;
 }
+
+/** GitLab's `diff_refs`: the merge base, the target head the diff started from, and the source head. */
+export interface DiffRefs { baseSha: string; startSha: string; headSha: string }
+
+/** A line of a merge request's diff for "Start a thread": the new file's line (an added line). */
+export interface DiffPosition { diffRefs: DiffRefs; path: string; oldPath?: string; newLine: number }
 
 export interface Note {
   id: number;
@@ -254,6 +262,24 @@ export class GitLabClient {
     return toDiscussion(body);
   }
 
+  /**
+   * "Start a thread" on a merge request; with `position`, on that line of the diff (a DiffNote). GitLab answers 400
+   * when the position is no line of the diff (`line_code` "can't be blank").
+   */
+  async createMergeRequestDiscussion(namespace: string, iid: number, body: string, options: { position?: DiffPosition; idempotencyKey?: string } = {}): Promise<Discussion> {
+    const text = options.idempotencyKey ? withIdempotencyMarker(body, options.idempotencyKey) : body;
+    const at = options.position;
+    const position = at && {
+      position_type: 'text', base_sha: at.diffRefs.baseSha, start_sha: at.diffRefs.startSha, head_sha: at.diffRefs.headSha,
+      new_path: at.path, old_path: at.oldPath ?? at.path, new_line: at.newLine,
+    };
+    const { body: discussion } = await this.http.request<GitLabDiscussion>({
+      operation: 'createMergeRequestDiscussion', method: 'POST', path: `${this.project(namespace)}/merge_requests/${iid}/discussions`,
+      body: { body: text, ...(position ? { position } : {}) },
+    });
+    return toDiscussion(discussion);
+  }
+
   private discussionPath(namespace: string, iid: number, discussionId: string): string {
     return `${this.project(namespace)}/merge_requests/${iid}/discussions/${encodeURIComponent(discussionId)}`;
   }
@@ -285,6 +311,7 @@ interface GitLabMergeRequest {
   id: number; iid: number; title: string; description: string | null; state: MergeRequest['state']; draft?: boolean; work_in_progress?: boolean;
   source_branch: string; target_branch: string; sha: string; web_url: string; merge_status?: string; detailed_merge_status?: string; source_project_id?: number;
   author?: { username: string }; created_at: string; updated_at: string;
+  diff_refs?: { base_sha: string | null; start_sha: string | null; head_sha: string | null } | null;
 }
 export interface GitLabProject { id: number; pathWithNamespace: string; defaultBranch: string; webUrl: string; forkedFromId?: number }
 interface GitLabProjectJson {
@@ -332,6 +359,9 @@ function toMergeRequest(mr: GitLabMergeRequest): MergeRequest {
     author: mr.author?.username,
     createdAt: mr.created_at,
     updatedAt: mr.updated_at,
+    ...(mr.diff_refs?.base_sha && mr.diff_refs.start_sha && mr.diff_refs.head_sha
+      ? { diffRefs: { baseSha: mr.diff_refs.base_sha, startSha: mr.diff_refs.start_sha, headSha: mr.diff_refs.head_sha } }
+      : {}),
   };
 }
 

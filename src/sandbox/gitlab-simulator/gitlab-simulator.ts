@@ -20,6 +20,7 @@ import { createGitSmartHttp, loginOfToken, type GitSmartHttp } from '../scmhost-
 import { GitLabJson, isDraftTitle, keptMergeability, mergeStatusFields } from './gitlab-json';
 import type { MergeCheck } from '../scmhost-simulator/background-merge-check';
 import { MergeRequestGit } from './merge-request-git';
+import { isLineOfMergeRequestDiff, NO_LINE_CODE } from './diff-positions';
 import { discussionId, discussionsOf, replyShape, resolveRefusal, isResolvable, type SimDiscussion, type SimNote, type SimPosition } from './gitlab-discussions';
 
 export type { SimDiscussion, SimNote, SimPosition } from './gitlab-discussions';
@@ -467,14 +468,21 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     const mr = mrOf(req);
     res.json(json.discussion(projectOf(req), mr, state.discussion(mr, String(req.params.discussion_id))));
   });
-  api.post('/projects/:id/merge_requests/:iid/discussions', (req, res) => {
-    const project = projectOf(req);
-    const mr = mrOf(req);
-    const body = (req.body ?? {}) as { body?: unknown; position?: Record<string, unknown> };
-    if (typeof body.body !== 'string') throw new GitLabSimError(400, { error: 'body is missing' });
-    const position = body.position === undefined ? undefined : positionParam(body.position);
-    const note = state.startDiscussion(mr, body.body, String(res.locals.username), { project, ...(position ? { position } : {}) });
-    res.status(201).json(json.discussion(project, mr, state.discussion(mr, note.discussionId)));
+  api.post('/projects/:id/merge_requests/:iid/discussions', async (req, res, next) => {
+    try {
+      const project = projectOf(req);
+      const mr = mrOf(req);
+      const body = (req.body ?? {}) as { body?: unknown; position?: Record<string, unknown> };
+      if (typeof body.body !== 'string') throw new GitLabSimError(400, { error: 'body is missing' });
+      const position = body.position === undefined ? undefined : positionParam(body.position);
+      // A line outside the diff (or of a file the merge request does not change) has no line code: GitLab refuses it.
+      const repositories = { target: git.existingRepositoryPath(project.path), source: git.existingRepositoryPath((mr.sourceProject ?? project).path) };
+      if (position && !(await isLineOfMergeRequestDiff(repositories, mr, position))) throw new GitLabSimError(400, { message: NO_LINE_CODE });
+      const note = state.startDiscussion(mr, body.body, String(res.locals.username), { project, ...(position ? { position } : {}) });
+      res.status(201).json(json.discussion(project, mr, state.discussion(mr, note.discussionId)));
+    } catch (error) {
+      next(error);
+    }
   });
   api.post('/projects/:id/merge_requests/:iid/discussions/:discussion_id/notes', (req, res) => {
     const project = projectOf(req);
@@ -555,7 +563,7 @@ function positionParam(raw: Record<string, unknown>): SimPosition {
   if (raw.position_type !== 'text') throw new GitLabSimError(400, { error: 'position[position_type] does not have a valid value' });
   const path = (raw.new_path ?? raw.old_path) as string | undefined;
   const line = (value: unknown) => (value === undefined || value === null || value === '' ? null : Number(value));
-  if (!path || (line(raw.new_line) === null && line(raw.old_line) === null)) throw new GitLabSimError(400, { message: '400 Bad request - Note {:line_code=>["can\'t be blank", "must be a valid line code"]}' });
+  if (!path || (line(raw.new_line) === null && line(raw.old_line) === null)) throw new GitLabSimError(400, { message: NO_LINE_CODE });
   return {
     base_sha: String(raw.base_sha), start_sha: String(raw.start_sha), head_sha: String(raw.head_sha),
     old_path: String(raw.old_path ?? path), new_path: String(raw.new_path ?? path), position_type: 'text',

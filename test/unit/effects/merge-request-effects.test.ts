@@ -1,13 +1,17 @@
 import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEffectActivities } from '../../../activities/effect-activities';
 import { resolutionStep } from '../../../activities/merge-request-effect-activities';
+import { openMergeRequestFeedback } from '../../../activities/stations/code-change/merge-request-feedback';
 import { parseRepositoryRegistry } from '../../../src/config/repository-registry';
 import { gitlabHookSchema } from '../../../src/ingress/gitlab/gitlab-webhook-schema';
 import { normaliseGitLabEvent } from '../../../src/ingress/gitlab/normalise-gitlab-event';
 import { createLogger } from '../../../src/logging/logger';
+import { createGitLabClient } from '../../../src/providers/gitlab/gitlab-client';
 import { createGitLabRepositories } from '../../../src/providers/gitlab/gitlab-repositories';
 import { startGitLabSimulator, type GitLabSimulator } from '../../../src/sandbox/gitlab-simulator/gitlab-simulator';
+import { discussionsOf } from '../../../src/sandbox/gitlab-simulator/gitlab-discussions';
+import { pushCommit, remoteUrl } from '../sandbox/git-over-http';
 
 const TOKEN = 'glpat-mergeRequestEffects0123';
 
@@ -26,12 +30,13 @@ describe('merge request effects', () => {
     });
     await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
     const port = (hooks.address() as { port: number }).port;
-    gitlab = await startGitLabSimulator({ tokens: { [TOKEN]: 'service-bot' }, projects: ['platform/billing', 'platform/forked'], webhook: { url: `http://127.0.0.1:${port}/hook`, secret: 'hook-secret' } });
+    gitlab = await startGitLabSimulator({ tokens: { [TOKEN]: 'service-bot' }, projects: ['platform/billing', 'platform/forked', 'platform/reviewed'], webhook: { url: `http://127.0.0.1:${port}/hook`, secret: 'hook-secret' } });
     const registry = parseRepositoryRegistry(JSON.stringify({
       connections: { gl: { provider: 'gitlab', base_url: gitlab.url, credential_env: 'GL_TOKEN' }, unset: { provider: 'gitlab', base_url: gitlab.url, credential_env: 'GL_UNSET' } },
       repositories: {
         'platform/billing': { provider: 'gitlab', connection: 'gl', namespace: 'platform/billing' },
         'platform/forked': { provider: 'gitlab', connection: 'gl', namespace: 'platform/forked', change_request_mode: 'fork' },
+        'platform/reviewed': { provider: 'gitlab', connection: 'gl', namespace: 'platform/reviewed' },
         'platform/nocred': { provider: 'gitlab', connection: 'unset', namespace: 'platform/nocred' },
       },
     }));
@@ -61,15 +66,12 @@ describe('merge request effects', () => {
     expect(await perform('k-update', operation, 2)).toMatchObject({ evidence: { adopted: true } });
   });
 
-  it('posts a comment and the service review as notes once each, found again by their key', async () => {
+  it('posts a comment as a note once, found again by its key', async () => {
     const comment = { kind: 'scmhost.pr_comment', repository: 'platform/billing', number: 1, body: 'Rebased on main.' };
-    const review = { kind: 'scmhost.pr_review', repository: 'platform/billing', number: 1, event: 'COMMENT', body: 'Automated review by the service', comments: [{ path: 'src/a.ts', line: 3, body: 'an off-by-one' }] };
     expect(await perform('k-comment', comment)).toMatchObject({ status: 'succeeded' });
-    expect(await perform('k-review', review)).toMatchObject({ status: 'succeeded' });
     expect(await perform('k-comment', comment, 2)).toMatchObject({ evidence: { adopted: true } });
-    expect(await perform('k-review', review, 2)).toMatchObject({ evidence: { adopted: true } });
     const notes = gitlab.state.project('platform/billing').mergeRequests[0]!.notes.map((n) => n.body.split('\n<!--')[0]!.trim());
-    expect(notes).toEqual(['Rebased on main.', 'Automated review by the service\n\n- `src/a.ts:3`: an off-by-one']);
+    expect(notes).toEqual(['Rebased on main.']);
   });
 
   it('fails closed, without a write, for a connection without its credential', async () => {
@@ -86,8 +88,8 @@ describe('merge request effects', () => {
     expect(received.every((r) => r.headers['x-gitlab-token'] === 'hook-secret')).toBe(true);
     const observed = received.map((r) => normaliseGitLabEvent(gitlabHookSchema.parse(r.body)));
     const kinds = observed.map((o) => (o.kind === 'observation' ? `${o.observation.event}:${o.observation.claim ?? o.observation.facts.action}` : o.kind));
-    expect(kinds).toEqual(['merge_request:open', 'merge_request:update', 'note:created', 'note:created', 'pipeline:completed', 'merge_request:merged']);
-    const pipeline = observed[4]!;
+    expect(kinds).toEqual(['merge_request:open', 'merge_request:update', 'note:created', 'pipeline:completed', 'merge_request:merged']);
+    const pipeline = observed[3]!;
     expect(pipeline.kind === 'observation' && pipeline.observation.facts.pipeline).toMatchObject({ status: 'failed', sha: project.branches.get('service/fd-1') });
     expect(pipeline.kind === 'observation' && pipeline.routing.pull_request_ref).toBe('platform/billing!1');
   });
@@ -146,6 +148,101 @@ describe('merge request effects', () => {
       const comment = gitlab.state.addNote(mr, 'Nice.', 'octo-reviewer');
       expect(await perform('k-plain', reply(comment.discussionId, { resolve: true }))).toMatchObject({ status: 'succeeded', evidence: { ids: { resolution: 'not_resolvable' } } });
       expect(await perform('k-missing', reply('f'.repeat(40)))).toMatchObject({ status: 'terminal_failure', evidence: { status_code: 404 } });
+    });
+  });
+
+  describe('the service review on a merge request with a real diff', () => {
+    const lines = (from: number, to: number, text = (n: number) => `line ${n}`) => Array.from({ length: to - from + 1 }, (_, i) => `${text(from + i)}\n`).join('');
+    const project = () => gitlab.state.project('platform/reviewed');
+    let iid = 0;
+    // What the diff holds: src/export.ts line 3 changed and line 31 added (two hunks, lines 1-6 and 28-31), src/new.ts added.
+    const findings = [
+      { path: 'src/export.ts', line: 3, body: 'an off-by-one; token glpat-abcdefghijklmnopqrst' },
+      { path: 'README.md', line: 1, body: 'the README does not mention the export' },
+      { path: 'src/export.ts', line: 15, body: 'this loop is quadratic' },
+      { path: 'src/new.ts', line: 2, body: 'name the constant' },
+      { path: 'src/export.ts', line: 31, body: 'the last line lacks a test' },
+    ];
+    const review = (extra: Record<string, unknown> = {}) => ({ kind: 'scmhost.pr_review', repository: 'platform/reviewed', number: iid, event: 'COMMENT', body: 'Automated review by the service', comments: findings, ...extra });
+    const mr = () => project().mergeRequests.find((m) => m.iid === iid)!;
+    const visible = (body: string) => body.split('\n\n<!--')[0]!;
+    const threadsOf = () => discussionsOf(mr().notes).filter((d) => d.notes[0]!.type === 'DiffNote');
+    const notesOf = () => discussionsOf(mr().notes).filter((d) => d.notes[0]!.type === null);
+
+    beforeAll(async () => {
+      const remote = remoteUrl(gitlab.url, 'platform/reviewed', TOKEN);
+      await pushCommit(remote, 'main', { 'src/export.ts': lines(1, 30) }, 'seed');
+      await pushCommit(remote, 'service/fd-4', { 'src/export.ts': lines(1, 31, (n) => (n === 3 ? 'line three' : `line ${n}`)), 'src/new.ts': 'export const a = 1;\nexport const b = 2;\n' }, '[FD-4] export');
+      const opened = await perform('k-open-fd-4', { kind: 'scmhost.open_pr', repository: 'platform/reviewed', head: 'service/fd-4', base: null, title: '[FD-4] Export', body: 'b' });
+      iid = Number(opened.evidence!.ids!.number);
+    }, 60_000);
+
+    it('puts each finding with a line of the diff in a thread on that line, and the body with the others in one note, once', async () => {
+      const first = await perform('k-review-fd-4', review());
+      expect(first).toMatchObject({ status: 'succeeded', evidence: { provider: 'gitlab', note: expect.stringContaining('2 finding(s)') } });
+      expect(first.evidence).not.toHaveProperty('adopted');
+      const threads = threadsOf();
+      const head = project().branches.get('service/fd-4');
+      expect(threads.map((d) => [d.notes[0]!.position!.new_path, d.notes[0]!.position!.new_line, d.notes[0]!.position!.head_sha, d.notes[0]!.author, visible(d.notes[0]!.body)])).toEqual([
+        ['src/export.ts', 3, head, 'service-bot', 'an off-by-one; token [REDACTED]'],
+        ['src/new.ts', 2, head, 'service-bot', 'name the constant'],
+        ['src/export.ts', 31, head, 'service-bot', 'the last line lacks a test'],
+      ]);
+      expect(notesOf().map((d) => visible(d.notes[0]!.body))).toEqual([
+        'Automated review by the service\n\nNot on a line of this merge request\'s diff:\n\n- `README.md:1`: the README does not mention the export\n- `src/export.ts:15`: this loop is quadratic',
+      ]);
+      expect(first.evidence!.ids).toEqual({ note_id: String(notesOf()[0]!.notes[0]!.id), discussion_ids: threads.map((d) => d.id).join(',') });
+
+      const again = await perform('k-review-fd-4', review(), 2);
+      expect(again).toMatchObject({ status: 'succeeded', evidence: { adopted: true, ids: first.evidence!.ids, note: first.evidence!.note } });
+      expect([threadsOf().length, notesOf().length]).toEqual([3, 1]);
+    });
+
+    it('after an attempt whose outcome is lost past the first thread, the next attempt adopts that thread and writes only what is missing', async () => {
+      const key = 'k-review-fd-4-crash';
+      const before = threadsOf().length;
+      // The first thread is written, its answer never arrives: the attempt fails with an unknown outcome (the write
+      // may land after the connection dropped, as on GitLab).
+      gitlab.faults.enqueue({ match: { method: 'POST', path: /\/discussions$/ }, kind: 'apply-then-timeout', holdMs: 50 });
+      const crashed = await perform(key, review());
+      expect(crashed).toMatchObject({ status: 'indeterminate', evidence: { note: expect.stringContaining('may have been applied') } });
+      await vi.waitFor(() => expect(threadsOf().length - before).toBe(1), { timeout: 10_000 });
+      expect(notesOf()).toHaveLength(1);
+
+      const second = await perform(key, review(), 2);
+      expect(second.status).toBe('succeeded');
+      const third = await perform(key, review(), 3);
+      expect(third).toMatchObject({ status: 'succeeded', evidence: { adopted: true, ids: second.evidence!.ids } });
+      const ours = threadsOf().slice(before);
+      expect(ours.map((d) => [d.notes[0]!.position!.new_path, d.notes[0]!.position!.new_line])).toEqual([['src/export.ts', 3], ['src/new.ts', 2], ['src/export.ts', 31]]);
+      expect(second.evidence!.ids!.discussion_ids).toBe(ours.map((d) => d.id).join(','));
+      expect(notesOf()).toHaveLength(2);
+      expect(visible(notesOf()[1]!.notes[0]!.body)).toBe(visible(notesOf()[0]!.notes[0]!.body));
+    });
+
+    it('a reviewer\'s reply in a finding\'s thread reaches the service with the thread, and the service replies and resolves there', async () => {
+      const [thread] = threadsOf();
+      received.length = 0;
+      gitlab.state.replyInDiscussion(mr(), thread!.id, 'Fixed, please look again.', 'octo-reviewer', project());
+      await gitlab.webhooks.flush();
+      const observed = received.map((r) => normaliseGitLabEvent(gitlabHookSchema.parse(r.body)));
+      expect(observed).toHaveLength(1);
+      const reply = observed[0]!;
+      expect(reply.kind === 'observation' && reply.observation.facts).toMatchObject({ comment: { author: 'octo-reviewer', discussion: { id: thread!.id, thread: true, path: 'src/export.ts', line: 3 } } });
+      expect(reply.kind === 'observation' && reply.routing.pull_request_ref).toBe(`platform/reviewed!${iid}`);
+      // implement_review reads it as an open thread on the finding's line; the findings nobody answered are not feedback.
+      const client = createGitLabClient({ apiBaseUrl: gitlab.apiUrl, token: TOKEN });
+      const pull = { pull_request: `platform/reviewed!${iid}`, repository: 'platform/reviewed', number: iid };
+      const feedback = openMergeRequestFeedback(pull, await client.listMergeRequestDiscussions('platform/reviewed', iid), { bot: 'service-bot', answered: new Set() });
+      expect(feedback).toEqual([expect.objectContaining({
+        kind: 'thread', comment_id: thread!.id, path: 'src/export.ts', line: 3, conversation: ['service-bot: an off-by-one; token [REDACTED]', 'octo-reviewer: Fixed, please look again.'],
+      })]);
+
+      const answered = await perform('k-reply-fd-4', { kind: 'scmhost.review_reply', repository: 'platform/reviewed', number: iid, comment_id: thread!.id, body: 'Thanks, resolved.', resolve: true });
+      expect(answered).toMatchObject({ status: 'succeeded', evidence: { ids: { discussion_id: thread!.id, resolution: 'resolved' } } });
+      expect(gitlab.state.discussion(mr(), thread!.id).notes.map((n) => [n.author, n.resolvedBy])).toEqual([
+        ['service-bot', 'service-bot'], ['octo-reviewer', 'service-bot'], ['service-bot', 'service-bot'],
+      ]);
     });
   });
 

@@ -165,14 +165,14 @@ describe('posted text read back by every reader holds no command', () => {
       ...github.state.reviews.slice(githubBefore.reviews).filter((r) => r.body).map((r) => ({ where: 'GitHub review', body: r.body })),
       ...lines.filter((c) => !c.inReplyToId).map((c) => ({ where: 'GitHub review line comment', body: c.body, observation: onChange('scmhost', c.body) })),
       ...lines.filter((c) => c.inReplyToId).map((c) => ({ where: 'GitHub review reply', body: c.body, observation: onChange('scmhost', c.body) })),
-      ...mr.notes.filter((n) => n.author === 'service-bot').map((n) => ({ where: 'GitLab note', body: n.body, observation: onChange('gitlab', n.body) })),
+      ...mr.notes.filter((n) => n.author === 'service-bot').map((n) => ({ where: n.type === 'DiffNote' ? 'GitLab review thread' : 'GitLab note', body: n.body, observation: onChange('gitlab', n.body) })),
     ];
   }
 
   it.each(HOSTILE_COMMAND_TEXTS.map((entry) => [entry.name, entry]))('%s', async (name, entry) => {
     const outputs = await postEverywhere(name, entry.text);
     expect(outputs.map((o) => o.where).sort()).toEqual([
-      'GitHub comment', 'GitHub review', 'GitHub review line comment', 'GitHub review reply', 'GitLab note', 'GitLab note', 'GitLab note',
+      'GitHub comment', 'GitHub review', 'GitHub review line comment', 'GitHub review reply', 'GitLab note', 'GitLab note', 'GitLab note', 'GitLab review thread',
       'Jira comment, REST reader', 'Jira comment, plain rendering of its ADF', 'Jira comment, webhook',
       'Jira issue description, REST reader', 'Jira issue description, plain rendering', 'Jira issue description, wiki markup of a webhook',
     ]);

@@ -128,13 +128,12 @@ describe('GitLab simulator against the example responses of GitLab\'s API docume
     await client.getMergeRequest(NS, mr.iid);
     await client.listMergeRequestPipelines(NS, mr.iid);
     await client.listPipelinesForSha(NS, head ?? '');
-    // Threads: one on a line of the diff (started as a reviewer would; the service's client does not start threads),
-    // one without a place, and the plain comment above; the service replies and resolves.
-    const started = await recordingFetch(exchanges)(`${sim.apiUrl}/projects/${encodeURIComponent(NS)}/merge_requests/${mr.iid}/discussions`, {
-      method: 'POST', headers: { 'private-token': TOKEN, 'content-type': 'application/json' },
-      body: JSON.stringify({ body: 'Say which rows.', position: { base_sha: head, start_sha: head, head_sha: head, position_type: 'text', new_path: 'src/pay.ts', old_path: 'src/pay.ts', new_line: 4 } }),
-    });
-    const thread = (await started.json()) as { id: string };
+    // Threads: one on a line of the diff (the service's review finding, at the merge request's diff_refs), one without
+    // a place, and the plain comment above; the service replies and resolves.
+    const diffRefs = (await client.getMergeRequest(NS, mr.iid)).diffRefs;
+    expect(diffRefs).toEqual({ baseSha: project.branches.get('main'), startSha: project.branches.get('main'), headSha: head });
+    const thread = await client.createMergeRequestDiscussion(NS, mr.iid, 'Say which rows.', { position: { diffRefs: diffRefs!, path: 'src/pay.ts', newLine: 4 }, idempotencyKey: 'proj-1:review:finding:0' });
+    expect(thread.notes[0]).toMatchObject({ type: 'DiffNote', position: { path: 'src/pay.ts', line: 4 }, idempotencyKey: 'proj-1:review:finding:0' });
     sim.state.startDiscussion(project.mergeRequests[0]!, 'Why?', 'reviewer');
     await client.createMergeRequestDiscussionNote(NS, mr.iid, thread.id, 'Done.', { idempotencyKey: 'proj-1:reply' });
     await client.getMergeRequestDiscussion(NS, mr.iid, thread.id);
@@ -176,7 +175,7 @@ describe('GitLab simulator against the example responses of GitLab\'s API docume
     const source = readFileSync(join(__dirname, '../../../src/providers/gitlab/gitlab-client.ts'), 'utf8');
     const operations = [...source.matchAll(/operation: '(\w+)'|paginate<\w+>\('(\w+)'/g)].map((m) => m[1] ?? m[2]).sort();
     expect(operations).toEqual([
-      'createBranch', 'createFork', 'createMergeRequest', 'createMergeRequestDiscussionNote', 'createMergeRequestNote', 'findMergeRequestBySourceBranch', 'findOwnFork', 'getBranch',
+      'createBranch', 'createFork', 'createMergeRequest', 'createMergeRequestDiscussion', 'createMergeRequestDiscussionNote', 'createMergeRequestNote', 'findMergeRequestBySourceBranch', 'findOwnFork', 'getBranch',
       'getCurrentUser', 'getMergeRequest', 'getMergeRequestDiscussion', 'getProject', 'listMergeRequestDiscussions', 'listMergeRequestNotes', 'listMergeRequestPipelines',
       'listOpenMergeRequestsByBranchPrefix', 'listPipelinesForSha', 'resolveMergeRequestDiscussion', 'updateMergeRequest',
     ]);
