@@ -54,12 +54,20 @@ function send(url: string, headers: Record<string, string>, body: Buffer, option
     req.on('finish', () => resolve());
     req.on('close', () => resolve());
   });
-  if (options.chunked) {
-    for (let at = 0; at < body.length; at += 1024 * 1024) req.write(body.subarray(at, at + 1024 * 1024));
-    req.end();
-  } else {
-    req.end(body);
-  }
+  // The headers go first, and the body once the gateway had the time to answer from them (it answers a refusal it
+  // can make from the headers in 10-100 ms and then closes): a body already on its way when the connection closes
+  // makes this client fail with EPIPE before it reads the answer, which says nothing about the gateway.
+  req.flushHeaders();
+  const headersAnswered = Promise.race([answer.then(() => undefined, () => undefined), new Promise((r) => setTimeout(r, 300))]);
+  void headersAnswered.then(() => {
+    if (req.destroyed) return;
+    if (options.chunked) {
+      for (let at = 0; at < body.length; at += 1024 * 1024) req.write(body.subarray(at, at + 1024 * 1024));
+      req.end();
+    } else {
+      req.end(body);
+    }
+  });
   void sent.then(() => answer.finally(() => req.destroy()).catch(() => undefined));
   return { answer, sent };
 }
