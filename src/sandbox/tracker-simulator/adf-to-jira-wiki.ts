@@ -7,6 +7,7 @@
  * `||head||` and `|cell|`, `!attachment!`, and a backslash before a character that would otherwise be markup.
  */
 import type { AdfMark, AdfNode } from '../../providers/tracker/adf/adf-types';
+import { LINK_TARGET } from '../../providers/tracker/wiki/jira-wiki-to-adf';
 
 export function adfToJiraWiki(document: unknown): string {
   if (typeof document === 'string') return document;
@@ -119,7 +120,8 @@ function marked(text: string, marks: AdfMark[], atLineStart: boolean, braced: bo
     const sign = MARK_SIGN[mark.type];
     if (sign) out = braced || !WORD.test(core.slice(0, 1)) || !WORD.test(core.slice(-1)) ? `{${sign}}${out}{${sign}}` : `${sign}${out}${sign}`;
   }
-  if (link) out = core === href ? `[${href}]` : `[${out}|${href}]`;
+  // `[address]` alone only for an address the notation takes for one; any other target keeps its text and a `|`.
+  if (link) out = core === href && LINK_TARGET.test(href) ? `[${href}]` : `[${out}|${href}]`;
   return lead + out + trail;
 }
 

@@ -178,6 +178,9 @@ function splitOutsideEscapes(text: string, separator: string): string[] {
   return cells;
 }
 
+/** What a bracket without a `|` links to: an address with a scheme, or one that starts with www. */
+export const LINK_TARGET = /^(?:[a-z][a-z0-9+.-]*:\/\/|mailto:|www\.)/i;
+
 const SIGNS: Record<string, string> = { '*': 'strong', _: 'em', '-': 'strike', '+': 'underline', '^': 'sup', '~': 'sub' };
 const PUNCTUATION = /[!-/:-@[-`{-~]/;
 
@@ -298,6 +301,9 @@ function bracket(inner: string, lossy: Set<WikiLoss>, marks: AdfMark[]): AdfNode
   const parts = splitOutsideEscapes(inner, '|');
   if (parts.length === 1) {
     const href = parts[0]!.trim();
+    // `[https://…]` is a link; `[WIP]` or `[svc-bot]`, typed as text, is text (Jira shows it so, and its renderer
+    // escapes the brackets of text anyway).
+    if (!LINK_TARGET.test(href)) return mergeText([{ type: 'text', text: '[', ...(marks.length ? { marks } : {}) }, ...parseInline(inner, lossy, marks), { type: 'text', text: ']', ...(marks.length ? { marks } : {}) }]);
     return [{ type: 'text', text: href, marks: [...marks, { type: 'link', attrs: { href } }] }];
   }
   const href = parts[1]!.trim();

@@ -70,6 +70,8 @@ describe('jiraWikiToAdf on wiki markup people and Jira write', () => {
     expect(read('see [the docs|https://example.com/d] or [https://example.com]')).toBe('see [the docs](https://example.com/d) or https://example.com');
     expect(read('h2. Plan\n\nText')).toBe('## Plan\n\nText');
     expect(read('a 2*3 b and snake_case stay text')).toBe('a 2*3 b and snake_case stay text');
+    // Brackets around something that is no address are text, as people type them: a prefix, a tag.
+    expect(read('[svc-bot] PRD posted, [WIP] and [*bold*]')).toBe('[svc-bot] PRD posted, [WIP] and [**bold**]');
   });
 
   it('reads nested lists of either kind, code blocks, quotes and rules', () => {
