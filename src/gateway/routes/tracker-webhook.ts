@@ -163,7 +163,7 @@ async function readBack<T extends { comment?: { id: string; body?: unknown } }>(
  */
 async function withLabels(deps: TrackerWebhookDeps, reply: WebhookReply, observations: Observation[]): Promise<Observation[] | undefined> {
   try {
-    return await withCommentIssueLabels(observations, deps.issueLabels);
+    return await withCommentIssueLabels(observations, deps.issueLabels, deps.guard);
   } catch (error) {
     const key = observations[0]?.ticket_key;
     if (error instanceof NotFoundProviderError) {
