@@ -6,7 +6,7 @@ import { commentObservation } from '../../../../src/ingress/tracker/tracker-obse
 // the loop guard drops anyway (each comment the service writes comes back as a webhook).
 
 const issue = { id: '10001', key: 'SBX-2' };
-const comment = (id: string, body: string) => commentObservation(issue, { id, body, accountId: 'acc-person', created: '2026-12-06T01:00:00.000+0000', updated: '2026-12-06T01:00:00.000+0000' }, { source: 'webhook', receivedAt: new Date(0) });
+const comment = (id: string, body: string) => commentObservation(issue, { id, body, authorIds: ['tracker:acc-person'], created: '2026-12-06T01:00:00.000+0000', updated: '2026-12-06T01:00:00.000+0000' }, { source: 'webhook', receivedAt: new Date(0) });
 
 describe('withCommentIssueLabels', () => {
   it('asks for the labels of a person\'s comment, and never for the service\'s own', async () => {

@@ -54,7 +54,7 @@ describe('Jira wiki markup read as the same text as ADF', () => {
     const issue = { id: '10001', key: 'SBX-1' };
     for (const text of corpus) {
       const adf = markdownToAdf(text);
-      const facts = (body: string) => ({ id: '20001', body, accountId: 'acc-1', created: '2026-12-06T01:00:00.000+0000', updated: '2026-12-06T01:00:00.000+0000' });
+      const facts = (body: string) => ({ id: '20001', body, authorIds: ['tracker:acc-1'], created: '2026-12-06T01:00:00.000+0000', updated: '2026-12-06T01:00:00.000+0000' });
       const byWebhook = commentObservation(issue, facts(trackerRichTextToMarkdown(adfToJiraWiki(adf))), { source: 'webhook', receivedAt: new Date(0) });
       const byPoller = commentObservation(issue, facts(trackerRichTextToMarkdown(adf)), { source: 'poller', receivedAt: new Date(0) });
       expect([byWebhook.delivery_identity, byWebhook.fingerprint]).toEqual([byPoller.delivery_identity, byPoller.fingerprint]);
