@@ -6,6 +6,7 @@ import type { Logger } from '../src/logging/logger';
 import type { TicketWorkflowsPort } from '../src/temporal/ticket-workflows';
 import { collectScmhostDeliveries } from '../src/poller/scmhost-poll';
 import { collectTrackerObservations } from '../src/poller/tracker-poll';
+import { collectGitLabDeliveries, type PolledGitLabProject } from '../src/poller/gitlab-poll';
 import { DEFAULT_POLL_OVERLAP_SECONDS, MAX_POLL_LOOKBACK_SECONDS, pollWindow } from '../src/poller/poll-window';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import type { TrackerClient } from '../src/providers/tracker/tracker-client';
@@ -15,6 +16,8 @@ export interface PollActivityDeps {
   tracker?: Pick<TrackerClient, 'searchAllIssues' | 'getIssue' | 'getComments'>;
   scmhost?: () => Promise<Pick<ScmhostClient, 'listOpenPullRequestsByBranchPrefix' | 'listRecentlyClosedPullRequestsByBranchPrefix' | 'listReviews' | 'listCheckRuns' | 'listIssueComments'>>;
   scmhostRepositories: string[];
+  /** The GitLab projects of the repository registry, each with the client of its connection (none without a registry). */
+  gitlabProjects?: () => PolledGitLabProject[];
   workflows: TicketWorkflowsPort;
   guard: LoopGuardOptions;
   logger: Logger;
@@ -52,6 +55,7 @@ export function createPollActivities(deps: PollActivityDeps) {
     // timeout, not after the start-to-close timeout; until then the schedule (overlap SKIP) starts no other poll.
     pollTracker: (input: PollWorkflowInput) => withHeartbeat(() => pollTrackerOnce(input), deps.heartbeatEveryMs),
     pollScmhost: (input: PollWorkflowInput) => withHeartbeat(() => pollScmhostOnce(input), deps.heartbeatEveryMs),
+    pollGitLab: (input: PollWorkflowInput) => withHeartbeat(() => pollGitLabOnce(input), deps.heartbeatEveryMs),
   };
 
   async function pollTrackerOnce(input: PollWorkflowInput): Promise<PollSummary> {
@@ -78,6 +82,20 @@ export function createPollActivities(deps: PollActivityDeps) {
     for (const delivery of deliveries) outcomes.push(await deliverSourceHostObservation(deps.workflows, delivery.observation, delivery.routing, deps.guard));
     const summary = summarise('scmhost', outcomes, undefined, started);
     deps.logger.info('source-host poll finished', { ...summary, lookback_seconds: lookbackSeconds });
+    return summary;
+  }
+
+  async function pollGitLabOnce(input: PollWorkflowInput): Promise<PollSummary> {
+    const parsed = pollInput.parse(input);
+    const projects = deps.gitlabProjects?.() ?? [];
+    if (projects.length === 0) return summarise('gitlab', [], 'no GitLab project in the repository registry (SERVICE_REPOS_CONFIG_PATH)');
+    const started = now();
+    const { lookbackSeconds } = pollWindow({ now: started, ...parsed });
+    const deliveries = await collectGitLabDeliveries(projects, { now: started, lookbackSeconds });
+    const outcomes: DeliveryOutcome[] = [];
+    for (const delivery of deliveries) outcomes.push(await deliverSourceHostObservation(deps.workflows, delivery.observation, delivery.routing, deps.guard));
+    const summary = summarise('gitlab', outcomes, undefined, started);
+    deps.logger.info('GitLab poll finished', { ...summary, projects: projects.length, lookback_seconds: lookbackSeconds });
     return summary;
   }
 }

@@ -132,6 +132,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
       tracker,
       scmhost,
       scmhostRepositories: repositories,
+      gitlabProjects: gitlab && registry ? () => [...registry.repositories.values()].map((entry) => ({ namespace: entry.namespace, client: gitlab(entry.name)!.client })) : undefined,
       workflows: new TemporalTicketWorkflows(connection, config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config)),
       guard: pollerGuard,
       logger: logger.child({ component: 'poller' }),

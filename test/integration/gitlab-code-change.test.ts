@@ -1,8 +1,27 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startCodeChangeWorld, type CodeChangeWorld } from '../helpers/code-change-world';
+import { pollNow } from '../helpers/poller';
 import { eventually } from '../helpers/webhooks';
 
 const PROJECT = 'platform/billing';
+const TASK_QUEUE = 'it-gitlab-delivery';
+
+/**
+ * Does what `act` does with GitLab's hooks lost on the way (GitLab gives up on a hook after its retries and never
+ * sends it again), and answers the lost deliveries so that a test can send one late.
+ */
+async function withHooksLost(world: CodeChangeWorld, act: () => void) {
+  const target = world.gitlab.webhooks.target;
+  const from = world.gitlab.webhooks.deliveries.length;
+  world.gitlab.webhooks.setTarget(undefined);
+  try {
+    act();
+    await world.gitlab.webhooks.flush();
+  } finally {
+    world.gitlab.webhooks.setTarget(target);
+  }
+  return world.gitlab.webhooks.deliveries.slice(from);
+}
 
 /**
  * Delivery to a GitLab project of the repository registry: the same flow as on GitHub, on the GitLab simulator
@@ -13,14 +32,18 @@ describe('feature delivery to GitLab', () => {
   let world: CodeChangeWorld;
 
   beforeAll(async () => {
-    world = await startCodeChangeWorld(inject('temporalAddress'), { repositories: [], gitlabProjects: [PROJECT], projectKey: 'GL', taskQueue: 'it-gitlab-delivery' });
+    world = await startCodeChangeWorld(inject('temporalAddress'), {
+      repositories: [], gitlabProjects: [PROJECT], projectKey: 'GL', taskQueue: TASK_QUEUE,
+      // The poller runs when the test triggers its schedule, and reads from the last poll's watermark less a second.
+      env: { SERVICE_POLL_INTERVAL_SECONDS: '3600', SERVICE_POLL_OVERLAP_SECONDS: '1' },
+    });
   }, 600_000);
 
   afterAll(async () => {
     await world?.close();
   });
 
-  it('opens one merge request, reviews it in a note, fixes a failed pipeline, answers a reviewer\'s threads in their discussions (the accepted one resolved, once across a worker kill) and a plain note in a note, and closes the work when the merge request is merged', async () => {
+  it('opens one merge request, reviews it in a note, fixes a failed pipeline, answers a reviewer\'s threads in their discussions (the accepted one resolved, once across a worker kill) and a plain note in a note, and closes the work when the merge request is merged; a pipeline hook and the merge hook lost on the way reach the ticket through the poller', async () => {
     const { tracker, gitlab, stack } = world;
     const key = tracker.state.createIssue({ projectKey: 'GL', issueType: 'Feature', summary: 'Invoice export', description: 'Export invoices as CSV.', labels: ['service:managed', 'service:yolo'] }).key;
 
@@ -38,8 +61,20 @@ describe('feature delivery to GitLab', () => {
     // The pipeline of the head fails: an agent fixes it in a container and pushes; the ticket says so on the
     // merge request's reference, and the description follows the fix.
     const attempts = (v: Record<string, any>, station: string) => (v.station_attempts as Array<{ station: string }>).filter((a) => a.station === station).length;
-    world.person.pipeline(PROJECT, key, 'failed');
+    // Its hook is lost: the ticket learns of it from the poller, and the hook sent late is a duplicate.
+    const [lostPipeline, ...others] = await withHooksLost(world, () => world.person.pipeline(PROJECT, key, 'failed'));
+    expect(others).toHaveLength(0);
+    expect(attempts(await world.execution(key), 'attempt_ci_fix')).toBe(0);
+    await pollNow(world.client, TASK_QUEUE);
     await world.at(key, 'wait_for_ci_gate', 'waiting for the pipeline of the fix', (v) => attempts(v, 'attempt_ci_fix') === 1);
+    const lateBefore = (await world.execution(key)).observation_decisions.duplicate as number;
+    const late = await fetch(`${world.stack.api}/api/v1/webhooks/gitlab`, {
+      method: 'POST', body: JSON.stringify(lostPipeline!.payload),
+      headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Pipeline Hook', 'x-gitlab-token': world.secrets.gitlab },
+    });
+    expect(late.status).toBe(202);
+    await world.at(key, 'wait_for_ci_gate', 'the late pipeline hook seen as a duplicate', (v) => (v.observation_decisions.duplicate as number) > lateBefore);
+    expect(attempts(await world.execution(key), 'attempt_ci_fix')).toBe(1);
     expect(await world.branchLog(PROJECT, key)).toContain(`[${key}] fix: address CI failures (attempt 1)`);
     expect(world.comments(key).filter((c) => c.startsWith(`🔧 CI fix attempt 1/3 on ${PROJECT}!${mr!.iid}`))).toHaveLength(1);
     expect(world.mergeRequestsOf(PROJECT, key)[0]!.description).toContain('Latest: A fix for the failed CI checks pipeline (attempt 1):');
@@ -100,7 +135,9 @@ describe('feature delivery to GitLab', () => {
     // Green again, then a person merges: tasks, epic and feature close.
     world.person.pipeline(PROJECT, key, 'success');
     await world.at(key, 'human_review_gate', 'the review gate after the review change', (v) => attempts(v, 'ci_evaluator') >= 4);
-    world.person.mergeRequestMerge(PROJECT, key);
+    // The merge's hook is lost too: the poller brings it, and the ticket ends.
+    await withHooksLost(world, () => world.person.mergeRequestMerge(PROJECT, key));
+    await pollNow(world.client, TASK_QUEUE);
     const done = await world.at(key, 'done', 'the end', () => true, 120_000);
     expect(done.status).toBe('completed');
     const closed = [...tracker.state.issues.values()].filter((i) => i.labels.includes(`service:parent:${key}`) || i.key === key);

@@ -1,5 +1,5 @@
 export interface PollSummary {
-  source: 'tracker' | 'scmhost';
+  source: 'tracker' | 'scmhost' | 'gitlab';
   observed: number;
   started: number;
   signalled: number;

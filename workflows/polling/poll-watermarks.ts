@@ -5,7 +5,7 @@ export function lastPollWatermarks(lastResult: unknown): Partial<Record<PollSumm
   const found: Partial<Record<PollSummary['source'], string>> = {};
   if (!Array.isArray(lastResult)) return found;
   for (const entry of lastResult as Array<Partial<PollSummary> | null>) {
-    if (entry && (entry.source === 'tracker' || entry.source === 'scmhost') && typeof entry.watermark === 'string') found[entry.source] = entry.watermark;
+    if (entry && (entry.source === 'tracker' || entry.source === 'scmhost' || entry.source === 'gitlab') && typeof entry.watermark === 'string') found[entry.source] = entry.watermark;
   }
   return found;
 }

@@ -1,9 +1,9 @@
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { PollActivities } from '../../activities/poll-activities';
 import type { PollSummary, PollWorkflowInput } from './poll-types';
 import { lastPollWatermarks } from './poll-watermarks';
 
-const { pollTracker, pollScmhost } = proxyActivities<PollActivities>({
+const { pollTracker, pollScmhost, pollGitLab } = proxyActivities<PollActivities>({
   startToCloseTimeout: '5 minutes',
   // The polls heartbeat: one on a worker that died is retried on another after this, not after five minutes (while it
   // counts as running the schedule skips every poll, and webhooks lost meanwhile wait for it).
@@ -13,14 +13,17 @@ const { pollTracker, pollScmhost } = proxyActivities<PollActivities>({
 });
 
 /**
- * One poll cycle, started by the poller schedule (overlap SKIP): the tracker and the source host, side by side. The
+ * One poll cycle, started by the poller schedule (overlap SKIP): the tracker, GitHub and GitLab, side by side. The
  * schedule hands each run the result of the last run that completed (a failed run leaves it as it was), so each
  * source reads only what changed since its last successful watermark.
  */
 export async function pollWorkflow(input: PollWorkflowInput): Promise<PollSummary[]> {
   const watermarks = lastPollWatermarks(workflowInfo().lastResult);
-  return Promise.all([
+  const polls = [
     pollTracker({ ...input, watermark: watermarks.tracker ?? null }),
     pollScmhost({ ...input, watermark: watermarks.scmhost ?? null }),
-  ]);
+  ];
+  // A poll that started before GitLab was polled replays without the third activity.
+  if (patched('poll-gitlab')) polls.push(pollGitLab({ ...input, watermark: watermarks.gitlab ?? null }));
+  return Promise.all(polls);
 }

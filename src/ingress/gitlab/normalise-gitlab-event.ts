@@ -77,7 +77,9 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
       const identity = merged
         ? `gitlab:mr:${ref}:merged:${mr.merge_commit_sha ?? head ?? 'unknown'}`
         : mr.state === 'closed'
-          ? `gitlab:mr:${ref}:closed@${gitlabTime(mr.updated_at) ?? 'unknown'}`
+          // By the head it was closed at, not by a time: a note written later touches the merge request's updated_at,
+          // so the poller, which reads it later, would name the same close differently.
+          ? `gitlab:mr:${ref}:closed:${head ?? 'unknown'}`
           : `gitlab:mr:${ref}:head:${head ?? 'unknown'}`;
       const updated = gitlabTime(mr.updated_at);
       return {

@@ -41,6 +41,8 @@ export interface MergeRequest {
   author?: string;
   createdAt: string;
   updatedAt: string;
+  /** Set once merged: the commit the merge wrote on the target branch. */
+  mergeCommitSha?: string;
   /** The commits a diff thread's position names; only a single merge request's read carries them. */
   diffRefs?: DiffRefs;
 }
@@ -55,6 +57,8 @@ export interface Note {
   id: number;
   body: string;
   author?: string;
+  /** The author's numeric user id, which a rename keeps (allowed actors' `gitlab-id:`). */
+  authorId?: number;
   system: boolean;
   createdAt: string;
   updatedAt: string;
@@ -208,6 +212,17 @@ export class GitLabClient {
     return all.map(toMergeRequest).filter((mr) => mr.sourceBranch.startsWith(prefix));
   }
 
+  /**
+   * Merge requests of every state whose source branch starts with `prefix` and that changed at or after `since`
+   * (GitLab's `updated_after`; a note, a merge or a close changes a merge request, a pipeline does not).
+   */
+  async listMergeRequestsUpdatedSince(namespace: string, prefix: string, since: Date): Promise<MergeRequest[]> {
+    const all = await this.paginate<GitLabMergeRequest>('listMergeRequestsUpdatedSince', `${this.project(namespace)}/merge_requests`, {
+      state: 'all', updated_after: since.toISOString(), order_by: 'updated_at', sort: 'asc',
+    });
+    return all.map(toMergeRequest).filter((mr) => mr.sourceBranch.startsWith(prefix));
+  }
+
   async updateMergeRequest(namespace: string, iid: number, changes: { title?: string; description?: string; stateEvent?: 'close' | 'reopen' }): Promise<MergeRequest> {
     const { body } = await this.http.request<GitLabMergeRequest>({
       operation: 'updateMergeRequest', method: 'PUT', path: `${this.project(namespace)}/merge_requests/${iid}`,
@@ -310,7 +325,7 @@ export class GitLabClient {
 interface GitLabMergeRequest {
   id: number; iid: number; title: string; description: string | null; state: MergeRequest['state']; draft?: boolean; work_in_progress?: boolean;
   source_branch: string; target_branch: string; sha: string; web_url: string; merge_status?: string; detailed_merge_status?: string; source_project_id?: number;
-  author?: { username: string }; created_at: string; updated_at: string;
+  author?: { username: string }; created_at: string; updated_at: string; merge_commit_sha?: string | null;
   diff_refs?: { base_sha: string | null; start_sha: string | null; head_sha: string | null } | null;
 }
 export interface GitLabProject { id: number; pathWithNamespace: string; defaultBranch: string; webUrl: string; forkedFromId?: number }
@@ -335,7 +350,7 @@ function toProject(body: GitLabProjectJson): GitLabProject {
   return { id: body.id, pathWithNamespace: body.path_with_namespace, defaultBranch: body.default_branch, webUrl: body.web_url, ...(body.forked_from_project ? { forkedFromId: body.forked_from_project.id } : {}) };
 }
 interface GitLabNote {
-  id: number; body: string; author?: { username: string }; system: boolean; created_at: string; updated_at: string;
+  id: number; body: string; author?: { username: string; id?: number }; system: boolean; created_at: string; updated_at: string;
   type?: 'DiscussionNote' | 'DiffNote' | null; resolvable?: boolean; resolved?: boolean;
   position?: { new_path?: string | null; old_path?: string | null; new_line?: number | null; old_line?: number | null } | null;
 }
@@ -359,6 +374,7 @@ function toMergeRequest(mr: GitLabMergeRequest): MergeRequest {
     author: mr.author?.username,
     createdAt: mr.created_at,
     updatedAt: mr.updated_at,
+    ...(mr.merge_commit_sha ? { mergeCommitSha: mr.merge_commit_sha } : {}),
     ...(mr.diff_refs?.base_sha && mr.diff_refs.start_sha && mr.diff_refs.head_sha
       ? { diffRefs: { baseSha: mr.diff_refs.base_sha, startSha: mr.diff_refs.start_sha, headSha: mr.diff_refs.head_sha } }
       : {}),
@@ -370,6 +386,7 @@ function toNote(note: GitLabNote): Note {
     id: note.id,
     body: note.body,
     author: note.author?.username,
+    ...(note.author?.id !== undefined ? { authorId: note.author.id } : {}),
     system: note.system,
     createdAt: note.created_at,
     updatedAt: note.updated_at,

@@ -71,6 +71,8 @@ export interface SimMergeRequest {
   labels?: string[];
   /** Set when a person edited the title or description. */
   lastEditedAt?: string; lastEditedBy?: string;
+  /** When it was last closed (a reopen clears it), and when and by whom it was merged. */
+  closedAt?: string; mergedAt?: string; mergedBy?: string;
 }
 /** A job of a pipeline (GitLab's build): the hook's `builds`. */
 export interface SimJob { id: number; name: string; stage: string; status: string }
@@ -109,6 +111,8 @@ export class GitLabState {
     mr.mergeCommitSha = commits.mergeCommitSha ?? sha(`merge:${mr.id}`);
     if (commits.squashCommitSha) mr.squashCommitSha = commits.squashCommitSha;
     mr.updatedAt = new Date().toISOString();
+    mr.mergedAt = mr.updatedAt;
+    mr.mergedBy = user;
     project.branches.set(mr.targetBranch, mr.mergeCommitSha);
     this.emit({ kind: 'merge_request', project, mr, action: 'merge', user, changes: { state_id: { previous: STATE_ID.opened, current: STATE_ID.merged } } });
     return mr;
@@ -249,6 +253,8 @@ export class GitLabState {
     const id = this.id();
     const note: SimNote = { ...place(id), id, body, author, system: false, createdAt: time, updatedAt: time };
     mr.notes.push(note);
+    // A note touches its merge request, as on GitLab: the merge request's updated_at moves (no merge request hook).
+    mr.updatedAt = time;
     const owner = project ?? this.projectOfMergeRequest(mr);
     if (owner) this.emit({ kind: 'note', project: owner, mr, note, user: author });
     return note;
@@ -362,10 +368,16 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   api.get('/projects/:id/merge_requests', (req, res) => {
     const project = projectOf(req);
     const wanted = String(req.query.state ?? 'all');
+    const after = timeParam(req.query.updated_after, 'updated_after');
+    const before = timeParam(req.query.updated_before, 'updated_before');
+    // GitLab orders by created_at, newest first, unless asked otherwise.
+    const key = req.query.order_by === 'updated_at' ? (mr: SimMergeRequest) => Date.parse(mr.updatedAt) : (mr: SimMergeRequest) => Date.parse(mr.createdAt) * 1e6 + mr.iid;
+    const direction = req.query.sort === 'asc' ? 1 : -1;
     const list = project.mergeRequests
       .filter((mr) => wanted === 'all' || mr.state === wanted)
       .filter((mr) => typeof req.query.source_branch !== 'string' || mr.sourceBranch === req.query.source_branch)
-      .sort((a, b) => b.iid - a.iid);
+      .filter((mr) => (after === undefined || Date.parse(mr.updatedAt) >= after) && (before === undefined || Date.parse(mr.updatedAt) <= before))
+      .sort((a, b) => direction * (key(a) - key(b)) || direction * (a.iid - b.iid));
     res.json(paged(req, res, list).map((mr) => json.mergeRequestBasic(project, mr)));
   });
   api.post('/projects/:id/merge_requests', (req, res) => {
@@ -426,8 +438,11 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     }
     const before = mr.state;
     const closing = body.state_event === 'close' && mr.state === 'opened';
-    if (closing) mr.state = 'closed';
-    if (body.state_event === 'reopen' && mr.state === 'closed') mr.state = 'opened';
+    if (closing) Object.assign(mr, { state: 'closed', closedAt: time });
+    if (body.state_event === 'reopen' && mr.state === 'closed') {
+      mr.state = 'opened';
+      delete mr.closedAt;
+    }
     if (mr.state !== before) changes.state_id = { previous: STATE_ID[before], current: STATE_ID[mr.state] };
     changes.updated_at = { previous: mr.updatedAt, current: time };
     mr.updatedAt = time;
@@ -569,6 +584,14 @@ function positionParam(raw: Record<string, unknown>): SimPosition {
     old_path: String(raw.old_path ?? path), new_path: String(raw.new_path ?? path), position_type: 'text',
     old_line: line(raw.old_line), new_line: line(raw.new_line), line_range: null,
   };
+}
+
+/** A time filter of GitLab's list APIs (ISO 8601); GitLab answers an unparseable one with 400. */
+function timeParam(raw: unknown, name: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const at = typeof raw === 'string' ? Date.parse(raw) : NaN;
+  if (Number.isNaN(at)) throw new GitLabSimError(400, { error: `${name} is invalid` });
+  return at;
 }
 
 /** GitLab's `state_id` of a merge request state. */

@@ -121,6 +121,7 @@ describe('GitLab simulator against the example responses of GitLab\'s API docume
     const mr = await client.createMergeRequest(NS, { title: '[PROJ-1] Pay', description: 'Body', sourceBranch: 'service/proj-1', targetBranch: 'main' });
     await client.findMergeRequestBySourceBranch(NS, 'service/proj-1');
     await client.listOpenMergeRequestsByBranchPrefix(NS, 'service/');
+    await client.listMergeRequestsUpdatedSince(NS, 'service/', new Date(Date.now() - 60_000));
     await client.createMergeRequestNote(NS, mr.iid, 'Stage done', { idempotencyKey: 'proj-1:stage' });
     await client.findNoteByIdempotencyKey(NS, mr.iid, 'proj-1:stage');
     const head = (await client.getMergeRequest(NS, mr.iid)).sha;
@@ -177,7 +178,7 @@ describe('GitLab simulator against the example responses of GitLab\'s API docume
     expect(operations).toEqual([
       'createBranch', 'createFork', 'createMergeRequest', 'createMergeRequestDiscussion', 'createMergeRequestDiscussionNote', 'createMergeRequestNote', 'findMergeRequestBySourceBranch', 'findOwnFork', 'getBranch',
       'getCurrentUser', 'getMergeRequest', 'getMergeRequestDiscussion', 'getProject', 'listMergeRequestDiscussions', 'listMergeRequestNotes', 'listMergeRequestPipelines',
-      'listOpenMergeRequestsByBranchPrefix', 'listPipelinesForSha', 'resolveMergeRequestDiscussion', 'updateMergeRequest',
+      'listMergeRequestsUpdatedSince', 'listOpenMergeRequestsByBranchPrefix', 'listPipelinesForSha', 'resolveMergeRequestDiscussion', 'updateMergeRequest',
     ]);
   });
 
