@@ -25,7 +25,8 @@ describe('the poll window', () => {
     expect(lastPollWatermarks([
       { source: 'tracker', observed: 3, started: 0, signalled: 3, ignored: 0, skipped: null, watermark: '2026-11-25T09:58:00.000Z' },
       { source: 'scmhost', observed: 0, started: 0, signalled: 0, ignored: 0, skipped: 'source host is not configured', watermark: null },
-    ])).toEqual({ tracker: '2026-11-25T09:58:00.000Z' });
+      { source: 'gitlab', observed: 1, started: 0, signalled: 1, ignored: 0, skipped: null, watermark: '2026-11-25T09:58:01.000Z' },
+    ])).toEqual({ tracker: '2026-11-25T09:58:00.000Z', gitlab: '2026-11-25T09:58:01.000Z' });
     expect(lastPollWatermarks([{ source: 'tracker', observed: 3, started: 0, signalled: 3, ignored: 0, skipped: null }])).toEqual({});
     expect(lastPollWatermarks(undefined)).toEqual({});
   });
