@@ -6,7 +6,7 @@ import type { DiscussionNote, GitLabClient, MergeRequest, Pipeline } from '../pr
 
 type Delivery = Extract<NormalisedDelivery, { kind: 'observation' }>;
 
-export type GitLabPollClient = Pick<GitLabClient, 'listOpenMergeRequestsByBranchPrefix' | 'listMergeRequestsUpdatedSince' | 'listMergeRequestDiscussions' | 'listMergeRequestPipelines'>;
+export type GitLabPollClient = Pick<GitLabClient, 'listOpenMergeRequestsByBranchPrefix' | 'listMergeRequestsUpdatedSince' | 'listMergeRequestDiscussions' | 'listMergeRequestPipelines' | 'listMergeRequestApprovers'>;
 
 /** A project of the repository registry to poll: its path on its instance and the client of its connection. */
 export interface PolledGitLabProject {
@@ -80,6 +80,18 @@ function pipelineHooks(project: { path_with_namespace: string }, mr: MergeReques
   }, now));
 }
 
+/**
+ * The approvals of a merge request that changed in the window, as the hooks GitLab sent from each approver. GitLab's
+ * API says who approved but not when: an approval writes a system note, which moves the merge request's updated_at,
+ * so the approvals are read only when that moved in the window (and come again as duplicates while it keeps moving).
+ */
+async function approvalHooks(client: GitLabPollClient, project: { path_with_namespace: string }, mr: MergeRequest, since: Date, now: Date): Promise<Array<Delivery | undefined>> {
+  if (!changedSince(mr.updatedAt, since)) return [];
+  return (await client.listMergeRequestApprovers(project.path_with_namespace, mr.iid)).map((approver) => asHook({
+    object_kind: 'merge_request', user: { username: approver.username, id: approver.id }, project, object_attributes: mergeRequestAttributes(mr, 'approved'),
+  }, now));
+}
+
 async function factsOfMergeRequest(client: GitLabPollClient, namespace: string, mr: MergeRequest, since: Date, now: Date): Promise<Array<Delivery | undefined>> {
   const project = { path_with_namespace: namespace };
   const discussions = await client.listMergeRequestDiscussions(namespace, mr.iid);
@@ -89,13 +101,14 @@ async function factsOfMergeRequest(client: GitLabPollClient, namespace: string, 
   return [
     ...noteHooks(project, mr, notes, since, now),
     ...pipelineHooks(project, mr, await client.listMergeRequestPipelines(namespace, mr.iid), since, now),
+    ...await approvalHooks(client, project, mr, since, now),
   ];
 }
 
 /**
  * The facts of the window (now less `lookbackSeconds`) on the service's merge requests (`service/*` source branches)
  * of the given GitLab projects: for each open one, its new head when it changed in the window, and the notes and
- * finished pipelines made or changed in it; for each merged or closed in the window, its last notes and pipelines and
+ * finished pipelines made or changed in it and its approvals; for each merged or closed in the window, its last notes and pipelines and
  * then the merge or close (a lost merge hook must not leave a ticket waiting for ever, and a pipeline result whose
  * hook was lost just before the merge must still reach the ticket). GitLab does not redeliver a hook after its own
  * retries, so this is the only way back for one that was lost. An open merge request where nothing happened costs

@@ -60,6 +60,44 @@ function userIds(...ids: Array<number | undefined>): { actor_ids?: string[] } {
   return tagged.length > 0 ? { actor_ids: tagged } : {};
 }
 
+type MergeRequestHook = Extract<GitLabHook, { object_kind: 'merge_request' }>;
+
+/**
+ * A reviewer's approval (the merge request hook with action `approved`, sent by the approver) is GitLab's approving
+ * review: the same fact as GitHub's, so the ticket treats both alike (SPEC 3.2: accepted when approved or merged).
+ * GitLab gives an approval no id: the approver and the head they approved name it.
+ */
+function approval(hook: MergeRequestHook, repository: string, base: { source: 'webhook' | 'poller'; source_system: 'gitlab'; received_at: string }): NormalisedDelivery {
+  const mr = hook.object_attributes;
+  if (!hook.user) return { kind: 'unsupported', reason: 'an approval without its approver' };
+  const ref = pullRequestRef(repository, mr.iid, 'gitlab');
+  const head = mr.last_commit?.id ?? 'unknown';
+  const approver = hook.user.id !== undefined ? String(hook.user.id) : hook.user.username;
+  const id = `approval:${approver}@${head}`;
+  return {
+    kind: 'observation',
+    routing: { title: mr.title, branch: mr.source_branch, pull_request_ref: ref },
+    observation: {
+      ...base,
+      event: 'pull_request_review',
+      delivery_identity: `gitlab:mr:${ref}:approved:${approver}@${head}`,
+      resource: { kind: 'review', id },
+      claim: 'submitted',
+      revision: null,
+      fingerprint: factFingerprint({ mr: ref, approved_by: approver, head }),
+      observed_at: gitlabTime(mr.updated_at),
+      facts: {
+        action: 'submitted',
+        repository,
+        pull_request: { number: mr.iid, title: mr.title, head_ref: mr.source_branch, head_sha: head },
+        review: { id, state: 'approved', body: '', commit_id: head, author: hook.user.username },
+        sender: hook.user.username,
+        ...userIds(hook.user.id),
+      },
+    },
+  };
+}
+
 /**
  * Turns a GitLab hook into an observation. GitLab has no revision for pushes and pipelines beyond their own ids and
  * SHAs, so those facts are identified by event identity (pipeline id + status, push ref + after SHA).
@@ -70,6 +108,8 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
 
   switch (hook.object_kind) {
     case 'merge_request': {
+      if (hook.object_attributes.action === 'approved') return approval(hook, repository, base);
+      if (hook.object_attributes.action === 'unapproved') return { kind: 'unsupported', reason: 'a withdrawn approval is not used (a merge request approved once stays accepted)' };
       const mr = hook.object_attributes;
       const ref = pullRequestRef(repository, mr.iid, 'gitlab');
       const merged = mr.state === 'merged' || mr.action === 'merge';

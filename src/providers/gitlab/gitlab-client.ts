@@ -223,6 +223,14 @@ export class GitLabClient {
     return all.map(toMergeRequest).filter((mr) => mr.sourceBranch.startsWith(prefix));
   }
 
+  /** Who approved a merge request. GitLab says neither when nor at which head: the poller names an approval by the head it reads. */
+  async listMergeRequestApprovers(namespace: string, iid: number): Promise<Array<{ username: string; id: number }>> {
+    const { body } = await this.http.request<{ approved_by?: Array<{ user: { username: string; id: number } }> }>({
+      operation: 'listMergeRequestApprovers', method: 'GET', path: `${this.project(namespace)}/merge_requests/${iid}/approvals`,
+    });
+    return (body.approved_by ?? []).map(({ user }) => ({ username: user.username, id: user.id }));
+  }
+
   async updateMergeRequest(namespace: string, iid: number, changes: { title?: string; description?: string; stateEvent?: 'close' | 'reopen' }): Promise<MergeRequest> {
     const { body } = await this.http.request<GitLabMergeRequest>({
       operation: 'updateMergeRequest', method: 'PUT', path: `${this.project(namespace)}/merge_requests/${iid}`,

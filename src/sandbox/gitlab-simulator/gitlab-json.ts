@@ -159,6 +159,18 @@ export class GitLabJson {
     };
   }
 
+  /** A merge request's approval state (`GET …/approvals`): who approved it, each as a user. */
+  approvals(project: SimProject, mr: SimMergeRequest) {
+    const approvedBy = (mr.approvals ?? []).map((approval) => ({ user: this.user(approval.user) }));
+    return {
+      id: mr.id, iid: mr.iid, project_id: project.id, title: mr.title, description: mr.description, state: mr.state,
+      created_at: mr.createdAt, updated_at: mr.updatedAt, merge_status: this.mergeRequestBasic(project, mr).merge_status,
+      approved: approvedBy.length > 0, approvals_required: 0, approvals_left: 0, require_password_to_approve: false,
+      approved_by: approvedBy, suggested_approvers: [] as unknown[], approvers: [] as unknown[], approver_groups: [] as unknown[],
+      user_has_approved: false, user_can_approve: true, approval_rules_left: [] as unknown[], has_approval_rules: false, merge_request_approvers_available: false, multiple_approval_rules_available: false,
+    };
+  }
+
   /** A note (GitLab's Note entity, the same in the notes list and in discussions): a diff note has its position. */
   note(project: SimProject, mr: SimMergeRequest, note: SimNote) {
     const resolvable = isResolvable(note);

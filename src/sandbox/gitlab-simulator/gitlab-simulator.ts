@@ -39,7 +39,7 @@ export interface GitLabSimulatorOptions {
 
 /** A change the simulator announces with a webhook, as GitLab does. */
 export type GitLabSimEvent =
-  | { kind: 'merge_request'; project: SimProject; mr: SimMergeRequest; action: 'open' | 'update' | 'merge' | 'close'; user: string; changes?: SimChanges }
+  | { kind: 'merge_request'; project: SimProject; mr: SimMergeRequest; action: 'open' | 'update' | 'merge' | 'close' | 'approved'; user: string; changes?: SimChanges }
   | { kind: 'note'; project: SimProject; mr: SimMergeRequest; note: SimNote; user: string }
   | { kind: 'pipeline'; project: SimProject; pipeline: SimPipeline; user: string };
 
@@ -71,6 +71,8 @@ export interface SimMergeRequest {
   labels?: string[];
   /** Set when a person edited the title or description. */
   lastEditedAt?: string; lastEditedBy?: string;
+  /** Who approved it, and when (GitLab's approvals, without the rules of its paid tiers). */
+  approvals?: Array<{ user: string; at: string }>;
   /** When it was last closed (a reopen clears it), and when and by whom it was merged. */
   closedAt?: string; mergedAt?: string; mergedBy?: string;
 }
@@ -115,6 +117,23 @@ export class GitLabState {
     mr.mergedBy = user;
     project.branches.set(mr.targetBranch, mr.mergeCommitSha);
     this.emit({ kind: 'merge_request', project, mr, action: 'merge', user, changes: { state_id: { previous: STATE_ID.opened, current: STATE_ID.merged } } });
+    return mr;
+  }
+
+  /**
+   * A reviewer approves: GitLab records the approval, writes its system note ("approved this merge request", which
+   * touches the merge request and sends no note hook) and sends the merge request hook with action `approved`, from
+   * the approver. A second approval by the same person is refused (GitLab answers 401), as is one of a closed one.
+   */
+  approve(project: SimProject, mr: SimMergeRequest, user: string): SimMergeRequest {
+    if (mr.state !== 'opened') throw new GitLabSimError(405, { message: '405 Method Not Allowed' });
+    if (mr.approvals?.some((a) => a.user === user)) throw new GitLabSimError(401, { message: '401 Unauthorized' });
+    const time = new Date().toISOString();
+    (mr.approvals ??= []).push({ user, at: time });
+    const id = this.id();
+    mr.notes.push({ id, discussionId: discussionId(`${mr.id}:${id}`), type: null, body: 'approved this merge request', author: user, system: true, createdAt: time, updatedAt: time });
+    mr.updatedAt = time;
+    this.emit({ kind: 'merge_request', project, mr, action: 'approved', user, changes: {} });
     return mr;
   }
 
@@ -463,6 +482,14 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     } catch (error) {
       next(error);
     }
+  });
+  // Approvals (GitLab Free's: anyone with access approves; no rules). The answer is the merge request's approval state.
+  api.post('/projects/:id/merge_requests/:iid/approve', (req, res) => {
+    const project = projectOf(req);
+    res.status(201).json(json.approvals(project, state.approve(project, mrOf(req), String(res.locals.username))));
+  });
+  api.get('/projects/:id/merge_requests/:iid/approvals', (req, res) => {
+    res.json(json.approvals(projectOf(req), mrOf(req)));
   });
   api.get('/projects/:id/merge_requests/:iid/notes', (req, res) => {
     const mr = mrOf(req);

@@ -57,11 +57,14 @@ describe('the GitLab poller', () => {
     sim.state.replyInDiscussion(mr, mr.notes[1]!.discussionId, 'Agreed, why?', 'ada', project);
     sim.state.reportPipeline(project, 'service/pay-7', project.branches.get('service/pay-7')!, 'running');
     sim.state.reportPipeline(project, 'service/pay-7', project.branches.get('service/pay-7')!, 'failed');
+    sim.state.approve(project, mr, 'bo');
 
     const hooks = hooksSeen(sim).map(fact);
     const polled = (await poll()).map(fact);
-    // The running pipeline is not a fact (neither way); everything else is seen both ways, once.
-    expect(hooks.map((h) => h.identity)).toHaveLength(6);
+    // The running pipeline is not a fact (neither way), nor is the approval's system note; everything else is seen
+    // both ways, once.
+    expect(hooks.map((h) => h.identity)).toHaveLength(7);
+    expect(hooks.filter((h) => h.identity.includes(':approved:'))).toHaveLength(1);
     expect(polled).toEqual(expect.arrayContaining(hooks));
     expect(polled).toHaveLength(hooks.length);
     expect(polled.find((p) => p.comment?.body === 'Name this constant.')?.comment?.discussion).toMatchObject({ thread: true, path: 'src/refund.ts', line: 3 });

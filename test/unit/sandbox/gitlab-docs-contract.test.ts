@@ -7,7 +7,8 @@
  *
  * Not checked: GET /projects/:id, POST /projects/:id/fork and GET /projects/:id/forks (the documented project has
  * some 150 fields; the simulator sends the few the client reads), GET /user (the same: the client reads `username`)
- * and error bodies (the docs give no examples for them).
+ * error bodies (the docs give no examples for them), and GET …/approvals (none kept here; the client reads
+ * `approved_by[].user`'s username and id, which test/unit/poller/gitlab-poll.test.ts reads through it).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -177,7 +178,7 @@ describe('GitLab simulator against the example responses of GitLab\'s API docume
     const operations = [...source.matchAll(/operation: '(\w+)'|paginate<\w+>\('(\w+)'/g)].map((m) => m[1] ?? m[2]).sort();
     expect(operations).toEqual([
       'createBranch', 'createFork', 'createMergeRequest', 'createMergeRequestDiscussion', 'createMergeRequestDiscussionNote', 'createMergeRequestNote', 'findMergeRequestBySourceBranch', 'findOwnFork', 'getBranch',
-      'getCurrentUser', 'getMergeRequest', 'getMergeRequestDiscussion', 'getProject', 'listMergeRequestDiscussions', 'listMergeRequestNotes', 'listMergeRequestPipelines',
+      'getCurrentUser', 'getMergeRequest', 'getMergeRequestDiscussion', 'getProject', 'listMergeRequestApprovers', 'listMergeRequestDiscussions', 'listMergeRequestNotes', 'listMergeRequestPipelines',
       'listMergeRequestsUpdatedSince', 'listOpenMergeRequestsByBranchPrefix', 'listPipelinesForSha', 'resolveMergeRequestDiscussion', 'updateMergeRequest',
     ]);
   });

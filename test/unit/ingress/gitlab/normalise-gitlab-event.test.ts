@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { gitlabHookSchema } from '../../../../src/ingress/gitlab/gitlab-webhook-schema';
 import { gitlabTime, normaliseGitLabEvent } from '../../../../src/ingress/gitlab/normalise-gitlab-event';
 import { fixture } from '../../../helpers/fixtures';
+import { parseCommand } from '../../../../workflows/commands/command-parser';
+import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
+import { acceptTable } from '../../../../workflows/built-in-definitions/definition-types';
+import type { Observation } from '../../../../workflows/ledger/observation';
 
 function observed(name: string, mutate: (payload: any) => void = () => undefined) {
   const payload = fixture<any>(`gitlab/${name}`);
@@ -22,6 +26,26 @@ describe('normaliseGitLabEvent', () => {
     expect(observation.delivery_identity).toBe('gitlab:mr:acme/platform/api!7:merged:4b825dc642cb6eb9a060e54bf8d69288fbee4904');
     expect(observation.facts.pull_request).toMatchObject({ number: 7, merged: true, head_ref: 'service/glb-1' });
     expect(routing).toEqual({ title: '[GLB-1] Add CSV export', branch: 'service/glb-1', pull_request_ref: 'acme/platform/api!7' });
+  });
+
+  it('reads an approval as GitLab\'s approving review: one fact per approver and head, which approves the change at the review gate', () => {
+    const approve = (p: any) => { Object.assign(p.object_attributes, { state: 'opened', action: 'approved', merge_commit_sha: null }); p.user = { username: 'reviewer', id: 4242 }; };
+    const { observation, routing } = observed('merge-request-merged.json', approve);
+    const head = observation.facts.pull_request?.head_sha;
+    expect(observation).toMatchObject({
+      event: 'pull_request_review', delivery_identity: `gitlab:mr:acme/platform/api!7:approved:4242@${head}`, resource: { kind: 'review' },
+      facts: { action: 'submitted', review: { state: 'approved', author: 'reviewer' }, actor_ids: ['gitlab-id:4242'] },
+    });
+    expect(routing.pull_request_ref).toBe('acme/platform/api!7');
+    // A push moves the head: an approval of the new head is another fact; the same approval again is the same one.
+    expect(observed('merge-request-merged.json', approve).observation.fingerprint).toBe(observation.fingerprint);
+    expect(observed('merge-request-merged.json', (p) => { approve(p); p.object_attributes.last_commit.id = 'f'.repeat(40); }).observation.delivery_identity).not.toBe(observation.delivery_identity);
+
+    const position = { workflow_kind: 'feature' as const, current_node: 'human_review_gate', accepts: acceptTable(BUILT_IN_DEFINITIONS.feature), is_blocked: false, is_paused: true, has_pull_request: true, draft_item_ids: [], rca_option_count: 0, proposal_review: true };
+    expect(parseCommand({ ...observation, ticket_key: 'GLB-1' } as Observation, position)).toMatchObject({ kind: 'command', command: { type: 'review_approved', author: 'reviewer', pull_request: { repository: 'acme/platform/api', number: 7 } } });
+
+    const withdrawn = normaliseGitLabEvent(gitlabHookSchema.parse({ ...fixture<any>('gitlab/merge-request-merged.json'), user: { username: 'reviewer', id: 4242 }, object_attributes: { ...fixture<any>('gitlab/merge-request-merged.json').object_attributes, action: 'unapproved' } }));
+    expect(withdrawn.kind).toBe('unsupported');
   });
 
   it('reads a note on a merge request as a comment', () => {
