@@ -1,3 +1,5 @@
+import { CONTAINER_AGENT_PATH, CONTAINER_RUN_DIR, CONTAINER_WORKSPACE } from '../agent/agent-task';
+
 /**
  * The `podman run` command line of a task container, as a pure function so the limits, labels and isolation can be
  * checked without podman. Isolation: no network unless the repository opted in to egress, no capabilities, no new
@@ -32,7 +34,7 @@ export function containerRunArgs(spec: ContainerSpec): string[] {
   args.push('--cap-drop', 'all', '--security-opt', 'no-new-privileges');
   args.push('--label', `${CONTAINER_LABEL}=true`);
   for (const [key, value] of Object.entries(spec.labels).sort(([a], [b]) => a.localeCompare(b))) args.push('--label', `${key}=${value}`);
-  args.push('-v', `${spec.workspaceDir}:/workspace:rw`, '-v', `${spec.runDir}:/run/service:rw`, '-v', `${spec.agentPath}:/opt/service/agent.cjs:ro`);
+  args.push('-v', `${spec.workspaceDir}:${CONTAINER_WORKSPACE}:rw`, '-v', `${spec.runDir}:${CONTAINER_RUN_DIR}:rw`, '-v', `${spec.agentPath}:${CONTAINER_AGENT_PATH}:ro`);
   args.push('--workdir', '/workspace');
   for (const [key, value] of Object.entries(spec.env ?? {})) args.push('--env', `${key}=${value}`);
   args.push(spec.image, ...spec.command);

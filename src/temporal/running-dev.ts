@@ -14,9 +14,6 @@ import { processAlive } from '../process/process-alive';
  */
 export const RUNNING_DEV_FILE = 'service-dev.json';
 
-/** The variables an operator command may take from a running `service dev`. */
-export const RUNNING_DEV_VARIABLES = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'SERVICE_TASK_QUEUE', 'TEMPORAL_CLI_PATH'] as const;
-
 export interface RunningDev {
   pid: number;
   started_at: string;

@@ -5,7 +5,6 @@
  */
 
 /** Jira Cloud refuses comments over 32,767 characters; the margin covers the part header and the ADF round trip. */
-export const TRACKER_COMMENT_LIMIT = 32_767;
 export const DEFAULT_PART_LIMIT = 30_000;
 
 const FENCE = /^\s*(```|~~~)/;

@@ -58,10 +58,6 @@ export function emptyRegistry(): RegistryState {
 
 const BUILT_INS: Readonly<Record<string, WorkflowDefinition>> = Object.fromEntries(Object.values(BUILT_IN_DEFINITIONS).map((d) => [d.name, d]));
 
-export function builtInDefinition(name: string): WorkflowDefinition | undefined {
-  return BUILT_INS[name];
-}
-
 /** The newest published revision of `name`, if any. */
 export function latestPublished(state: RegistryState, name: string): PublishedRevision | undefined {
   let latest: PublishedRevision | undefined;

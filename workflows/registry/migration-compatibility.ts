@@ -14,7 +14,7 @@ export interface MigrationPosition {
   current_node: string;
   is_paused: boolean;
   is_blocked: boolean;
-  ended: 'completed' | 'blocked' | null;
+  ended: 'completed' | null;
   return_to: string | null;
   resume_at: string | null;
 }

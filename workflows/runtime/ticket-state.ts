@@ -83,7 +83,7 @@ export interface Runtime {
   /** When the current node was entered (service_phase_duration_seconds). */
   entered_at: string;
   /** The run reached an end node. */
-  ended: 'completed' | 'blocked' | null;
+  ended: 'completed' | null;
   /** service:yolo: planning gates that allow it approve themselves. */
   yolo: boolean;
   tokens_spent: number;

@@ -1,4 +1,4 @@
-import { APPROVAL_LABELS, RETRY_LABEL, STAGE_LABEL, STOP_LABEL, YOLO_LABEL } from './labels';
+import { RETRY_LABEL, STAGE_LABEL, STOP_LABEL, YOLO_LABEL } from './labels';
 
 /**
  * The words a person commands the service with (REFERENCE "Commands"), defined here once. The comment grammar
@@ -57,6 +57,3 @@ export const TRIGGER = {
 } as const;
 
 export type Trigger = (typeof TRIGGER)[keyof typeof TRIGGER];
-
-/** The approval labels as triggers (each approves the gate named after it). */
-export const APPROVAL_TRIGGERS: readonly Trigger[] = APPROVAL_LABELS;

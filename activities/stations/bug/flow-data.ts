@@ -77,7 +77,6 @@ export const triageOf = (input: Pick<StationInput, 'outputs'>) => output<TriageD
 export const analysisOf = (input: Pick<StationInput, 'outputs'>) => output<AnalysisData>(input, 'analyze_bug');
 export const reflectionOf = (input: Pick<StationInput, 'outputs'>) => output<ReflectionData>(input, 'reflect_rca');
 export const fixPlanOf = (input: Pick<StationInput, 'outputs'>) => output<FixPlanData>(input, 'plan_bug_fix');
-export const decompositionOf = (input: Pick<StationInput, 'outputs'>) => output<DecompositionData>(input, 'decompose_plan');
 export const takeoverPlanOf = (input: Pick<StationInput, 'outputs'>) => output<TakeoverPlanData>(input, 'generate_plan');
 export const qualitativeReviewOf = (input: Pick<StationInput, 'outputs'>) => output<QualitativeReviewData>(input, 'run_qualitative_review');
 

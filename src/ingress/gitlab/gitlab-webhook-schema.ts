@@ -89,5 +89,3 @@ export const pushHookSchema = z.object({
 
 export const gitlabHookSchema = z.discriminatedUnion('object_kind', [mergeRequestHookSchema, noteHookSchema, pipelineHookSchema, pushHookSchema]);
 export type GitLabHook = z.infer<typeof gitlabHookSchema>;
-
-export const GITLAB_EVENTS = { merge_request: 'merge_request', note: 'note', pipeline: 'pipeline', push: 'push' } as const;

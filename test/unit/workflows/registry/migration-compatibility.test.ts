@@ -129,7 +129,7 @@ describe('applying a migration', () => {
 describe('tickets of the first bug and takeover revisions', () => {
   // r1 of both graphs, as earlier builds pinned them: their tickets stopped at triage_check (station_not_available).
   const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, '../../../fixtures/definitions', name), 'utf8')) as WorkflowDefinition;
-  const blockedAtTriage: MigrationPosition = { current_node: 'triage_check', is_paused: false, is_blocked: true, ended: 'blocked', return_to: null, resume_at: 'triage_check' };
+  const blockedAtTriage: MigrationPosition = { current_node: 'triage_check', is_paused: false, is_blocked: true, ended: null, return_to: null, resume_at: 'triage_check' };
 
   it('may move to r2 from their block at triage_check, which both revisions have unchanged', () => {
     for (const [file, current] of [['bug-r1.json', BUG_DEFINITION], ['task-takeover-r1.json', TASK_TAKEOVER_DEFINITION]] as const) {
