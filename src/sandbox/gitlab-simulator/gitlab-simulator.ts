@@ -21,6 +21,7 @@ import { GitLabJson, isDraftTitle, keptMergeability, mergeStatusFields } from '.
 import type { MergeCheck } from '../scmhost-simulator/background-merge-check';
 import { MergeRequestGit } from './merge-request-git';
 import { isLineOfMergeRequestDiff, NO_LINE_CODE } from './diff-positions';
+import { restoreGitLab, type GitLabSnapshot } from './gitlab-snapshot';
 import { discussionId, discussionsOf, replyShape, resolveRefusal, isResolvable, type SimDiscussion, type SimNote, type SimPosition } from './gitlab-discussions';
 
 export type { SimDiscussion, SimNote, SimPosition } from './gitlab-discussions';
@@ -35,6 +36,10 @@ export interface GitLabSimulatorOptions {
   projects?: string[];
   /** The gateway's /api/v1/webhooks/gitlab; `secret` is sent as X-Gitlab-Token. */
   webhook?: WebhookTarget;
+  /** Folder of the bare git repositories, kept on close (a temporary one, removed on close, by default). */
+  gitRoot?: string;
+  /** A snapshot (gitlab-snapshot.ts) to continue from, with the git repositories of `gitRoot`. */
+  restore?: GitLabSnapshot;
 }
 
 /** A change the simulator announces with a webhook, as GitLab does. */
@@ -93,6 +98,10 @@ export class GitLabState {
   private nextId = 100;
   private readonly listeners: Array<(event: GitLabSimEvent) => void> = [];
   id(): number { return this.nextId++; }
+  /** The id the next thing will get (a snapshot keeps it). */
+  peekNextId(): number { return this.nextId; }
+  /** Ids go on from a restored snapshot's counter, never below what was handed out. */
+  continueIdsFrom(next: number): void { this.nextId = Math.max(this.nextId, next); }
 
   onEvent(listener: (event: GitLabSimEvent) => void): void { this.listeners.push(listener); }
   emit(event: GitLabSimEvent): void { for (const listener of this.listeners) listener(event); }
@@ -315,6 +324,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   let url = '';
   const state = new GitLabState();
   const json = new GitLabJson(() => url, (project) => state.namespaceOf(project));
+  if (options.restore) restoreGitLab(state, options.restore);
   for (const path of options.projects ?? []) state.createProject(path);
   const faults = createFaultInjector((status, message) => ({ message: `${status} ${message}` }));
   const webhooks = createWebhookSender(options.webhook);
@@ -329,7 +339,7 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   app.disable('x-powered-by');
   // Git over smart HTTP at `<url>/<namespace>.git` (token as the Basic password, e.g. `oauth2:<token>`).
   const git = createGitSmartHttp({
-    pathPrefix: options.pathPrefix, tokens: options.tokens,
+    root: options.gitRoot, pathPrefix: options.pathPrefix, tokens: options.tokens,
     defaultBranchOf: (path) => state.projects.get(path)?.defaultBranch,
     parentOf: (path) => state.projects.get(path)?.forkedFrom?.path,
     onBranches: (path, heads) => { for (const head of heads) state.projects.get(path)?.branches.set(head.branch, head.sha); },
