@@ -2,7 +2,7 @@ import { adfToMarkdown } from '../providers/tracker/adf/adf-to-markdown';
 import { commitFile } from './person-git';
 import { sandboxIdentity, type SandboxIdentity } from './sandbox-identity';
 import { pullRequestOf, workSources, type IssueBrief } from './ticket-work';
-import { readSandboxSettings, sandboxSettingsFile, SANDBOX_PROJECT, SANDBOX_REPOSITORY } from './sandbox-settings';
+import { readSandboxSettings, sandboxSettingsFile, SANDBOX_GITLAB_PROJECT, SANDBOX_GITLAB_TRACKER_PROJECT, SANDBOX_PROJECT, SANDBOX_REPOSITORY } from './sandbox-settings';
 
 /** `service sandbox ...` could not reach a running sandbox; the message says what to start. */
 export class SandboxUnavailableError extends Error {
@@ -41,6 +41,16 @@ export interface NewTicket {
   type: string;
   description?: string;
   labels: string[];
+  /** The tracker project: SBX (delivered to GitHub, the default) or GLB (delivered to GitLab). */
+  project?: string;
+}
+
+/** GitHub check conclusions as GitLab's commit statuses, for `service sandbox check` on a GitLab ticket. */
+const GITLAB_STATUS_OF: Readonly<Record<string, string>> = { success: 'success', failure: 'failed', cancelled: 'canceled', skipped: 'skipped', timed_out: 'failed' };
+
+/** Whether a ticket's work goes to the sandbox's GitLab project (the tickets of tracker project GLB). */
+export function isGitLabTicket(key: string): boolean {
+  return key.toUpperCase().startsWith(`${SANDBOX_GITLAB_TRACKER_PROJECT}-`);
 }
 
 /**
@@ -50,7 +60,7 @@ export interface NewTicket {
  * come from `<data dir>/sandbox/sandbox.json`, which `service dev --sandbox` writes.
  */
 export class SandboxPerson {
-  private constructor(private readonly urls: { tracker: string; scmhost: string }, readonly identity: SandboxIdentity) {}
+  private constructor(private readonly urls: { tracker: string; scmhost: string; gitlab?: string }, readonly identity: SandboxIdentity) {}
 
   static async connect(stateDir: string, options: { as?: string } = {}): Promise<SandboxPerson> {
     const settings = readSandboxSettings(stateDir);
@@ -89,6 +99,35 @@ export class SandboxPerson {
   private scmhost(path: string, method: string, body?: unknown): Promise<unknown> {
     const headers = { 'content-type': 'application/json', authorization: `token ${this.identity.scmhostToken}`, accept: 'application/vnd.github+json' };
     return this.call(`${this.urls.scmhost}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  private gitlab(path: string, method: string, body?: unknown): Promise<unknown> {
+    if (!this.urls.gitlab) throw new SandboxUnavailableError('this sandbox was started by a build without GitLab: restart `service dev --sandbox`');
+    const headers = { 'content-type': 'application/json', 'private-token': this.identity.scmhostToken };
+    return this.call(`${this.urls.gitlab}/api/v4/projects/${encodeURIComponent(SANDBOX_GITLAB_PROJECT)}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  /** The ticket's open merge request on the sandbox's GitLab project (branch `service/<key>`, or `[KEY]` in the title). */
+  private async openMergeRequest(key: string): Promise<{ iid: number; sha: string; source_branch: string }> {
+    const open = await this.gitlab('/merge_requests?state=opened&per_page=100', 'GET') as Array<{ iid: number; title: string; sha: string; source_branch: string }>;
+    const mr = open.find((m) => m.source_branch.toLowerCase() === `service/${key.toLowerCase()}` || m.title.includes(`[${key}]`));
+    if (!mr) throw new SandboxRequestError(`${key} has no open merge request in ${SANDBOX_GITLAB_PROJECT} yet: the service opens one when the ticket reaches implementation`);
+    return mr;
+  }
+
+  /** The merge requests of the GitLab project that carry the work of `sources`, as a person sees them listed. */
+  private async mergeRequestsCarrying(sources: ReturnType<typeof workSources>): Promise<TicketView['pulls']> {
+    type Mr = { iid: number; title: string; state: 'opened' | 'closed' | 'merged' | 'locked'; draft?: boolean; web_url: string; source_branch: string; target_branch: string };
+    const all = await this.gitlab('/merge_requests?state=all&per_page=100&sort=asc', 'GET') as Mr[];
+    return all.flatMap((mr) => {
+      const source = sources.find((s) => (!s.repository || s.repository.toLowerCase() === SANDBOX_GITLAB_PROJECT) && pullRequestOf(s.key, { head: mr.source_branch, title: mr.title }));
+      if (!source) return [];
+      return [{
+        repository: SANDBOX_GITLAB_PROJECT, number: mr.iid, title: mr.title, state: mr.state === 'merged' ? 'merged' as const : mr.state === 'opened' ? 'open' as const : 'closed' as const,
+        draft: mr.draft ?? false, head: mr.source_branch, base: mr.target_branch, url: mr.web_url,
+        ...(source.note ? { carries: source.note } : {}),
+      }];
+    });
   }
 
   /** A ticket's key, type, summary and parent, for finding whose pull requests carry its work. */
@@ -133,7 +172,7 @@ export class SandboxPerson {
     const related = await Promise.all(relatedKeys.map((k) => this.brief(k)));
     const sources = workSources({ key: issue.key, type: issue.fields.issuetype?.name ?? '', summary: issue.fields.summary ?? '' }, ancestors, related);
     type Pull = { number: number; title: string; state: 'open' | 'closed'; draft?: boolean; merged_at: string | null; html_url: string; head: { ref: string }; base: { ref: string } };
-    const all = await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls?state=all&per_page=100&direction=asc`, 'GET') as Pull[];
+    const all = isGitLabTicket(issue.key) ? [] : await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls?state=all&per_page=100&direction=asc`, 'GET') as Pull[];
     const carrying = all.flatMap((pull) => {
       const source = sources.find((s) => (!s.repository || s.repository.toLowerCase() === SANDBOX_REPOSITORY) && pullRequestOf(s.key, { head: pull.head.ref, title: pull.title }));
       return source ? [{ pull, source }] : [];
@@ -156,6 +195,7 @@ export class SandboxPerson {
       }
       pulls.push(view);
     }
+    if (isGitLabTicket(issue.key)) pulls.push(...await this.mergeRequestsCarrying(sources));
     return {
       key: issue.key,
       summary: issue.fields.summary ?? '',
@@ -171,7 +211,7 @@ export class SandboxPerson {
 
   async createTicket(ticket: NewTicket): Promise<string> {
     const fields = {
-      project: { key: SANDBOX_PROJECT },
+      project: { key: ticket.project ?? SANDBOX_PROJECT },
       issuetype: { name: ticket.type },
       summary: ticket.summary,
       labels: ticket.labels,
@@ -215,6 +255,11 @@ export class SandboxPerson {
 
   /** Approves the ticket's pull request (as the reviewer, or the person of `--as`). */
   async approvePullRequest(key: string): Promise<number> {
+    if (isGitLabTicket(key)) {
+      const mr = await this.openMergeRequest(key);
+      await this.gitlab(`/merge_requests/${mr.iid}/approve`, 'POST', {});
+      return mr.iid;
+    }
     const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/reviews`, 'POST', { event: 'APPROVE', body: 'Approved in the sandbox.' });
     return pull.number;
@@ -222,6 +267,20 @@ export class SandboxPerson {
 
   /** Asks for changes on the ticket's pull request as the reviewer (or the person of `--as`); with `line`, as a comment on that line of a file. */
   async requestChanges(key: string, review: { body: string; line?: { path: string; line: number; body: string } }): Promise<number> {
+    if (isGitLabTicket(key)) {
+      // GitLab has no "request changes": a note on the merge request, or a thread on a line of its diff.
+      const { iid } = await this.openMergeRequest(key);
+      if (!review.line) {
+        await this.gitlab(`/merge_requests/${iid}/notes`, 'POST', { body: review.body });
+        return iid;
+      }
+      const refs = (await this.gitlab(`/merge_requests/${iid}`, 'GET') as { diff_refs: { base_sha: string; start_sha: string; head_sha: string } }).diff_refs;
+      await this.gitlab(`/merge_requests/${iid}/discussions`, 'POST', {
+        body: review.line.body,
+        position: { position_type: 'text', ...refs, new_path: review.line.path, old_path: review.line.path, new_line: review.line.line },
+      });
+      return iid;
+    }
     const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/reviews`, 'POST', {
       event: 'REQUEST_CHANGES', body: review.body, ...(review.line ? { comments: [review.line] } : {}),
@@ -231,6 +290,11 @@ export class SandboxPerson {
 
   /** Merges the ticket's pull request as the reviewer or the person of `--as` (what a person does on the source host). */
   async mergePullRequest(key: string): Promise<number> {
+    if (isGitLabTicket(key)) {
+      const mr = await this.openMergeRequest(key);
+      await this.gitlab(`/merge_requests/${mr.iid}/merge`, 'PUT', { sha: mr.sha });
+      return mr.iid;
+    }
     const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}/merge`, 'PUT', {});
     return pull.number;
@@ -238,6 +302,13 @@ export class SandboxPerson {
 
   /** Reports a finished CI check on the head of the ticket's pull request, as a CI app would. */
   async reportCheck(key: string, check: { name: string; conclusion: string; summary?: string }): Promise<{ number: number; sha: string }> {
+    if (isGitLabTicket(key)) {
+      const status = GITLAB_STATUS_OF[check.conclusion];
+      if (!status) throw new SandboxRequestError(`GitLab has no pipeline that ends "${check.conclusion}": use success, failure, cancelled or skipped`);
+      const mr = await this.openMergeRequest(key);
+      await this.gitlab(`/statuses/${mr.sha}`, 'POST', { state: status, ref: mr.source_branch, name: check.name, description: check.summary ?? `${check.name}: ${check.conclusion}` });
+      return { number: mr.iid, sha: mr.sha };
+    }
     const pull = await this.openPullRequest(key);
     await this.scmhost(`/repos/${SANDBOX_REPOSITORY}/check-runs`, 'POST', {
       name: check.name, head_sha: pull.head.sha, status: 'completed', conclusion: check.conclusion, output: { summary: check.summary ?? `${check.name}: ${check.conclusion}` },

@@ -6,6 +6,12 @@ import { readStateFile } from './sandbox-state-file';
 
 export const SANDBOX_PROJECT = 'SBX';
 export const SANDBOX_REPOSITORY = 'sandbox/app';
+/** The tracker project whose tickets the service delivers to the GitLab simulator's project. */
+export const SANDBOX_GITLAB_TRACKER_PROJECT = 'GLB';
+export const SANDBOX_GITLAB_PROJECT = 'sandbox/gitlab-app';
+/** The environment variables the sandbox's repository registry names for the GitLab connection. */
+export const SANDBOX_GITLAB_TOKEN_ENV = 'SANDBOX_GITLAB_TOKEN';
+export const SANDBOX_GITLAB_WEBHOOK_SECRET_ENV = 'SANDBOX_GITLAB_WEBHOOK_SECRET';
 export const SANDBOX_MODEL = 'sandbox-model';
 export const SANDBOX_BOT_LOGIN = 'service-bot';
 /** The person the `service sandbox` commands act as on the source host (the tracker takes any e-mail). */
@@ -31,10 +37,13 @@ export interface SandboxSettings {
      * derives from it (absent in settings written before it existed: made up at the next start).
      */
     person_token_secret?: string;
+    /** The service's GitLab token and the GitLab hooks' secret (absent in settings written before GitLab was in the sandbox). */
+    gitlab_token?: string;
+    gitlab_webhook_secret?: string;
   };
-  ports: { tracker: number; scmhost: number; model: number };
+  ports: { tracker: number; scmhost: number; model: number; gitlab?: number };
   /** Written at every start, read by `service sandbox ...`. */
-  urls: { tracker: string; scmhost: string; model?: string; gateway?: string };
+  urls: { tracker: string; scmhost: string; model?: string; gateway?: string; gitlab?: string };
 }
 
 export function newSandboxSettings(): SandboxSettings {
@@ -49,8 +58,10 @@ export function newSandboxSettings(): SandboxSettings {
       reviewer_token: `sandbox-${secret()}`,
       SERVICE_OPERATOR_TOKEN: `sandbox-${secret()}`,
       person_token_secret: secret(),
+      gitlab_token: `sandbox-${secret()}`,
+      gitlab_webhook_secret: secret(),
     },
-    ports: { tracker: 0, scmhost: 0, model: 0 },
+    ports: { tracker: 0, scmhost: 0, model: 0, gitlab: 0 },
     urls: { tracker: '', scmhost: '' },
   };
 }

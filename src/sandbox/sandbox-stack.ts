@@ -6,8 +6,11 @@ import { startModelSimulator, type ModelSimulator } from './model-simulator/mode
 import { sandboxResponder } from './model-simulator/sandbox-responder';
 import {
   newSandboxSettings, readSandboxSettings, sandboxSettingsFile, SANDBOX_BOT_LOGIN, SANDBOX_PERSON_EMAIL, SANDBOX_MODEL, SANDBOX_PROJECT, SANDBOX_REPOSITORY,
-  SANDBOX_REVIEWER_LOGIN, SANDBOX_SERVICE_EMAIL,
+  SANDBOX_REVIEWER_LOGIN, SANDBOX_SERVICE_EMAIL, SANDBOX_GITLAB_PROJECT, SANDBOX_GITLAB_TRACKER_PROJECT, SANDBOX_GITLAB_TOKEN_ENV, SANDBOX_GITLAB_WEBHOOK_SECRET_ENV,
 } from './sandbox-settings';
+import { startGitLabSimulator, type GitLabSimulator } from './gitlab-simulator/gitlab-simulator';
+import { snapshotGitLab, type GitLabSnapshot } from './gitlab-simulator/gitlab-snapshot';
+import { tokenLogin } from './scmhost-simulator/person-tokens';
 import { persistState, readStateFile, writeStateFile, type StatePersistence } from './sandbox-state-file';
 import { startScmhostSimulator, type ScmhostSimulator } from './scmhost-simulator/scmhost-simulator';
 import type { ScmhostSnapshot } from './scmhost-simulator/scmhost-state';
@@ -17,6 +20,8 @@ import type { TrackerSnapshot } from './tracker-simulator/tracker-state';
 export interface Sandbox {
   tracker: TrackerSimulator;
   scmhost: ScmhostSimulator;
+  /** The GitLab project of tracker project GLB's tickets. */
+  gitlab: GitLabSimulator;
   /** Undefined when the user configured a model of their own. */
   model?: ModelSimulator;
   /** The variables that point the service at the simulators (merged over the caller's environment). */
@@ -42,9 +47,32 @@ export interface SandboxOptions {
   report?: (line: string) => void;
 }
 
-const STATE_FILES = ['tracker.json', 'scmhost.json', 'model.json'];
+const STATE_FILES = ['tracker.json', 'scmhost.json', 'gitlab.json', 'model.json'];
 /** The source host's bare repositories: `<state dir>/git/<owner>/<name>.git`. */
 const GIT_FOLDER = 'git';
+/** The GitLab simulator's bare repositories. */
+const GITLAB_GIT_FOLDER = 'gitlab-git';
+/** The repository registry (SERVICE_REPOS_CONFIG_PATH) that names the GitLab project and its connection. */
+const REGISTRY_FILE = 'repositories.yaml';
+
+/** The registry file: one GitLab connection to the simulator, its credentials in the variables the sandbox sets. */
+export function sandboxRegistry(gitlabUrl: string): string {
+  return [
+    '# Written by `service dev --sandbox` at every start: the GitLab simulator and its project.',
+    'connections:',
+    '  sandbox-gitlab:',
+    '    provider: gitlab',
+    `    base_url: ${gitlabUrl}`,
+    `    credential_env: ${SANDBOX_GITLAB_TOKEN_ENV}`,
+    `    webhook_secret_env: ${SANDBOX_GITLAB_WEBHOOK_SECRET_ENV}`,
+    'repositories:',
+    `  ${SANDBOX_GITLAB_PROJECT}:`,
+    '    provider: gitlab',
+    '    connection: sandbox-gitlab',
+    `    namespace: ${SANDBOX_GITLAB_PROJECT}`,
+    '',
+  ].join('\n');
+}
 const MODEL_VARIABLES = ['MODEL_CONNECTIONS', 'MODEL_DEFAULT', 'MODEL_POLICY', 'LLM_BACKEND', 'LLM_MODEL'];
 
 /** The model variables the user set (non-empty); the sandbox's model stands in only when there are none. */
@@ -76,9 +104,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const report = options.report ?? (() => undefined);
   const { stateDir } = options;
   const file = (name: string) => join(stateDir, name);
-  if (!options.serviceStateExists && [...STATE_FILES, GIT_FOLDER].some((name) => existsSync(file(name)))) {
+  if (!options.serviceStateExists && [...STATE_FILES, GIT_FOLDER, GITLAB_GIT_FOLDER].some((name) => existsSync(file(name)))) {
     for (const name of STATE_FILES) rmSync(file(name), { force: true });
-    rmSync(file(GIT_FOLDER), { recursive: true, force: true });
+    for (const folder of [GIT_FOLDER, GITLAB_GIT_FOLDER]) rmSync(file(folder), { recursive: true, force: true });
     report(`sandbox: the Temporal database is new, so the simulators start from nothing too (old state in ${stateDir} removed)`);
   }
   const settings = readSandboxSettings(stateDir) ?? newSandboxSettings();
@@ -86,9 +114,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   // The read API (execution view, timeline) needs an operator token; the sandbox makes one up unless you set yours.
   secrets.SERVICE_OPERATOR_TOKEN ??= `sandbox-${randomBytes(16).toString('hex')}`;
   secrets.person_token_secret ??= randomBytes(16).toString('hex');
+  secrets.gitlab_token ??= `sandbox-${randomBytes(16).toString('hex')}`;
+  secrets.gitlab_webhook_secret ??= randomBytes(16).toString('hex');
+  const gitlabToken = secrets.gitlab_token;
+  const gitlabWebhookSecret = secrets.gitlab_webhook_secret;
   const operatorToken = options.env?.SERVICE_OPERATOR_TOKEN || secrets.SERVICE_OPERATOR_TOKEN;
   const trackerState = readStateFile<TrackerSnapshot>(file('tracker.json'));
   const scmhostState = readStateFile<ScmhostSnapshot>(file('scmhost.json'));
+  const gitlabState = readStateFile<GitLabSnapshot>(file('gitlab.json'));
   const modelState = readStateFile<{ version: 1; responses: number }>(file('model.json'));
   const useModel = userModelVariables(options.env).length === 0;
 
@@ -119,6 +152,20 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       : [];
     for (const line of gitWarning) report(line);
 
+    // GitLab: tracker project GLB delivers to its project, with the same people (and person tokens) as on GitHub.
+    const gitlab = await onKeptPort(settings.ports.gitlab ?? 0, (port) => startGitLabSimulator({
+      host, port, projects: [SANDBOX_GITLAB_PROJECT], gitRoot: file(GITLAB_GIT_FOLDER), ...(gitlabState ? { restore: gitlabState } : {}),
+      tokens: tokenLogin({ tokens: { [gitlabToken]: SANDBOX_BOT_LOGIN, [secrets.reviewer_token]: SANDBOX_REVIEWER_LOGIN }, personTokenSecret: secrets.person_token_secret }),
+    }));
+    started.push(gitlab);
+    // The repository and its first commit exist before anyone clones it (the project's main is that commit).
+    gitlab.git.repositoryPath(SANDBOX_GITLAB_PROJECT);
+    tracker.state.createProject(SANDBOX_GITLAB_TRACKER_PROJECT);
+    const gitlabProject = tracker.state.project(SANDBOX_GITLAB_TRACKER_PROJECT).properties;
+    tracker.state.setProperty(gitlabProject, 'service.repos', [SANDBOX_GITLAB_PROJECT]);
+    tracker.state.setProperty(gitlabProject, 'service.default_repo', SANDBOX_GITLAB_PROJECT);
+    writeStateFile(file(REGISTRY_FILE), sandboxRegistry(gitlab.url));
+
     const model = useModel
       ? await onKeptPort(settings.ports.model, (port) => startModelSimulator({ host, port, respond: sandboxResponder, firstResponseNumber: modelState?.responses ?? 0 }))
       : undefined;
@@ -126,11 +173,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 
     persisted.push(persistState(file('tracker.json'), { snapshot: () => tracker.state.snapshot(), onEvent: (listener) => tracker.state.onEvent(listener) }));
     persisted.push(persistState(file('scmhost.json'), { snapshot: () => scmhost.state.snapshot(), onEvent: (listener) => scmhost.state.onEvent(listener) }));
+    persisted.push(persistState(file('gitlab.json'), { snapshot: () => snapshotGitLab(gitlab.state), onEvent: (listener) => gitlab.state.onEvent(listener) }));
     if (model) persisted.push(persistState(file('model.json'), { snapshot: () => ({ version: 1, responses: model.responses() }), onEvent: () => undefined }));
 
     const portOf = (url: string) => Number(new URL(url).port);
-    settings.ports = { tracker: portOf(tracker.url), scmhost: portOf(scmhost.url), model: model ? portOf(model.url) : settings.ports.model };
-    settings.urls = { tracker: tracker.url, scmhost: scmhost.url, ...(model ? { model: model.url } : {}) };
+    settings.ports = { tracker: portOf(tracker.url), scmhost: portOf(scmhost.url), model: model ? portOf(model.url) : settings.ports.model, gitlab: portOf(gitlab.url) };
+    settings.urls = { tracker: tracker.url, scmhost: scmhost.url, gitlab: gitlab.url, ...(model ? { model: model.url } : {}) };
     const saveSettings = () => writeStateFile(sandboxSettingsFile(stateDir), `${JSON.stringify(settings, null, 2)}\n`);
     saveSettings();
 
@@ -144,6 +192,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       SCMHOST_WEBHOOK_SECRET: secrets.SCMHOST_WEBHOOK_SECRET,
       SCMHOST_KNOWN_REPOS: SANDBOX_REPOSITORY,
       SCMHOST_BOT_LOGIN: SANDBOX_BOT_LOGIN,
+      SERVICE_REPOS_CONFIG_PATH: file(REGISTRY_FILE),
+      [SANDBOX_GITLAB_TOKEN_ENV]: gitlabToken,
+      [SANDBOX_GITLAB_WEBHOOK_SECRET_ENV]: gitlabWebhookSecret,
       SERVICE_OPERATOR_TOKEN: operatorToken,
       ...(model ? {
         MODEL_CONNECTIONS: JSON.stringify({ sandbox: { backend: 'openai-compatible', base_url: model.url, allowed_models: [SANDBOX_MODEL], capabilities: ['structured_output', 'tools'] } }),
@@ -154,12 +205,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     return {
       tracker,
       scmhost,
+      gitlab,
       model,
       env,
       stateDir,
       connect(gatewayUrl) {
         tracker.webhooks.setTarget({ url: `${gatewayUrl}/api/v1/webhooks/tracker`, secret: secrets.TRACKER_WEBHOOK_SECRET });
         scmhost.webhooks.setTarget({ url: `${gatewayUrl}/api/v1/webhooks/scmhost`, secret: secrets.SCMHOST_WEBHOOK_SECRET });
+        gitlab.webhooks.setTarget({ url: `${gatewayUrl}/api/v1/webhooks/gitlab`, secret: gitlabWebhookSecret });
         settings.urls.gateway = gatewayUrl;
         saveSettings();
       },
@@ -167,6 +220,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         const issues = tracker.state.issues.size;
         return [
           `  Sandbox      tracker ${tracker.url} (project ${SANDBOX_PROJECT}), source host ${scmhost.url} (repository ${SANDBOX_REPOSITORY})`,
+          `               GitLab  ${gitlab.url} (project ${SANDBOX_GITLAB_PROJECT}, for the tickets of tracker project ${SANDBOX_GITLAB_TRACKER_PROJECT}: service sandbox create-ticket "Try me" --project ${SANDBOX_GITLAB_TRACKER_PROJECT})`,
           model
             ? `               model   ${model.url} (simulated: minimal documents that fit the requested schema; set MODEL_* or LLM_* for a real one)`
             : `               model   yours (${userModel.join(', ')}), not simulated`,

@@ -16,7 +16,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { FaultInjector, createFaultInjector } from '../fault-injector';
 import { closeServer, listen } from '../listen';
 import { createWebhookSender, type WebhookSender, type WebhookTarget } from '../webhook-sender';
-import { createGitSmartHttp, loginOfToken, type GitSmartHttp } from '../scmhost-simulator/git-smart-http';
+import { createGitSmartHttp, loginOfToken, type GitSmartHttp, type TokenLogins } from '../scmhost-simulator/git-smart-http';
 import { GitLabJson, isDraftTitle, keptMergeability, mergeStatusFields } from './gitlab-json';
 import type { MergeCheck } from '../scmhost-simulator/background-merge-check';
 import { MergeRequestGit } from './merge-request-git';
@@ -31,8 +31,8 @@ export interface GitLabSimulatorOptions {
   host?: string;
   /** Self-managed path prefix, e.g. `/gitlab`; the API lives at `<prefix>/api/v4`. */
   pathPrefix?: string;
-  /** Accepted tokens and the username each acts as; when unset any token acts as `service-bot`. */
-  tokens?: Record<string, string>;
+  /** Accepted tokens and the username each acts as (or a function that says); when unset any token acts as `service-bot`. */
+  tokens?: TokenLogins;
   projects?: string[];
   /** The gateway's /api/v1/webhooks/gitlab; `secret` is sent as X-Gitlab-Token. */
   webhook?: WebhookTarget;
@@ -560,6 +560,20 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     const list = source.pipelines.filter((p) => p.ref === mr.sourceBranch).sort((a, b) => b.id - a.id);
     res.json(paged(req, res, list).map((p) => json.pipeline(source, p)));
   });
+  // An external CI reports on a commit (GitLab's "set the pipeline status of a commit"): GitLab runs such statuses in
+  // a pipeline of its own, which shows on the merge request and sends its hook. Each report is one pipeline here.
+  api.post('/projects/:id/statuses/:sha', (req, res) => {
+    const project = projectOf(req);
+    const body = { ...(req.query as Record<string, unknown>), ...((req.body ?? {}) as Record<string, unknown>) };
+    const status = String(body.state ?? '');
+    if (!COMMIT_STATUSES.includes(status)) throw new GitLabSimError(400, { error: `state does not have a valid value (${COMMIT_STATUSES.join(', ')})` });
+    const sha = String(req.params.sha);
+    const ref = typeof body.ref === 'string' && body.ref ? body.ref : [...project.branches].find(([, head]) => head === sha)?.[0];
+    if (!ref || project.branches.get(ref) === undefined) throw new GitLabSimError(404, { message: '404 References for commit Not Found' });
+    const name = typeof body.name === 'string' && body.name ? body.name : 'default';
+    const pipeline = state.reportPipeline(project, ref, sha, status, [{ name, stage: 'external', status }]);
+    res.status(201).json({ id: pipeline.jobs?.[0]?.id ?? pipeline.id, sha, ref, status, name, pipeline_id: pipeline.id, created_at: pipeline.createdAt });
+  });
   api.get('/projects/:id/pipelines', (req, res) => {
     const project = projectOf(req);
     const list = project.pipelines.filter((p) => typeof req.query.sha !== 'string' || p.sha === req.query.sha).sort((a, b) => b.id - a.id);
@@ -641,6 +655,7 @@ function labelList(raw: unknown): string[] {
 }
 
 const FINISHED = ['success', 'failed', 'canceled', 'skipped'];
+const COMMIT_STATUSES = ['pending', 'running', ...FINISHED];
 
 /**
  * GitLab's webhook bodies for merge request, note and pipeline events, with the fields real deliveries carry

@@ -7,6 +7,10 @@ import { SandboxPerson } from '../../../src/sandbox/sandbox-person';
 import { startSandbox, userModelVariables } from '../../../src/sandbox/sandbox-stack';
 import { gitIn } from '../../../src/sandbox/scmhost-simulator/git-smart-http';
 import { pushCommit, remoteUrl } from './git-over-http';
+import { loadRepositoryRegistry, resetRepositoryRegistryCache } from '../../../src/config/repository-registry';
+import { requireWebhookSecrets } from '../../../src/config/webhook-secrets';
+import { loadServiceConfig } from '../../../src/config/service-config';
+import type { SimMergeRequest } from '../../../src/sandbox/gitlab-simulator/gitlab-simulator';
 
 describe('the sandbox stack (simulators and their kept state, without the service)', () => {
   const stateDir = join(mkdtempSync(join(tmpdir(), 'sandbox-stack-')), 'sandbox');
@@ -71,6 +75,55 @@ describe('the sandbox stack (simulators and their kept state, without the servic
       expect(events).toEqual(['check_run:completed', 'pull_request_review:submitted', 'pull_request:closed']);
     } finally {
       await sandbox.close();
+    }
+  });
+
+  it('delivers tracker project GLB to a GitLab project: the registry names it, the person acts on its merge requests as CI, reviewer and merger, and a restart keeps them', async () => {
+    const dir = join(stateDir, '..', 'gitlab');
+    const sandbox = await startSandbox({ stateDir: dir, serviceStateExists: false, env: {} });
+    let mergeRequestUrl: string;
+    try {
+      // The service finds the project and its connection in the registry the sandbox wrote, with its credentials.
+      resetRepositoryRegistryCache();
+      const registry = loadRepositoryRegistry(sandbox.env);
+      expect([...registry!.repositories.values()].map((r) => [r.namespace, r.connection.baseUrl])).toEqual([['sandbox/gitlab-app', sandbox.gitlab.url]]);
+      const loaded = loadServiceConfig(sandbox.env);
+      expect(loaded.problems).toEqual([]);
+      expect(() => requireWebhookSecrets(loaded.config!, registry, sandbox.env)).not.toThrow();
+      expect(sandbox.tracker.state.project('GLB').properties).toBeDefined();
+      expect(sandbox.describe().join('\n')).toContain(`GitLab  ${sandbox.gitlab.url} (project sandbox/gitlab-app, for the tickets of tracker project GLB`);
+
+      const person = await SandboxPerson.connect(dir);
+      const key = await person.createTicket({ summary: 'Try me', type: 'Feature', labels: [], project: 'GLB' });
+      expect(key).toBe('GLB-1');
+      const head = await pushCommit(remoteUrl(sandbox.gitlab.url, 'sandbox/gitlab-app', sandbox.env.SANDBOX_GITLAB_TOKEN!), 'service/glb-1', { 'SANDBOX_CHANGES/GLB-1.md': 'rows\n' }, '[GLB-1] implement', { from: 'main' });
+      const project = sandbox.gitlab.state.project('sandbox/gitlab-app');
+      const mr: SimMergeRequest = { id: sandbox.gitlab.state.id(), iid: project.nextIid++, title: '[GLB-1] Try me', description: '', state: 'opened' as const, sourceBranch: 'service/glb-1', targetBranch: 'main', author: 'service-bot', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), notes: [] };
+      project.mergeRequests.push(mr);
+      const events: string[] = [];
+      sandbox.gitlab.state.onEvent((event) => events.push(`${event.kind}:${event.kind === 'merge_request' ? event.action : event.kind === 'pipeline' ? event.pipeline.status : event.note.type ?? 'plain'}`));
+      await expect(person.mergePullRequest('GLB-2')).rejects.toThrow('GLB-2 has no open merge request in sandbox/gitlab-app yet');
+      expect(await person.reportCheck(key, { name: 'build', conclusion: 'failure' })).toEqual({ number: 1, sha: head });
+      await expect(person.reportCheck(key, { name: 'build', conclusion: 'neutral' })).rejects.toThrow('GitLab has no pipeline that ends "neutral"');
+      expect(await person.requestChanges(key, { body: 'See the line.', line: { path: 'SANDBOX_CHANGES/GLB-1.md', line: 1, body: 'Name the rows.' } })).toBe(1);
+      expect(await person.requestChanges(key, { body: 'And say why.' })).toBe(1);
+      expect(await person.approvePullRequest(key)).toBe(1);
+      expect(await person.mergePullRequest(key)).toBe(1);
+      expect(events).toEqual(['pipeline:failed', 'note:DiffNote', 'note:plain', 'merge_request:approved', 'merge_request:merge']);
+      expect(mr.notes.filter((n) => !n.system).map((n) => [n.author, n.body])).toEqual([['octo-reviewer', 'Name the rows.'], ['octo-reviewer', 'And say why.']]);
+      const view = await person.readTicket(key, { diffs: false });
+      expect(view.pulls).toEqual([expect.objectContaining({ repository: 'sandbox/gitlab-app', number: 1, state: 'merged', head: 'service/glb-1' })]);
+      mergeRequestUrl = view.pulls[0]!.url;
+    } finally {
+      await sandbox.close();
+    }
+    const again = await startSandbox({ stateDir: dir, serviceStateExists: true, env: {} });
+    try {
+      const person = await SandboxPerson.connect(dir);
+      expect((await person.readTicket('GLB-1', { diffs: false })).pulls.map((p) => [p.url, p.state])).toEqual([[mergeRequestUrl, 'merged']]);
+      expect((await gitIn(again.gitlab.git.repositoryPath('sandbox/gitlab-app'), ['log', '--format=%s', 'main'])).split('\n')).toContain('[GLB-1] implement');
+    } finally {
+      await again.close();
     }
   });
 
