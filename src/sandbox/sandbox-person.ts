@@ -53,6 +53,11 @@ export function isGitLabTicket(key: string): boolean {
   return key.toUpperCase().startsWith(`${SANDBOX_GITLAB_TRACKER_PROJECT}-`);
 }
 
+/** What a person calls the ticket's change where it lives: `pull request #1` on GitHub, `merge request !1` on GitLab. */
+export function changeRequestName(key: string, number: number): string {
+  return isGitLabTicket(key) ? `merge request !${number}` : `pull request #${number}`;
+}
+
 /**
  * What a person does in the tracker and on the source host, done over the simulators' REST APIs (and git, for a
  * push) so that the same signed webhooks reach the service as when someone clicks: by default as pat@example.com in

@@ -228,6 +228,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           `               webhook secrets (X-Hub-Signature / X-Hub-Signature-256 = sha256=<hex HMAC-SHA256 of the body>):`,
           `                 TRACKER_WEBHOOK_SECRET=${secrets.TRACKER_WEBHOOK_SECRET}`,
           `                 SCMHOST_WEBHOOK_SECRET=${secrets.SCMHOST_WEBHOOK_SECRET}`,
+          `                 ${SANDBOX_GITLAB_WEBHOOK_SECRET_ENV}=${gitlabWebhookSecret} (GitLab sends it as X-Gitlab-Token)`,
           `               read API token (SERVICE_OPERATOR_TOKEN): ${operatorToken}`,
           `                 curl -H "authorization: Bearer ${operatorToken}" ${settings.urls.gateway ?? 'http://127.0.0.1:8000'}/api/v1/workflows/SBX-1/execution`,
           `               simulators' REST (the tracker takes any e-mail and token; the source-host token acts as ${SANDBOX_REVIEWER_LOGIN}):`,

@@ -1,4 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
+import { changeRequestName } from '../../sandbox/sandbox-person';
 import { actInSandbox, sandboxFlags } from '../../sandbox/sandbox-command';
 import { TRIGGER } from '../../../workflows/vocabulary/command-words';
 
@@ -15,7 +16,7 @@ export default class SandboxApprove extends Command {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(SandboxApprove);
     await actInSandbox(this, flags, async (person) => {
-      if (flags.pr) return `${args.key}: approved pull request #${await person.approvePullRequest(args.key)}`;
+      if (flags.pr) return `${args.key}: approved ${changeRequestName(args.key, await person.approvePullRequest(args.key))}`;
       return `${args.key}: commented /service approve (comment ${await person.comment(args.key, TRIGGER.approve)})`;
     });
   }

@@ -1,4 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
+import { changeRequestName } from '../../sandbox/sandbox-person';
 import { actInSandbox, sandboxFlags } from '../../sandbox/sandbox-command';
 
 const CONCLUSIONS = ['success', 'failure', 'neutral', 'cancelled', 'skipped', 'timed_out', 'action_required'];
@@ -18,7 +19,7 @@ export default class SandboxCheck extends Command {
     const { args, flags } = await this.parse(SandboxCheck);
     await actInSandbox(this, flags, async (person) => {
       const { number, sha } = await person.reportCheck(args.key, { name: flags.name, conclusion: flags.conclusion, summary: flags.summary });
-      return `${args.key}: check "${flags.name}" ${flags.conclusion} on pull request #${number} (head ${sha.slice(0, 7)})`;
+      return `${args.key}: check "${flags.name}" ${flags.conclusion} on ${changeRequestName(args.key, number)} (head ${sha.slice(0, 7)})`;
     });
   }
 }

@@ -1,4 +1,5 @@
 import { Args, Command } from '@oclif/core';
+import { changeRequestName } from '../../sandbox/sandbox-person';
 import { actInSandbox, sandboxFlags } from '../../sandbox/sandbox-command';
 
 export default class SandboxMerge extends Command {
@@ -9,6 +10,6 @@ export default class SandboxMerge extends Command {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(SandboxMerge);
-    await actInSandbox(this, flags, async (person) => `${args.key}: merged pull request #${await person.mergePullRequest(args.key)}`);
+    await actInSandbox(this, flags, async (person) => `${args.key}: merged ${changeRequestName(args.key, await person.mergePullRequest(args.key))}`);
   }
 }

@@ -1,4 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
+import { changeRequestName } from '../../sandbox/sandbox-person';
 import { actInSandbox, sandboxFlags } from '../../sandbox/sandbox-command';
 
 export default class SandboxReview extends Command {
@@ -22,7 +23,7 @@ export default class SandboxReview extends Command {
     await actInSandbox(this, flags, async (person) => {
       const line = flags.file && flags.line ? { path: flags.file, line: flags.line, body: args.text } : undefined;
       const number = await person.requestChanges(args.key, { body: line ? 'Please see the comment on the code.' : args.text, line });
-      return `${args.key}: requested changes on pull request #${number}${line ? ` (${line.path}:${line.line})` : ''}`;
+      return `${args.key}: requested changes on ${changeRequestName(args.key, number)}${line ? ` (${line.path}:${line.line})` : ''}`;
     });
   }
 }
