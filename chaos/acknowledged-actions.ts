@@ -71,14 +71,19 @@ function decode(payload: RawPayload | undefined): unknown {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
+/** GitLab's final pipeline states in GitHub's conclusion words (as the ticket reads them). */
+const PIPELINE_CONCLUSION: Readonly<Record<string, string>> = { success: 'success', failed: 'failure', canceled: 'cancelled', skipped: 'skipped' };
+
 function factOf(observation: Json): ObservedFact {
   const facts = (observation.facts ?? {}) as Json;
+  const pipeline = facts.pipeline as Json | undefined;
   return {
     event: String(observation.event ?? ''),
     ...(facts.comment?.id !== undefined ? { commentId: String(facts.comment.id) } : {}),
     ...(Array.isArray(facts.label_change?.added) ? { labelsAdded: facts.label_change.added as string[] } : {}),
     ...(Array.isArray(facts.labels) ? { labels: facts.labels as string[] } : {}),
     ...(facts.check_run ? { check: { sha: String(facts.check_run.head_sha), conclusion: facts.check_run.conclusion ?? null } } : {}),
+    ...(pipeline ? { check: { sha: String(pipeline.sha), conclusion: PIPELINE_CONCLUSION[String(pipeline.status)] ?? null } } : {}),
     ...(facts.review?.state ? { reviewState: String(facts.review.state) } : {}),
     ...(facts.pull_request?.merged === true ? { merged: true } : {}),
   };
@@ -134,7 +139,8 @@ function carries(fact: ObservedFact, acted: AcknowledgedAction): boolean {
     // A label change arrives as a change (webhook, changelog) or, from a poll, as the ticket's labels with it.
     case 'label': return Boolean(fact.labelsAdded?.includes(action.label) || (fact.event === 'issue_updated' && !fact.labelsAdded && fact.labels?.includes(action.label)));
     case 'check': return fact.check !== undefined && fact.check.conclusion === action.conclusion && (acted.headSha === undefined || fact.check.sha === acted.headSha);
-    case 'review': return fact.reviewState === 'changes_requested';
+    // GitLab has no review that asks for changes: a person's note (or diff thread) on the merge request is one.
+    case 'review': return fact.reviewState === 'changes_requested' || (fact.event === 'note' && fact.commentId !== undefined);
     case 'approve-pr': return fact.reviewState === 'approved';
     case 'merge': return fact.merged === true;
   }

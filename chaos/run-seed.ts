@@ -14,8 +14,8 @@ import { adfToMarkdown } from '../src/providers/tracker/adf/adf-to-markdown';
 import { IDEMPOTENCY_PROPERTY_KEY } from '../src/providers/tracker/tracker-client';
 import { idempotencyKeyOf } from '../src/providers/scmhost/idempotency-marker';
 import { startFaultyFront, startWebhookRelay, type FaultInjector } from '../src/sandbox/fault-injector';
-import { SandboxPerson } from '../src/sandbox/sandbox-person';
-import { SANDBOX_BOT_LOGIN, SANDBOX_PERSON_EMAIL, SANDBOX_REPOSITORY, readSandboxSettings } from '../src/sandbox/sandbox-settings';
+import { isGitLabTicket, SandboxPerson } from '../src/sandbox/sandbox-person';
+import { SANDBOX_BOT_LOGIN, SANDBOX_GITLAB_PROJECT, SANDBOX_GITLAB_TRACKER_PROJECT, SANDBOX_PERSON_EMAIL, SANDBOX_REPOSITORY, readSandboxSettings } from '../src/sandbox/sandbox-settings';
 import { startSandbox } from '../src/sandbox/sandbox-stack';
 import { parseDevStackConfig, planDevServer } from '../src/temporal/dev-stack-config';
 import { projectRoot } from '../src/temporal/temporal-cli-locator';
@@ -153,7 +153,10 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
     const settings = readSandboxSettings(stateDir)!;
     const operatorToken = sandbox.env.SERVICE_OPERATOR_TOKEN!;
     const person = await SandboxPerson.connect(stateDir);
-    const mainBefore = (await runGit(['rev-parse', 'main'], { cwd: join(stateDir, 'git', ...SANDBOX_REPOSITORY.split('/')) + '.git' })).trim();
+    const mainBefore = {
+      github: (await runGit(['rev-parse', 'main'], { cwd: bareRepository(stateDir, 'github') })).trim(),
+      gitlab: (await runGit(['rev-parse', 'main'], { cwd: bareRepository(stateDir, 'gitlab') })).trim(),
+    };
 
     // Faults aim at the service's requests only: the person's own clicks carry the person's credentials.
     const personTracker = `^Basic ${Buffer.from(`${SANDBOX_PERSON_EMAIL}:sandbox`).toString('base64')}$`;
@@ -206,7 +209,21 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
     /** What the simulators accepted from the person, checked against the workflows' histories at the end. */
     const acknowledged: AcknowledgedAction[] = [];
     const rebaseRequests: Record<string, number> = {};
+    const askForRebaseOnGitLab = async (key: string, position: string): Promise<void> => {
+      const api = `${settings.urls.gitlab}/api/v4/projects/${encodeURIComponent(SANDBOX_GITLAB_PROJECT)}/merge_requests`;
+      const headers = { 'private-token': settings.secrets.reviewer_token, 'content-type': 'application/json' };
+      const open = await (await fetch(`${api}?state=opened&per_page=100`, { headers })).json() as Json[];
+      const mr = open.find((m) => m.source_branch === `service/${key.toLowerCase()}`);
+      if (!mr) throw new Error(`${key}: no open merge request to rebase`);
+      const answer = await fetch(`${api}/${mr.iid}/notes`, { method: 'POST', headers, body: JSON.stringify({ body: '/service rebase' }) });
+      if (!answer.ok) throw new Error(`${key}: the note /service rebase answered ${answer.status}`);
+      rebaseRequests[key] = (rebaseRequests[key] ?? 0) + 1;
+      mark(`${key}: person: merge refused (not mergeable), wrote /service rebase on !${mr.iid}`);
+      const note = await answer.json() as Json;
+      acknowledged.push({ ticket: key, action: { kind: 'comment', text: '/service rebase' }, position, commentId: String(note.id), atMs: Date.now() - started });
+    };
     const askForRebase = async (key: string, position: string): Promise<void> => {
+      if (isGitLabTicket(key)) return askForRebaseOnGitLab(key, position);
       const pulls = await (await fetch(`${settings.urls.scmhost}/repos/${SANDBOX_REPOSITORY}/pulls?state=open&per_page=100`, { headers: { authorization: `token ${settings.secrets.reviewer_token}` } })).json() as Json[];
       const pull = pulls.find((p) => p.head?.ref === `service/${key.toLowerCase()}`);
       if (!pull) throw new Error(`${key}: no open pull request to rebase`);
@@ -240,7 +257,8 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
           acknowledged.push({ ticket: key, action, ...where, ...answer, atMs: Date.now() - started });
           return true;
         } catch (error) {
-          if (action.kind === 'merge' && /not mergeable/.test((error as Error).message)) {
+          // GitHub refuses a conflicting merge as "not mergeable"; GitLab with 405 Method Not Allowed.
+          if (action.kind === 'merge' && (/not mergeable/.test((error as Error).message) || (isGitLabTicket(key) && /: 405 /.test((error as Error).message)))) {
             if (!rebaseIfRefused) {
               mark(`${key}: person: merge refused (not mergeable) after the ticket was done; the branch is the person's now`);
               return true;
@@ -256,9 +274,12 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
 
     const keys: string[] = [];
     for (const script of scripts) {
-      const key = await person.createTicket({ summary: script.summary, type: script.type, labels: script.labels, ...(script.description ? { description: script.description } : {}) });
+      const key = await person.createTicket({
+        summary: script.summary, type: script.type, labels: script.labels, ...(script.description ? { description: script.description } : {}),
+        ...(script.host === 'gitlab' ? { project: SANDBOX_GITLAB_TRACKER_PROJECT } : {}),
+      });
       keys.push(key);
-      mark(`${key}: created (${script.kind})`);
+      mark(`${key}: created (${script.kind}, on ${script.host})`);
     }
 
     const outcomes: TicketOutcome[] = [];
@@ -412,7 +433,14 @@ export async function runSeed(options: SeedOptions): Promise<SeedResult> {
 }
 
 /** What the simulators hold, in the shape the invariant checks read. */
-async function gatherRecords(sandbox: Awaited<ReturnType<typeof startSandbox>>, stateDir: string, keys: string[], mainBefore: string): Promise<Omit<WorldRecords, 'rebaseRequests'>> {
+/** The bare git repository of the sandbox's GitHub repository or GitLab project. */
+function bareRepository(stateDir: string, host: 'github' | 'gitlab'): string {
+  return host === 'github'
+    ? `${join(stateDir, 'git', ...SANDBOX_REPOSITORY.split('/'))}.git`
+    : `${join(stateDir, 'gitlab-git', ...SANDBOX_GITLAB_PROJECT.split('/'))}.git`;
+}
+
+async function gatherRecords(sandbox: Awaited<ReturnType<typeof startSandbox>>, stateDir: string, keys: string[], mainBefore: Record<'github' | 'gitlab', string>): Promise<Omit<WorldRecords, 'rebaseRequests'>> {
   const serviceEmail = sandbox.env.TRACKER_USER_EMAIL;
   const issues: WorldRecords['issues'] = [...sandbox.tracker.state.issues.values()].map((issue) => ({
     key: issue.key, summary: issue.summary, issueType: issue.issueType, parentKey: issue.parentKey, labels: issue.labels,
@@ -431,12 +459,19 @@ async function gatherRecords(sandbox: Awaited<ReturnType<typeof startSandbox>>, 
   for (const [repo, list] of state.pulls) for (const pull of list) pulls.push({ repo, number: pull.number, headRef: pull.headRef, state: pull.state, merged: pull.merged });
   const pullComments = state.issueComments.map((c) => ({ repo: c.repo, number: c.number, byService: c.user.login === SANDBOX_BOT_LOGIN, idempotencyKey: idempotencyKeyOf(c.body) }));
   const reviewComments = state.reviewComments.map((c) => ({ repo: c.repo, id: c.id, inReplyToId: c.inReplyToId, byService: c.user.login === SANDBOX_BOT_LOGIN }));
-  const bare = `${join(stateDir, 'git', ...SANDBOX_REPOSITORY.split('/'))}.git`;
+  // GitLab: its merge requests as pull requests, and every note (thread replies too) as a comment with its marker.
+  for (const project of sandbox.gitlab.state.projects.values()) {
+    for (const mr of project.mergeRequests) {
+      pulls.push({ repo: project.path, number: mr.iid, headRef: mr.sourceBranch, state: mr.state === 'opened' ? 'open' : 'closed', merged: mr.state === 'merged' });
+      for (const note of mr.notes.filter((n) => !n.system)) pullComments.push({ repo: project.path, number: mr.iid, byService: note.author === SANDBOX_BOT_LOGIN, idempotencyKey: idempotencyKeyOf(note.body) });
+    }
+  }
   const branchCommits: Record<string, string[]> = {};
   for (const key of keys) {
     const branch = `service/${key.toLowerCase()}`;
+    const host = isGitLabTicket(key) ? 'gitlab' : 'github';
     try {
-      const log = await runGit(['log', '--format=%s', branch, '--not', mainBefore], { cwd: bare });
+      const log = await runGit(['log', '--format=%s', branch, '--not', mainBefore[host]], { cwd: bareRepository(stateDir, host) });
       branchCommits[key] = log.trim().split('\n').filter((subject) => subject.startsWith(`[${key}]`)).reverse();
     } catch {
       // No branch: the ticket never pushed (or its branch was deleted after the merge).

@@ -15,8 +15,12 @@ export type PersonAction =
   | { kind: 'approve-pr' }
   | { kind: 'merge' };
 
+/** Where the ticket's change goes: the GitHub simulator (tracker project SBX) or the GitLab one (project GLB). */
+export type SourceHost = 'github' | 'gitlab';
+
 export interface TicketScript {
   kind: TicketKind;
+  host: SourceHost;
   type: 'Feature' | 'Bug' | 'Task';
   summary: string;
   description?: string;
@@ -62,7 +66,15 @@ function reviewPhase(rng: Prng): PersonAction[] {
   return steps;
 }
 
+/**
+ * A ticket of the seed, on GitHub or GitLab: half of them go to GitLab. The host is drawn from a generator of its own,
+ * so every other draw of a seed stays what it was before GitLab was in the mix.
+ */
 export function drawTicket(rng: Prng, index: number): TicketScript {
+  return { ...drawFlow(rng, index), host: rng.fork('host').chance(0.5) ? 'gitlab' : 'github' };
+}
+
+function drawFlow(rng: Prng, index: number): Omit<TicketScript, 'host'> {
   const kind = rng.pick(['feature', 'feature-yolo', 'bug', 'takeover'] as const);
   const review = reviewPhase(rng);
   switch (kind) {

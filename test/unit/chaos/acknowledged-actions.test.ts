@@ -62,6 +62,27 @@ describe('every acknowledged action of the person is reflected', () => {
     expect(result).toEqual({ checked: 5, violations: [] });
   });
 
+  it('finds the person\'s actions on a GitLab merge request: a pipeline as the CI result, a note as the review, the approval and the merge', () => {
+    const result = check([
+      acted({ kind: 'check', conclusion: 'failure', summary: 'red' }, 'human_review_gate', { headSha: 'abc' }),
+      acted({ kind: 'review', body: 'Name the rows.' }, 'human_review_gate'),
+      acted({ kind: 'approve-pr' }, 'human_review_gate'),
+    ], [
+      at('human_review_gate'),
+      observe('pipeline', { pipeline: { id: 7, status: 'failed', sha: 'abc' } }),
+      at('attempt_ci_fix'), at('human_review_gate'),
+      observe('note', { comment: { id: '91', body: 'Name the rows.' } }),
+      at('implement_review'), at('human_review_gate'),
+      observe('pull_request_review', { review: { state: 'approved' } }),
+      { workflowExecutionCompletedEventAttributes: {} },
+    ]);
+    expect(result).toEqual({ checked: 3, violations: [] });
+    // A pipeline of another head is not the one the person reported.
+    expect(check([acted({ kind: 'check', conclusion: 'failure', summary: 'red' }, 'human_review_gate', { headSha: 'abc' })], [
+      at('human_review_gate'), observe('pipeline', { pipeline: { id: 7, status: 'failed', sha: 'def' } }), at('attempt_ci_fix'),
+    ]).violations).toHaveLength(1);
+  });
+
   it('names an action the simulator accepted that never reached the workflow, and one the workflow received but did not act on', () => {
     const { violations } = check([
       acted({ kind: 'comment', text: '>option 2' }, 'rca_option_gate', { commentId: '20' }),

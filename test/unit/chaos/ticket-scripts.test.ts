@@ -4,7 +4,7 @@ import { drawTicket, newProgress, nextAction, takeAction, type TicketScript } fr
 
 describe('the person of a chaos ticket', () => {
   const feature: TicketScript = {
-    kind: 'feature', type: 'Feature', summary: 's', labels: ['service:managed'],
+    kind: 'feature', host: 'github', type: 'Feature', summary: 's', labels: ['service:managed'],
     gates: { prd_approval_gate: [{ kind: 'comment', text: '? q' }, { kind: 'label', label: 'service:prd-approved' }] },
     review: [{ kind: 'check', conclusion: 'success', summary: 'green' }, { kind: 'approve-pr' }, { kind: 'merge' }],
     expect: { status: 'completed' }, draftEdits: [],
@@ -66,6 +66,12 @@ describe('the person of a chaos ticket', () => {
       }
     }
     expect([...gatesSeen].sort()).toEqual(['plan_approval_gate', 'task_approval_gate']);
+  });
+
+  it('sends about half the tickets to GitLab, by a draw of their own that changes nothing else a seed drew', () => {
+    const hosts = Array.from({ length: 40 }, (_, i) => drawTicket(createPrng(i + 1), 1).host);
+    expect(hosts.filter((h) => h === 'gitlab').length).toBeGreaterThan(10);
+    expect(hosts.filter((h) => h === 'github').length).toBeGreaterThan(10);
   });
 
   it('keeps what a seed drew before draft edits existed', () => {
