@@ -38,7 +38,7 @@ ${node.kind === 'end' ? '' : html`<text x="${round(node.x)}" y="${round(node.y +
 function renderEdge(edge: LaidOutEdge): SafeHtml {
   const classes = ['edge', edge.taken > 0 ? 'taken' : '', edge.detour ? 'detour' : '', edge.loop ? 'loop' : '', edge.extra ? 'extra' : ''].filter(Boolean).join(' ');
   const middle = edge.points[Math.floor(edge.points.length / 2)];
-  return html`<g class="${classes}" data-edge="${edge.from}->${edge.to}" data-taken="${edge.taken}">
+  return html`<g class="${classes}" data-from="${edge.from}" data-to="${edge.to}" data-taken="${edge.taken}">
 <title>${edge.from} → ${edge.to} (${edge.label})${edge.taken > 0 ? `, taken ${edge.taken}×` : ''}${edge.detour ? ', a detour' : ''}</title>
 <path d="${edgePath(edge.points)}" marker-end="url(#arrow${edge.taken > 0 ? '-taken' : ''})"/>
 ${middle ? html`<text x="${round(middle.x + 4)}" y="${round(middle.y - 3)}" class="outcome">${edge.label}${edge.taken > 1 ? ` ×${edge.taken}` : ''}</text>` : ''}
