@@ -29,6 +29,8 @@ const LAYERS = [
   // What the gateway, the poller and the worker share: normalising and routing deliveries, readiness checks.
   { name: 'ingress and health', members: ['src/ingress', 'src/health'] },
   { name: 'poller', members: ['src/poller'] },
+  // The console's pages over the read model (issue 45); the gateway serves them.
+  { name: 'console', members: ['src/console'] },
   { name: 'activities', members: ['activities'] },
   { name: 'stations', members: ['activities/stations'] },
   // Programs. They do not import each other.

@@ -100,7 +100,8 @@ export default class DevCommand extends Command {
           report: (line) => this.log(line),
         });
       }
-      const env: NodeJS.ProcessEnv = { ...process.env, ...sandbox?.env, ...portOverrides(flags), TEMPORAL_ADDRESS: plan.address, TEMPORAL_NAMESPACE: plan.namespace };
+      // The console links a ticket's workflow in this stack's Temporal UI unless TEMPORAL_UI_URL says otherwise.
+      const env: NodeJS.ProcessEnv = { ...process.env, ...sandbox?.env, ...portOverrides(flags), TEMPORAL_ADDRESS: plan.address, TEMPORAL_NAMESPACE: plan.namespace, TEMPORAL_UI_URL: process.env.TEMPORAL_UI_URL ?? plan.uiUrl };
       // Without --sandbox and without secrets of the user's, the webhook secrets are made up and kept (see the module).
       const madeUpSecrets = sandbox ? [] : fillDevWebhookSecrets(plan.dataDir, env);
       // The worker and gateway read a few settings straight from the process environment (the registry file path).
@@ -133,6 +134,7 @@ export default class DevCommand extends Command {
         `service dev is running (ready in ${secondsToReady(process.env)} s):`,
         `  API          ${gateway.url}/api/v1   (health: ${gateway.url}/api/v1/health)`,
         `  Webhooks     ${gateway.url}/api/v1/webhooks/tracker`,
+        ...(config.console.enabled ? [`  Console      ${gateway.url}/console/   (sign in with SERVICE_OPERATOR_TOKEN)`] : []),
         `  Temporal UI  ${plan.uiUrl ?? '(headless)'}`,
         `  Temporal     ${plan.address}  namespace ${plan.namespace}  task queue ${config.temporal.taskQueue}`,
         `  Metrics      ${gatewayMetricsUrl(gateway.url, config)} (gateway)  ${worker.metricsUrl} (worker)`,

@@ -46,6 +46,11 @@ export interface ServiceConfig {
   temporal: { address: string; namespace: string; taskQueue: string; tls?: TemporalTlsFiles; apiKey?: string };
   operatorToken?: string;
   effectOperatorToken?: string;
+  /**
+   * The console under /console/ (issue 45, src/console): served unless SERVICE_CONSOLE_ENABLED=false, behind
+   * SERVICE_OPERATOR_TOKEN. temporalUiUrl (TEMPORAL_UI_URL) lets a ticket's page link its workflow in the Temporal UI.
+   */
+  console: { enabled: boolean; temporalUiUrl?: string };
   requireProjectConfig: boolean;
   reposConfigPath?: string;
   prdProposals: { repo?: string; path?: string };
@@ -283,6 +288,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
     },
     operatorToken: r.str('SERVICE_OPERATOR_TOKEN'),
     effectOperatorToken: r.str('EFFECT_OPERATOR_TOKEN'),
+    console: { enabled: r.bool('SERVICE_CONSOLE_ENABLED', true), temporalUiUrl: r.url('TEMPORAL_UI_URL') },
     requireProjectConfig: r.bool('SERVICE_REQUIRE_PROJECT_CONFIG', true),
     reposConfigPath: r.str('SERVICE_REPOS_CONFIG_PATH'),
     prdProposals: { repo: r.repo('PRD_PROPOSALS_REPO'), path: r.str('PRD_PROPOSALS_PATH') },

@@ -24,6 +24,11 @@ import { pendingBodyGate } from './pending-body-gate';
 import { RefusalLog } from './refusal-log';
 import type { ReadinessAnswer } from '../health/readiness';
 import { PendingBodyBudget } from './pending-body-budget';
+import { consoleRouter } from '../console/console-router';
+import type { ConsoleTicketsPort } from '../console/ticket-listing';
+import type { ConsoleDefinitionsPort } from '../console/console-definitions';
+import { githubWebUrl } from '../console/pages/ticket-links';
+import type { BudgetLimits } from '../budgets/token-budget';
 
 export interface GatewayDeps {
   config: ServiceConfig;
@@ -49,6 +54,12 @@ export interface GatewayDeps {
    * configuration (config.gateway.pendingBodies) unless given, so a test can read what it held.
    */
   pendingBodies?: PendingBodyBudget;
+  /**
+   * What the console reads beyond the workflows port (src/console): the board's listing from visibility (the board
+   * answers 503 without it), the definition registry (the built-in definitions without it) and the deployment's
+   * token budgets (no limits shown without them).
+   */
+  console?: { tickets?: ConsoleTicketsPort; definitions?: ConsoleDefinitionsPort; budgets?: BudgetLimits };
 }
 
 /**
@@ -117,6 +128,23 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     logger: deps.logger.child({ route: 'effects' }),
     effectToken: deps.config.effectOperatorToken,
   }));
+
+  if (deps.config.console.enabled) {
+    app.use(consoleRouter({
+      operatorToken: deps.config.operatorToken,
+      workflows: deps.workflows,
+      tickets: deps.console?.tickets,
+      definitions: deps.console?.definitions,
+      budgets: deps.console?.budgets ?? { ticket: null, stage: null, stages: {} },
+      links: {
+        trackerBaseUrl: deps.config.tracker.baseUrl,
+        githubWebUrl: githubWebUrl(deps.config.scmhost.apiUrl),
+        temporalUiUrl: deps.config.console.temporalUiUrl,
+        namespace: deps.config.temporal.namespace,
+      },
+      logger: deps.logger.child({ route: 'console' }),
+    }));
+  }
 
   app.use(definitionApiRouter({ definitions: deps.definitions, logger: deps.logger.child({ route: 'definitions' }), operatorToken: deps.config.operatorToken }));
 

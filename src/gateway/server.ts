@@ -16,9 +16,21 @@ import { cachedIssueKeys } from '../ingress/tracker/comment-issue';
 import { createTrackerClient } from '../providers/tracker/tracker-client';
 import { learnTrackerAccountId, loopGuardOf, trackerAccountReport } from '../ingress/loop-guard';
 import { requireWebhookSecrets } from '../config/webhook-secrets';
+import { TemporalTicketListing } from '../console/ticket-listing';
+import { budgetDefaultsFromEnv, type BudgetLimits } from '../budgets/token-budget';
 
 export interface RunningGateway extends ListeningServer {
   stop(): Promise<void>;
+}
+
+/** The deployment's token budgets for the console; the worker refuses bad values, the console then shows no limits. */
+function consoleBudgets(logger: Logger): BudgetLimits {
+  try {
+    return budgetDefaultsFromEnv(process.env);
+  } catch (error) {
+    logger.warn('the console shows no token budgets', { error: (error as Error).message });
+    return { ticket: null, stage: null, stages: {} };
+  }
 }
 
 export async function startGateway(config: ServiceConfig, logger: Logger): Promise<RunningGateway> {
@@ -52,7 +64,9 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const issueLabels = tracker && { labelsOf: async (key: string) => (await tracker.getIssue(key)).labels };
   const guard = loopGuardOf(config);
   const account = tracker && learnTrackerAccountId(guard, () => tracker.getMyself(), trackerAccountReport(logger));
-  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, comments, issueLabels, definitions: workflows.definitions(), guard, ready });
+  const definitions = workflows.definitions();
+  const consoleReads = config.console.enabled ? { tickets: new TemporalTicketListing(connection, visibility, config.temporal.taskQueue), definitions: definitions.registry, budgets: consoleBudgets(logger) } : undefined;
+  const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, comments, issueLabels, definitions, guard, ready, console: consoleReads });
   // Timeouts and a connection cap (server-options.ts): what one client can hold on the public port is bounded.
   const listening = await listen(createGatewayServer(app, config.gateway), config.gateway.host, config.gateway.port, 'gateway');
   const metricsApart = await listenGatewayMetrics(config, metrics).catch(async (error: unknown) => { await listening.close(); throw error; });

@@ -1,0 +1,196 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { BudgetLimits } from '../budgets/token-budget';
+import type { Logger } from '../logging/logger';
+import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
+import { TemporalUnavailableError } from '../temporal/temporal-unavailable-error';
+import { buildBoard, placeTicket } from './board/board-groups';
+import { matchesFilters, parseBoardFilters, ticketKeyParam } from './board/board-filters';
+import { boardTicketOf, type BoardTicket } from './board/board-ticket';
+import { builtInDefinitions, rememberingDefinitions, type ConsoleDefinitionsPort } from './console-definitions';
+import { checkCredential, clearedSessionCookie, sameSecret, sessionCookie } from './console-session';
+import { consoleSecurityHeaders, newNonce } from './content-security-policy';
+import type { SafeHtml } from './html';
+import { boardFragment, boardPage } from './pages/board-page';
+import { definitionPage, definitionsIndex } from './pages/definition-page';
+import { errorPage, loginPage } from './pages/message-pages';
+import { pageShell } from './pages/page-shell';
+import type { LinkTargets } from './pages/ticket-links';
+import { ticketFragment, ticketPage, type TicketPageInput } from './pages/ticket-page';
+import { readTimeline } from './read-timeline';
+import type { ConsoleTicketsPort } from './ticket-listing';
+
+export interface ConsoleDeps {
+  /** SERVICE_OPERATOR_TOKEN: the console's only credential; unset, the console answers 503 like the read API. */
+  operatorToken?: string;
+  workflows: Pick<TicketWorkflowsPort, 'execution' | 'timeline'>;
+  /** The board's listing from visibility; without it the board answers 503 (ticket pages still work). */
+  tickets?: ConsoleTicketsPort;
+  /** The definition registry; the built-in definitions when absent. */
+  definitions?: ConsoleDefinitionsPort;
+  links: LinkTargets;
+  budgets: BudgetLimits;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** Tickets that ended longer ago than this many days leave the board unless `?days=` asks for more. */
+export const DEFAULT_BOARD_DAYS = 7;
+const MAX_BOARD_DAYS = 90;
+
+class ConsoleError extends Error {
+  constructor(readonly status: number, readonly title: string, message: string) {
+    super(message);
+  }
+}
+
+function daysParam(raw: unknown): number {
+  if (raw === undefined || raw === '') return DEFAULT_BOARD_DAYS;
+  if (typeof raw !== 'string' || !/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_BOARD_DAYS) {
+    throw new ConsoleError(400, 'Bad filter', `days must be a whole number from 1 to ${MAX_BOARD_DAYS}, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+/** Where to go after signing in: a console address of this host only (no `//host`, no scheme). */
+export function safeNext(raw: unknown): string {
+  return typeof raw === 'string' && /^\/console\/[A-Za-z0-9/_@.?&=%+-]*$/.test(raw) && !raw.includes('//') ? raw : '/console/';
+}
+
+/**
+ * The console (issue 45): server-rendered pages over the read model, under /console/, behind the operator token.
+ * It only reads: GET pages, and a sign-in and sign-out that set or clear the session cookie and nothing else.
+ */
+export function consoleRouter(deps: ConsoleDeps): Router {
+  const router = express.Router();
+  const now = deps.now ?? (() => new Date());
+  const definitions = rememberingDefinitions(deps.definitions ?? builtInDefinitions());
+
+  const send = (res: Response, status: number, title: string, body: SafeHtml, options: { live?: boolean; signedIn?: boolean } = {}) => {
+    const nonce = newNonce();
+    res.status(status).set(consoleSecurityHeaders(nonce)).type('html').send(pageShell({ title, nonce, body, ...options }));
+  };
+  const sendFragment = (res: Response, body: SafeHtml) => {
+    res.status(200).set(consoleSecurityHeaders(newNonce())).type('html').send(body.text);
+  };
+  const handle = (fn: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
+    try {
+      await fn(req, res);
+    } catch (error) {
+      if (error instanceof ConsoleError) return send(res, error.status, error.title, errorPage(error.title, error.message));
+      if (error instanceof TemporalUnavailableError) {
+        deps.logger.warn('console could not read Temporal', { path: req.path, error: error.message });
+        return send(res, 503, 'Temporal unavailable', errorPage('Temporal unavailable', 'the workflows could not be read (Temporal or the worker is unavailable); the page tries again on reload'));
+      }
+      deps.logger.error('console page failed', { path: req.path, error: (error as Error).message });
+      send(res, 500, 'Console error', errorPage('Console error', (error as Error).message));
+    }
+  };
+
+  router.use('/console', (req: Request, res: Response, next: NextFunction) => {
+    if (!deps.operatorToken) return send(res, 503, 'Console disabled', errorPage('Console disabled', 'SERVICE_OPERATOR_TOKEN is not set: the console is disabled'), { signedIn: false });
+    next();
+  });
+
+  router.get('/console/login', (req, res) => send(res, 200, 'Sign in', loginPage(undefined, safeNext(req.query.next)), { signedIn: false }));
+  router.post('/console/login', express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 4 }), (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const token = typeof body.token === 'string' ? body.token.trim() : '';
+    if (!token || !sameSecret(token, deps.operatorToken!)) {
+      return send(res, 401, 'Sign in', loginPage('That is not the operator token of this service.', safeNext(body.next)), { signedIn: false });
+    }
+    res.status(303).set('Set-Cookie', sessionCookie(deps.operatorToken!, req.secure)).set('Cache-Control', 'no-store').location(safeNext(body.next)).end();
+  });
+  router.post('/console/logout', (req, res) => {
+    res.status(303).set('Set-Cookie', clearedSessionCookie()).set('Cache-Control', 'no-store').location('/console/login').end();
+  });
+
+  router.use('/console', (req: Request, res: Response, next: NextFunction) => {
+    const credential = checkCredential({ authorization: req.get('authorization'), cookie: req.get('cookie') }, deps.operatorToken!);
+    if (credential.ok) return next();
+    res.set('WWW-Authenticate', 'Bearer');
+    send(res, 401, 'Sign in', loginPage(credential.reason, safeNext(req.method === 'GET' ? req.originalUrl : undefined)), { signedIn: false });
+  });
+  // The console never writes: anything but GET past sign-in is refused.
+  router.use('/console', (req: Request, res: Response, next: NextFunction) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    res.set('Allow', 'GET, HEAD');
+    send(res, 405, 'Read only', errorPage('Read only', `the console only reads; ${req.method} is not answered (commands go to the tracker)`));
+  });
+
+  const gateKinds = async (tickets: readonly BoardTicket[]) => {
+    const kinds = new Map<BoardTicket, string | undefined>();
+    await Promise.all(tickets.map(async (ticket) => {
+      if (ticket.status !== 'waiting' || !ticket.definition) return;
+      const definition = await definitions.get(ticket.definition.name, ticket.definition.revision).catch(() => undefined);
+      const node = definition?.body.nodes[ticket.node];
+      kinds.set(ticket, node?.kind === 'gate' ? node.gate : undefined);
+    }));
+    return (ticket: BoardTicket) => kinds.get(ticket);
+  };
+
+  const readBoard = async (req: Request) => {
+    if (!deps.tickets) throw new ConsoleError(503, 'Board unavailable', 'this gateway has no ticket listing (Temporal visibility)');
+    const parsed = parseBoardFilters(req.query as Record<string, unknown>);
+    if (!parsed.ok) throw new ConsoleError(400, 'Bad filter', parsed.message);
+    const days = daysParam(req.query.days);
+    const tickets = (await deps.tickets.list(days)).map(boardTicketOf);
+    const shown = tickets.filter((t) => matchesFilters(t, parsed.filters));
+    return { tickets, filters: parsed.filters, days, board: buildBoard(shown, await gateKinds(shown)) };
+  };
+
+  router.get('/console/', handle(async (req, res) => {
+    const board = await readBoard(req);
+    send(res, 200, 'Board', boardPage({ ...board, now: now() }), { live: true });
+  }));
+  router.get('/console/board', handle(async (req, res) => {
+    sendFragment(res, boardFragment((await readBoard(req)).board, now()));
+  }));
+
+  const readTicket = async (req: Request): Promise<TicketPageInput> => {
+    const key = ticketKeyParam(req.params.key as string | undefined);
+    if (!key) throw new ConsoleError(400, 'Not a ticket key', `"${String(req.params.key)}" is not a ticket key like PROJ-123`);
+    const [listed, view] = await Promise.all([deps.tickets?.get(key), deps.workflows.execution(key)]);
+    if (!view && !listed) throw new ConsoleError(404, 'No such ticket', `no workflow for ticket ${key}`);
+    const ticket = boardTicketOf(listed ? { ...listed, view: view ?? listed.view } : {
+      ticketKey: key, workflowId: view!.workflow_id, runStatus: 'RUNNING', startedAt: view!.started_at, closedAt: null, attributes: { pullRequests: [] }, view,
+    });
+    const [timeline, definition] = await Promise.all([
+      readTimeline(deps.workflows, key),
+      ticket.definition ? definitions.get(ticket.definition.name, ticket.definition.revision).catch(() => undefined) : Promise.resolve(undefined),
+    ]);
+    const gate = definition?.body.nodes[ticket.node];
+    return {
+      ticket, placement: placeTicket(ticket, gate?.kind === 'gate' ? gate.gate : undefined), workflowId: listed?.workflowId ?? view!.workflow_id,
+      view: view ?? listed?.view, timeline, definition, links: deps.links, budgets: deps.budgets, now: now(),
+    };
+  };
+
+  router.get('/console/tickets/:key', handle(async (req, res) => {
+    const input = await readTicket(req);
+    send(res, 200, input.ticket.key, ticketPage(input), { live: true });
+  }));
+  router.get('/console/tickets/:key/live', handle(async (req, res) => {
+    sendFragment(res, ticketFragment(await readTicket(req)));
+  }));
+
+  router.get('/console/definitions', handle(async (_req, res) => {
+    send(res, 200, 'Definitions', definitionsIndex(await definitions.list()));
+  }));
+  router.get('/console/definitions/:name/:revision', handle(async (req, res) => {
+    const name = String(req.params.name);
+    const revision = String(req.params.revision);
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name) || !/^[1-9][0-9]{0,8}$/.test(revision)) throw new ConsoleError(400, 'Not a definition', 'a definition is addressed as /console/definitions/<name>/<revision>, e.g. /console/definitions/feature/3');
+    const definition = await definitions.get(name, Number(revision));
+    if (!definition) throw new ConsoleError(404, 'No such definition', `${name} has no revision ${revision}`);
+    const ticketsAt: Record<string, number> = {};
+    for (const listed of deps.tickets ? await deps.tickets.list(DEFAULT_BOARD_DAYS) : []) {
+      const ticket = boardTicketOf(listed);
+      if (ticket.ended || ticket.definition?.name !== definition.name || ticket.definition.revision !== definition.revision) continue;
+      ticketsAt[ticket.node] = (ticketsAt[ticket.node] ?? 0) + 1;
+    }
+    send(res, 200, `${definition.name} r${definition.revision}`, definitionPage(definition, ticketsAt));
+  }));
+
+  router.use('/console', (req: Request, res: Response) => send(res, 404, 'Not found', errorPage('Not found', `the console has no page ${req.path}`)));
+  return router;
+}
