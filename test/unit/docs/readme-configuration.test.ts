@@ -66,6 +66,8 @@ const NOT_CONFIGURATION: Record<string, string> = {
   SERVICE_DEV_STARTED_AT: 'set by scripts/dev.sh for `service dev`\'s "ready in" line; nobody sets it by hand',
   SERVICE_WORKSPACE: 'set by the worker for the agent inside the container',
   SERVICE_CHAOS_PLAIN_PROCESS_AGENT: 'set only by the fault campaign\'s light mode (chaos/); a deployment must never set it',
+  SANDBOX_GITLAB_TOKEN: 'set by `service dev --sandbox`: the credential_env of the GitLab connection in the registry it writes',
+  SANDBOX_GITLAB_WEBHOOK_SECRET: 'set by `service dev --sandbox`: the webhook_secret_env of that connection',
   CHANGES_REQUESTED: 'a GitHub review state',
   REQUEST_CHANGES: 'a GitHub review event',
   EAI_AGAIN: 'a DNS error code',
