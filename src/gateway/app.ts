@@ -7,7 +7,7 @@ import { loopGuardOf, type LoopGuardOptions } from '../ingress/loop-guard';
 import { errorBody } from './http-errors';
 import { gatewayErrorHandler } from './error-handler';
 import { readApiRouter } from './routes/read-api';
-import type { RepositoryRegistry } from '../config/repository-registry';
+import { findRegistryRepository, type RepositoryRegistry } from '../config/repository-registry';
 import { effectApiRouter } from './routes/effect-api';
 import { definitionApiRouter } from './routes/definition-api';
 import type { DefinitionsPort } from '../temporal/temporal-definitions';
@@ -139,6 +139,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
       links: {
         trackerBaseUrl: deps.config.tracker.baseUrl,
         githubWebUrl: githubWebUrl(deps.config.scmhost.apiUrl),
+        gitlabWebUrlOf: (project) => findRegistryRepository(deps.registry, project)?.connection.baseUrl,
         temporalUiUrl: deps.config.console.temporalUiUrl,
         namespace: deps.config.temporal.namespace,
       },

@@ -1,4 +1,4 @@
-import { pullRequestUrl, safeHttpUrl } from '../safe-links';
+import { parsePullRequestRef, pullRequestUrl, safeHttpUrl } from '../safe-links';
 
 /** Where the console can link to: addresses from the configuration; any of them may be unknown. */
 export interface LinkTargets {
@@ -6,6 +6,8 @@ export interface LinkTargets {
   trackerBaseUrl?: string;
   /** The web address of the GitHub host (from SCMHOST_API_URL), for `owner/repo#12`. */
   githubWebUrl?: string;
+  /** The web address of the GitLab instance of a project (its registry connection's base_url), for `group/project!3`. */
+  gitlabWebUrlOf?: (project: string) => string | undefined;
   /** TEMPORAL_UI_URL and the namespace: the workflow's page in the Temporal UI. */
   temporalUiUrl?: string;
   namespace: string;
@@ -32,5 +34,7 @@ export function temporalWorkflowUrl(targets: LinkTargets, workflowId: string): s
 }
 
 export function pullRequestLink(targets: LinkTargets, ref: string): string | undefined {
-  return pullRequestUrl(ref, { github: targets.githubWebUrl });
+  const parsed = parsePullRequestRef(ref);
+  const gitlab = parsed?.host === 'gitlab' ? targets.gitlabWebUrlOf?.(parsed.repository) : undefined;
+  return pullRequestUrl(ref, { github: targets.githubWebUrl, gitlab });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, html, trustedHtml } from '../../../src/console/html';
 import { parsePullRequestRef, pullRequestUrl, safeHttpUrl } from '../../../src/console/safe-links';
+import { pullRequestLink } from '../../../src/console/pages/ticket-links';
 
 describe('html', () => {
   it('escapes every interpolated string, keeps nested html and drops null, undefined and false', () => {
@@ -23,5 +24,7 @@ describe('links', () => {
     expect(pullRequestUrl('acme/app#7', { github: 'https://github.example/' })).toBe('https://github.example/acme/app/pull/7');
     expect(pullRequestUrl('"><img>#1', { github: 'https://github.com' })).toBeUndefined();
     expect(pullRequestUrl('acme/app!3', { github: 'https://github.com' })).toBeUndefined();
+    expect(pullRequestLink({ namespace: 'default', gitlabWebUrlOf: (project) => (project === 'fin/pay' ? 'https://git.example/gitlab' : undefined) }, 'fin/pay!3')).toBe('https://git.example/gitlab/fin/pay/-/merge_requests/3');
+    expect(pullRequestLink({ namespace: 'default', gitlabWebUrlOf: () => undefined }, 'other/app!3')).toBeUndefined();
   });
 });
