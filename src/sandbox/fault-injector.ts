@@ -219,8 +219,8 @@ export async function startWebhookRelay(options: { target: string; odds: Webhook
       }
       const path = req.url ?? '/';
       const fate = webhookFate(odds, options.random);
-      // GitHub names the event in a header; Jira in the body.
-      const event = headers['x-github-event'] ?? (() => {
+      // GitHub and GitLab name the event in a header; Jira in the body.
+      const event = headers['x-github-event'] ?? headers['x-gitlab-event'] ?? (() => {
         try { return String((JSON.parse(body.toString('utf8')) as { webhookEvent?: unknown }).webhookEvent ?? ''); } catch { return ''; }
       })();
       const record: WebhookRelayRecord = { at: Date.now(), path, event, fate: fate.kind, answers: [] };

@@ -16,6 +16,8 @@ export interface WorldPerson {
   mergeRequestThread(project: string, key: string, body: string, at?: { path: string; line: number }): string;
   /** A reviewer's reply in a thread of the ticket's merge request. */
   mergeRequestReply(project: string, key: string, discussionId: string, body: string): void;
+  /** A reviewer approves the ticket's merge request in a GitLab project (GitLab's approval, its merge request hook). */
+  mergeRequestApprove(project: string, key: string): void;
   /** Someone merges the ticket's merge request in a GitLab project. */
   mergeRequestMerge(project: string, key: string): void;
 }
@@ -64,6 +66,9 @@ export function worldPerson(scm: ScmhostSimulator, gitlab: GitLabSimulator): Wor
     },
     mergeRequestReply: (project, key, discussionId, body) => {
       gitlab.state.replyInDiscussion(openMergeRequest(project, key), discussionId, body, REVIEWER, gitlab.state.project(project));
+    },
+    mergeRequestApprove: (project, key) => {
+      gitlab.state.approve(gitlab.state.project(project), openMergeRequest(project, key), REVIEWER);
     },
     mergeRequestMerge: (project, key) => {
       gitlab.state.merge(gitlab.state.project(project), openMergeRequest(project, key));

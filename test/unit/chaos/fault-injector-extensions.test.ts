@@ -57,6 +57,21 @@ describe('webhook relay', () => {
     await relay.drain();
     expect(gateway.bodies.filter((b) => b === '{"n":5}')).toHaveLength(2);
   });
+
+  it('names each delivery\'s event as its provider does: GitHub\'s and GitLab\'s header, Jira\'s body', async () => {
+    const gateway = await receiver();
+    closers.push(() => gateway.close());
+    const relay = await startWebhookRelay({ target: gateway.url, odds: { drop: 1, duplicate: 0, delay: 0, maxDelayMs: 0 }, random: () => 0 });
+    closers.push(() => relay.close());
+    const post = (path: string, headers: Record<string, string>, body: string) => fetch(`${relay.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    await post('/api/v1/webhooks/scmhost', { 'x-github-event': 'check_run' }, '{}');
+    await post('/api/v1/webhooks/gitlab', { 'x-gitlab-event': 'Pipeline Hook' }, '{"object_kind":"pipeline"}');
+    await post('/api/v1/webhooks/tracker', {}, '{"webhookEvent":"comment_created"}');
+    expect(relay.records.map((r) => [r.path, r.event, r.fate])).toEqual([
+      ['/api/v1/webhooks/scmhost', 'check_run', 'drop'], ['/api/v1/webhooks/gitlab', 'Pipeline Hook', 'drop'], ['/api/v1/webhooks/tracker', 'comment_created', 'drop'],
+    ]);
+    expect(gateway.bodies).toEqual([]);
+  });
 });
 
 describe('faulty front', () => {
