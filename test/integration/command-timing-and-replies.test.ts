@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adfToMarkdown } from '../../src/providers/tracker/adf/adf-to-markdown';
 import { markdownToAdf } from '../../src/providers/tracker/adf/markdown-to-adf';
+import { jiraWebhookIssue } from '../../src/sandbox/tracker-simulator/tracker-webhook-payloads';
 import type { ModelSimulator } from '../../src/sandbox/model-simulator/model-simulator';
 import { sandboxResponder } from '../../src/sandbox/model-simulator/sandbox-responder';
 import type { TrackerSimulator } from '../../src/sandbox/tracker-simulator/tracker-simulator';
@@ -95,15 +96,16 @@ describe('what commands a ticket, and the one answer to what does not', () => {
       // Jira delivers the earlier webhooks late (a retry after an outage): accepted facts, never commands. It reads the
       // issue when it sends, so each body carries the issue as it is now (updated after management); only the
       // body's timestamp (and a comment's own times) says when the change was made.
-      const current = tracker.state.issueJson(tracker.state.issue(issue.key));
+      const current = tracker.state.issue(issue.key);
       for (const payload of early) {
-        const late = { ...payload, issue: current };
+        const late = { ...payload, issue: jiraWebhookIssue(tracker.state, current, payload.webhookEvent === 'comment_created' ? 'comment' : 'issue') };
         expect((await postWebhook(`${api()}/api/v1/webhooks/tracker`, late, { secret: SECRET })).status).toBe(200);
       }
       // The old command edited after management: the comment's creation time counts.
       const edit = structuredClone(early.find((p) => p.comment?.id === command.id)!);
-      Object.assign(edit, { webhookEvent: 'comment_updated', issue_event_type_name: 'issue_comment_edited' });
-      Object.assign(edit.comment, { body: markdownToAdf('/service approve'), updated: jiraTime() });
+      // As Jira Cloud delivers an edit: the same event shape as the creation, the body in wiki markup.
+      edit.webhookEvent = 'comment_updated';
+      Object.assign(edit.comment, { body: '/service approve', updated: jiraTime() });
       expect((await postWebhook(`${api()}/api/v1/webhooks/tracker`, edit, { secret: SECRET })).status).toBe(200);
 
       for (const identity of [commentIdentity(command.id), commentIdentity(question.id), earlyRetry]) {

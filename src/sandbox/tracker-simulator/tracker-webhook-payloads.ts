@@ -38,6 +38,15 @@ export function jiraWebhookPayload(state: TrackerState, event: TrackerSimEvent, 
 }
 
 /**
+ * The issue as a delivery sent now would carry it: Jira reads the issue when it sends, so a webhook redelivered late
+ * carries the issue as it is then. `comment` gives the short issue of comment events, `issue` every system field.
+ */
+export function jiraWebhookIssue(state: TrackerState, issue: SimIssue, event: 'comment' | 'issue'): JiraWebhookPayload['issue'] {
+  const view = new WebhookView(state);
+  return event === 'comment' ? view.shortIssue(issue) : view.fullIssue(issue);
+}
+
+/**
  * When the event happened, as Jira's `timestamp` says it (epoch milliseconds): the creation, the changelog entry or
  * the comment. The webhook's changelog carries no time of its own, so this is the only time of a label change in the
  * body; the issue's `updated` is read when the body is built and may be later.
