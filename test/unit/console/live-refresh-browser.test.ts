@@ -26,9 +26,10 @@ function feature(key: string, blocked: boolean): ListedTicket {
 }
 
 /**
- * The live refresh in a real browser over the console's own pages: the board is swapped in every 5 s, and the page
- * must stay where the person scrolled it. Chromium's scroll anchoring moved it (150 px became 130 px when a card
- * moved from "blocked" to "waiting on a person"), since the refresh replaces the nodes it anchors to.
+ * The live refresh in a real browser over the console's own pages: the board and a ticket's page are swapped in every
+ * 5 s, and they must stay where the person scrolled them. Chromium's scroll anchoring moved the board (150 px became
+ * 130 px when a card moved from "blocked" to "waiting on a person"), since the refresh replaces the nodes it anchors
+ * to; and a panel scrolled sideways (the station runs, wider than their column) was back at its left edge.
  */
 describe('the console\'s live refresh in Chromium', () => {
   let browser: Browser;
@@ -64,5 +65,32 @@ describe('the console\'s live refresh in Chromium', () => {
     expect(await page.locator('select[name="kind"]').inputValue()).toBe('feature');
     expect(await page.locator('article.card[data-ticket="BUG-9"]').count()).toBe(0);
     await context.close();
+  }, 30_000);
+
+  it('keeps where a person scrolled a panel of a ticket\'s page (the station runs, wider than their column)', async () => {
+    const attempts = ['intake', 'triage_check', 'analyze_bug', 'reflect_rca'].map((node, i) => ({
+      node, station: node, visit: 1, started_at: `2026-12-01T09:0${i}:00.000Z`, finished_at: `2026-12-01T09:0${i}:30.000Z`,
+      status: 'succeeded' as const, outcome: 'done', summary: null, error: null, effects: 0, usage: { input_tokens: 1200, output_tokens: 300 },
+    }));
+    listed.push(listedOf(viewOf('BUG-7', {
+      status: 'waiting', current_position: 'rca_option_gate', station_attempts: attempts,
+      waiting: { code: 'gate', message: 'a fix option: comment `>option N`', since: '2026-12-01T09:04:00.000Z', recovery: 'commands accepted here: >option' },
+    })));
+    // The gateway's workflows port knows the tickets it was started with.
+    const own = await consoleGateway([...listed]);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` } });
+    const page = await context.newPage();
+    const opened = await page.goto(`${own.url}/console/tickets/BUG-7`);
+    expect(opened?.status()).toBe(200);
+    const runs = page.locator('#live .panel', { has: page.locator('h2', { hasText: 'Station runs' }) });
+    const [scrollWidth, clientWidth] = await runs.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    expect(scrollWidth, 'the table is wider than its panel').toBeGreaterThan(clientWidth + 40);
+    await runs.evaluate((el) => { el.scrollLeft = 40; });
+    await page.evaluate('window.sameDocument = true');
+    await page.locator('#refresh-status', { hasText: /^live: updated / }).waitFor({ timeout: 15_000 });
+    expect(await page.evaluate('window.sameDocument')).toBe(true);
+    expect(await runs.evaluate((el) => el.scrollLeft)).toBe(40);
+    await context.close();
+    await own.close();
   }, 30_000);
 });
