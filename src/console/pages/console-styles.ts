@@ -1,9 +1,14 @@
-/** The console's one stylesheet, inline under the page's nonce: no file to fetch, no build step. */
+/**
+ * The console's one stylesheet, inline under the page's nonce: no file to fetch, no build step. Scroll anchoring is
+ * off: the live refresh replaces the nodes a browser would anchor to and puts the scroll position back itself, and
+ * Chromium's anchoring then moved the page by the height of whatever changed above the old anchor.
+ */
 export const CONSOLE_CSS = `
 :root { color-scheme: light dark; --fg: #1d2430; --muted: #5d6b7e; --bg: #f6f7f9; --card: #fff; --line: #d5dae1;
   --person: #b35c00; --running: #1f6feb; --blocked: #c62828; --done: #2e7d32; --accent: #6f42c1; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e6e9ee; --muted: #9aa5b4; --bg: #14181f; --card: #1d232c; --line: #343c48; } }
 * { box-sizing: border-box; }
+html { overflow-anchor: none; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
 header.top { display: flex; gap: 16px; align-items: center; padding: 10px 20px; background: var(--card); border-bottom: 1px solid var(--line); }
 header.top .brand { font-weight: 600; } header.top nav { display: flex; gap: 12px; flex: 1; }

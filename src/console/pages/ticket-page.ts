@@ -48,14 +48,17 @@ ${[...view.station_attempts].reverse().map((a) => html`<tr><td><code>${a.node}</
 </tbody></table>`;
 }
 
-/** The part of the ticket's page the refresh swaps in: where it stands, its graph, runs, budget and timeline. */
+/**
+ * The part of the ticket's page the refresh swaps in: where it stands, its graph, runs, budget and timeline. Each panel
+ * scrolls on its own when its content is wider (`data-scroll-key` lets the refresh put that scroll back).
+ */
 export function ticketFragment(input: TicketPageInput): SafeHtml {
   const { ticket, placement, view } = input;
   const path = ticketPath(input.timeline.entries, ticket.ended && ticket.status !== 'completed' ? null : ticket.node);
   const graph = input.definition
     ? graphSvg(layoutDefinition(input.definition.body, path), `${input.definition.name} revision ${input.definition.revision}, ${ticket.key} at ${ticket.node}`)
     : html`<p class="muted">no definition to draw: ${ticket.definition ? `${ticket.definition.name} r${ticket.definition.revision} was not found in the registry` : 'the ticket runs no pinned definition'}</p>`;
-  return html`<div class="panel" data-group="${placement.group}">
+  return html`<div class="panel" data-scroll-key="where" data-group="${placement.group}">
 <p><strong>${GROUP_TITLES[placement.group]}</strong> at <code data-current-node>${placement.at}</code> ${timeAgo(placement.since, input.now)}</p>
 ${placement.code ? html`<p class="blockcode">${placement.code}</p>` : ''}
 <p>${placement.detail}</p>
@@ -63,16 +66,16 @@ ${placement.action ? html`<p class="action">${placement.action}</p>` : ''}
 ${view && view.permitted_commands.length > 0 ? html`<p class="small muted">accepted now: ${view.permitted_commands.map((c) => html`<code>${c}</code> `)}</p>` : ''}
 </div>
 <div class="grid2">
-<div class="panel"><h2>${input.definition ? `${input.definition.name} r${input.definition.revision}` : 'Definition'}</h2>
+<div class="panel" data-scroll-key="graph"><h2>${input.definition ? `${input.definition.name} r${input.definition.revision}` : 'Definition'}</h2>
 <p class="legend small muted"><span>■ current node: red</span><span>— taken: blue</span><span>- - detour: orange</span></p>
 ${graph}
 ${input.timeline.total > input.timeline.entries.length ? html`<p class="muted small">edges from the newest ${input.timeline.entries.length} timeline entries</p>` : ''}</div>
 <div>
-<div class="panel"><h2>Links</h2>${linksPanel(input)}</div>
-${view ? html`<div class="panel"><h2>Token spend</h2>${budgetPanel(view.tokens_spent, view.tokens_by_stage, input.budgets)}</div>
-<div class="panel"><h2>Station runs</h2>${stationRuns(view)}</div>` : ''}
+<div class="panel" data-scroll-key="links"><h2>Links</h2>${linksPanel(input)}</div>
+${view ? html`<div class="panel" data-scroll-key="tokens"><h2>Token spend</h2>${budgetPanel(view.tokens_spent, view.tokens_by_stage, input.budgets)}</div>
+<div class="panel" data-scroll-key="runs"><h2>Station runs</h2>${stationRuns(view)}</div>` : ''}
 </div></div>
-<div class="panel"><h2>Timeline</h2>${timelineTable(input.timeline.entries, input.timeline.total)}</div>`;
+<div class="panel" data-scroll-key="timeline"><h2>Timeline</h2>${timelineTable(input.timeline.entries, input.timeline.total)}</div>`;
 }
 
 export function ticketPage(input: TicketPageInput): SafeHtml {

@@ -11,6 +11,7 @@ import { serveSimulator } from '../listen';
 import { WebhookSender, WebhookTarget, createWebhookSender, hmacSha256Hex } from '../webhook-sender';
 import { JqlError, compareForOrder, matchesJql, parseJql } from './jql';
 import { TrackerSimError, TrackerState, statusByName } from './tracker-state';
+import { issuePageHandler } from './issue-page';
 import { adfToMarkdown } from '../../providers/tracker/adf/adf-to-markdown';
 import { jiraWebhookPayload, withoutEmails } from './tracker-webhook-payloads';
 
@@ -65,6 +66,8 @@ export async function startTrackerSimulator(options: TrackerSimulatorOptions = {
   app.disable('x-powered-by');
   app.use((_req, res, next) => { res.setHeader('x-arequestid', randomUUID()); next(); });
   app.use(express.json({ strict: false, limit: '1mb' }));
+  // The issue's web page, where links to a ticket lead (readable from loopback without credentials, as a browser asks).
+  app.get('/browse/:key', issuePageHandler(state, (email, token) => validCredentials(options.credentials, email, token)));
   app.use(authenticate(state, options.credentials));
   app.use(faults.middleware);
   const api = express.Router();
@@ -268,6 +271,11 @@ export async function startTrackerSimulator(options: TrackerSimulatorOptions = {
   return { url, state, faults, webhooks, close: served.close };
 }
 
+/** Any e-mail and token, or exactly the simulator's when it has some. */
+function validCredentials(credentials: TrackerSimulatorOptions['credentials'], email: string, token: string): boolean {
+  return email !== '' && token !== '' && (!credentials || (credentials.email === email && credentials.apiToken === token));
+}
+
 function authenticate(state: TrackerState, credentials: TrackerSimulatorOptions['credentials']) {
   return (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization ?? '';
@@ -276,8 +284,7 @@ function authenticate(state: TrackerState, credentials: TrackerSimulatorOptions[
     const separator = decoded.indexOf(':');
     const email = separator > 0 ? decoded.slice(0, separator) : '';
     const token = separator > 0 ? decoded.slice(separator + 1) : '';
-    const valid = email !== '' && token !== '' && (!credentials || (credentials.email === email && credentials.apiToken === token));
-    if (!valid) {
+    if (!validCredentials(credentials, email, token)) {
       res.status(401).json({ errorMessages: ['You are not authenticated. Authentication required to perform this operation.'], errors: {} });
       return;
     }
