@@ -12,6 +12,8 @@ import { consoleSecurityHeaders, newNonce } from './content-security-policy';
 import type { SafeHtml } from './html';
 import { boardFragment, boardPage } from './pages/board-page';
 import { definitionPage, definitionsIndex } from './pages/definition-page';
+import { definitionDiffPage } from './pages/definition-diff-page';
+import { diffDefinitions } from './graph/definition-diff';
 import { errorPage, loginPage } from './pages/message-pages';
 import { pageShell } from './pages/page-shell';
 import type { LinkTargets } from './pages/ticket-links';
@@ -41,6 +43,17 @@ class ConsoleError extends Error {
   constructor(readonly status: number, readonly title: string, message: string) {
     super(message);
   }
+}
+
+const DEFINITION_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+const REVISION = /^[1-9][0-9]{0,8}$/;
+
+/** A revision number from the query (`from`, `to` of a comparison). */
+function revisionParam(raw: unknown, name: string): number {
+  if (raw === undefined || raw === '') throw new ConsoleError(400, 'Bad comparison', `${name} is missing: a comparison is addressed as /console/definitions/<name>/diff?from=<revision>&to=<revision>`);
+  if (typeof raw !== 'string') throw new ConsoleError(400, 'Bad comparison', `${name} must be given once`);
+  if (!REVISION.test(raw)) throw new ConsoleError(400, 'Bad comparison', `${name} must be a revision number like 3, got ${JSON.stringify(raw)}`);
+  return Number(raw);
 }
 
 function daysParam(raw: unknown): number {
@@ -176,11 +189,30 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   router.get('/console/definitions', handle(async (_req, res) => {
     send(res, 200, 'Definitions', definitionsIndex(await definitions.list()));
   }));
+  // Before /:name/:revision, which would take `diff` for a revision.
+  router.get('/console/definitions/:name/diff', handle(async (req, res) => {
+    const name = String(req.params.name);
+    if (!DEFINITION_NAME.test(name)) throw new ConsoleError(400, 'Not a definition', `${JSON.stringify(name)} is not a definition name; a comparison is addressed as /console/definitions/<name>/diff?from=<revision>&to=<revision>`);
+    const from = revisionParam(req.query.from, 'from');
+    const to = revisionParam(req.query.to, 'to');
+    const [older, newer] = await Promise.all([definitions.get(name, from), definitions.get(name, to)]);
+    if (!older || !newer) {
+      const known = (await definitions.list()).filter((d) => d.name === name).map((d) => d.revision).sort((a, b) => a - b);
+      if (known.length === 0) throw new ConsoleError(404, 'No such definition', `there is no definition named ${name}`);
+      const missing = [...new Set([older ? [] : [from], newer ? [] : [to]].flat())];
+      throw new ConsoleError(404, 'No such revision', `${name} has no revision ${missing.join(' or ')} (its revisions: ${known.map((r) => `r${r}`).join(', ')})`);
+    }
+    send(res, 200, `${name} r${from} → r${to}`, definitionDiffPage(older, newer, diffDefinitions(older.body, newer.body)));
+  }));
   router.get('/console/definitions/:name/:revision', handle(async (req, res) => {
     const name = String(req.params.name);
     const revision = String(req.params.revision);
-    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name) || !/^[1-9][0-9]{0,8}$/.test(revision)) throw new ConsoleError(400, 'Not a definition', 'a definition is addressed as /console/definitions/<name>/<revision>, e.g. /console/definitions/feature/3');
-    const definition = await definitions.get(name, Number(revision));
+    if (!DEFINITION_NAME.test(name) || !REVISION.test(revision)) throw new ConsoleError(400, 'Not a definition', 'a definition is addressed as /console/definitions/<name>/<revision>, e.g. /console/definitions/feature/3');
+    const [definition, summaries] = await Promise.all([
+      definitions.get(name, Number(revision)),
+      // Only for the links to compare with other revisions: the page is drawn without them when the list fails.
+      definitions.list().catch(() => []),
+    ]);
     if (!definition) throw new ConsoleError(404, 'No such definition', `${name} has no revision ${revision}`);
     const ticketsAt: Record<string, number> = {};
     for (const listed of deps.tickets ? await deps.tickets.list(DEFAULT_BOARD_DAYS) : []) {
@@ -188,7 +220,8 @@ export function consoleRouter(deps: ConsoleDeps): Router {
       if (ticket.ended || ticket.definition?.name !== definition.name || ticket.definition.revision !== definition.revision) continue;
       ticketsAt[ticket.node] = (ticketsAt[ticket.node] ?? 0) + 1;
     }
-    send(res, 200, `${definition.name} r${definition.revision}`, definitionPage(definition, ticketsAt));
+    const revisions = summaries.filter((d) => d.name === definition.name).map((d) => d.revision);
+    send(res, 200, `${definition.name} r${definition.revision}`, definitionPage(definition, ticketsAt, revisions));
   }));
 
   router.use('/console', (req: Request, res: Response) => send(res, 404, 'Not found', errorPage('Not found', `the console has no page ${req.path}`)));
