@@ -66,7 +66,10 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const guard = loopGuardOf(config);
   const account = tracker && learnTrackerAccountId(guard, () => tracker.getMyself(), trackerAccountReport(logger));
   const definitions = workflows.definitions();
-  const consoleReads = config.console.enabled ? { tickets: new TemporalTicketListing(connection, visibility, config.temporal.taskQueue), definitions: definitions.registry, budgets: consoleBudgets(logger) } : undefined;
+  const listing = config.console.enabled ? new TemporalTicketListing(connection, visibility, config.temporal.taskQueue, {
+    onRefreshError: (error) => logger.warn('the console could not read the ticket listing again; the board shows the one it has (and its age) until it is 5 minutes old', { error: (error as Error).message }),
+  }) : undefined;
+  const consoleReads = listing ? { tickets: listing, definitions: definitions.registry, budgets: consoleBudgets(logger) } : undefined;
   const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, comments, issueLabels, definitions, guard, ready, console: consoleReads });
   // Timeouts and a connection cap (server-options.ts): what one client can hold on the public port is bounded.
   const listening = await listen(createGatewayServer(app, config.gateway), config.gateway.host, config.gateway.port, 'gateway');

@@ -6,6 +6,7 @@ import { createLogger } from '../../../src/logging/logger';
 import { createServiceMetrics } from '../../../src/metrics/service-metrics';
 import { listen, type ListeningServer } from '../../../src/http/listen';
 import type { ListedTicket } from '../../../src/console/board/listed-ticket';
+import { boardTicketOf } from '../../../src/console/board/board-ticket';
 import type { ConsoleDefinitionsPort } from '../../../src/console/console-definitions';
 import type { TimelineEntry } from '../../../workflows/read-model/timeline';
 
@@ -32,7 +33,7 @@ export async function consoleGateway(listed: ListedTicket[], timelines: Record<s
   }, { get: (target, name) => (name in target ? target[name as keyof typeof target] : () => Promise.reject(new Error(`the console must not call ${String(name)}`))) }) as unknown as TicketWorkflowsPort;
   const app = createGatewayApp({
     config, workflows, metrics: createServiceMetrics(), logger: createLogger({ level: 'error', write: () => undefined }),
-    console: { tickets: { list: async () => listed, get: async (key) => byKey.get(key) }, definitions, budgets: { ticket: 100_000, stage: 40_000, stages: {} } },
+    console: { tickets: { list: async () => ({ tickets: listed.map(boardTicketOf), listedAt: new Date(Date.now() - 2_000) }), get: async (key) => byKey.get(key) }, definitions, budgets: { ticket: 100_000, stage: 40_000, stages: {} } },
   });
   return listen(createServer(app), '127.0.0.1', 0, 'console test gateway');
 }

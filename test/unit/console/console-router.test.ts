@@ -116,6 +116,43 @@ describe('the board', () => {
   });
 });
 
+describe('a board of many tickets', () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => {
+    const [gate] = fourTickets();
+    const key = `BIG-${i + 1}`;
+    return { ...gate!, ticketKey: key, workflowId: `ticket-${key}`, view: { ...gate!.view!, ticket_key: key, workflow_id: `ticket-${key}` } };
+  });
+  const cards = (page: string) => [...page.matchAll(/<article class="card"/g)].length;
+
+  it('shows the first 100 cards of a group with its count and a link to all of them, and all with ?all=1', async () => {
+    const url = await start([...many(250), ...fourTickets().slice(1)]);
+    const page = await (await fetch(`${url}/console/?project=BIG`, { headers: bearer })).text();
+    expect(page).toContain('data-count="waiting_on_person">250<');
+    expect(cards(page)).toBe(100);
+    expect(page).toContain('<p class="small" data-more="waiting_on_person">the first 100 of 250: <a href="/console/?project=BIG&amp;days=7&amp;all=1">show all 250</a></p>');
+    expect(page).not.toContain('data-more="running"');
+    const all = await (await fetch(`${url}/console/?project=BIG&days=7&all=1`, { headers: bearer })).text();
+    expect(cards(all)).toBe(250);
+    expect(all).not.toContain('data-more=');
+    // The refresh keeps showing all of them, and so does the filter form.
+    expect(all).toContain('data-refresh="/console/board?project=BIG&amp;days=7&amp;all=1"');
+    expect(all).toContain('<input type="hidden" name="all" value="1">');
+    expect(cards(await (await fetch(`${url}/console/board?project=BIG&days=7`, { headers: bearer })).text())).toBe(100);
+    const bad = await fetch(`${url}/console/?all=yes`, { headers: bearer });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('all must be 1 (every card of every group), got &quot;yes&quot;');
+  });
+
+  it('says when Temporal listed the tickets it shows (the listing is kept a few seconds)', async () => {
+    const url = await start(fourTickets());
+    const page = await (await fetch(`${url}/console/`, { headers: bearer })).text();
+    const listed = /tickets as Temporal listed them <time data-listed-at="([^"]+)" datetime="[^"]+">(\d+) s<\/time> before/.exec(page);
+    expect(listed).not.toBeNull();
+    expect(Date.now() - Date.parse(listed![1]!)).toBeGreaterThanOrEqual(2_000);
+    expect(Number(listed![2])).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('a ticket\'s page', () => {
   it('draws its pinned definition with the current node marked and the edges taken, and links the tracker and Temporal', async () => {
     const timeline = [move('intake', 'triage_check', 'configured'), move('triage_check', 'analyze_bug', 'complete'), move('analyze_bug', 'reflect_rca', 'analyzed'), move('reflect_rca', 'rca_option_gate', 'done')];
