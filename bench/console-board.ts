@@ -10,7 +10,7 @@
  * listing a request was answered from was (the page says when it was read), how long a change (tickets that end) took
  * to show on the board, and the gateway's resident memory.
  *
- *   npm run bench:console -- [--tickets 10000] [--requests 300] [--pause 20] [--changes 3] [--temporal-address host:port] [--gateway-node-options "..."]
+ *   npm run bench:console -- [--tickets 10000] [--requests 400] [--pause 200] [--changes 3] [--temporal-address host:port] [--gateway-node-options "..."]
  *
  * --temporal-address: a server already running; tickets a run before left there are listed, not started again.
  * --gateway-node-options: node's options for the gateway process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
@@ -123,8 +123,8 @@ async function board(url: string): Promise<BoardAnswer> {
 
 async function main(): Promise<void> {
   const tickets = numberOption('tickets', 10_000, 10);
-  const requests = numberOption('requests', 300, 1);
-  const pause = numberOption('pause', 20);
+  const requests = numberOption('requests', 400, 1);
+  const pause = numberOption('pause', 200);
   const changes = numberOption('changes', 3);
   const root = projectRoot();
   let server: RunningDevServer | undefined;
