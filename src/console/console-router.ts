@@ -3,21 +3,23 @@ import type { BudgetLimits } from '../budgets/token-budget';
 import type { Logger } from '../logging/logger';
 import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
 import { TemporalUnavailableError } from '../temporal/temporal-unavailable-error';
-import { buildBoard, placeTicket } from './board/board-groups';
-import { matchesFilters, parseBoardFilters, ticketKeyParam } from './board/board-filters';
+import { buildBoard, placeTicket, type Board } from './board/board-groups';
+import { filtersQuery, matchesFilters, parseBoardFilters, ticketKeyParam, type BoardFilters } from './board/board-filters';
 import { boardTicketOf, type BoardTicket } from './board/board-ticket';
 import { builtInDefinitions, rememberingDefinitions, type ConsoleDefinitionsPort } from './console-definitions';
 import { checkCredential, clearedSessionCookie, sameSecret, sessionCookie } from './console-session';
 import { consoleSecurityHeaders, newNonce } from './content-security-policy';
 import type { SafeHtml } from './html';
-import { boardFragment, boardPage } from './pages/board-page';
+import { boardFragment, boardPage, boardQueryString, filterChoices, type FilterChoices } from './pages/board-page';
 import { definitionPage, definitionsIndex } from './pages/definition-page';
+import { definitionDiffPage } from './pages/definition-diff-page';
+import { diffDefinitions } from './graph/definition-diff';
 import { errorPage, loginPage } from './pages/message-pages';
 import { pageShell } from './pages/page-shell';
 import type { LinkTargets } from './pages/ticket-links';
 import { ticketFragment, ticketPage, type TicketPageInput } from './pages/ticket-page';
 import { readTimeline } from './read-timeline';
-import type { ConsoleTicketsPort } from './ticket-listing';
+import type { ConsoleTicketsPort, TicketListing } from './ticket-listing';
 
 export interface ConsoleDeps {
   /** SERVICE_OPERATOR_TOKEN: the console's only credential; unset, the console answers 503 like the read API. */
@@ -41,6 +43,24 @@ class ConsoleError extends Error {
   constructor(readonly status: number, readonly title: string, message: string) {
     super(message);
   }
+}
+
+const DEFINITION_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+const REVISION = /^[1-9][0-9]{0,8}$/;
+
+/** A revision number from the query (`from`, `to` of a comparison). */
+function revisionParam(raw: unknown, name: string): number {
+  if (raw === undefined || raw === '') throw new ConsoleError(400, 'Bad comparison', `${name} is missing: a comparison is addressed as /console/definitions/<name>/diff?from=<revision>&to=<revision>`);
+  if (typeof raw !== 'string') throw new ConsoleError(400, 'Bad comparison', `${name} must be given once`);
+  if (!REVISION.test(raw)) throw new ConsoleError(400, 'Bad comparison', `${name} must be a revision number like 3, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+/** `?all=1`: every card of every group, not only the first ones. */
+function allParam(raw: unknown): boolean {
+  if (raw === undefined || raw === '') return false;
+  if (raw === '1') return true;
+  throw new ConsoleError(400, 'Bad filter', `all must be 1 (every card of every group), got ${JSON.stringify(raw)}`);
 }
 
 function daysParam(raw: unknown): number {
@@ -117,15 +137,41 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     send(res, 405, 'Read only', errorPage('Read only', `the console only reads; ${req.method} is not answered (commands go to the tracker)`));
   });
 
+  /** The gate kind of each waiting ticket's node, from its pinned definition: one lookup per definition revision. */
   const gateKinds = async (tickets: readonly BoardTicket[]) => {
-    const kinds = new Map<BoardTicket, string | undefined>();
-    await Promise.all(tickets.map(async (ticket) => {
-      if (ticket.status !== 'waiting' || !ticket.definition) return;
-      const definition = await definitions.get(ticket.definition.name, ticket.definition.revision).catch(() => undefined);
-      const node = definition?.body.nodes[ticket.node];
-      kinds.set(ticket, node?.kind === 'gate' ? node.gate : undefined);
-    }));
-    return (ticket: BoardTicket) => kinds.get(ticket);
+    const pinned = new Map<string, { name: string; revision: number }>();
+    for (const ticket of tickets) if (ticket.status === 'waiting' && ticket.definition) pinned.set(`${ticket.definition.name}@${ticket.definition.revision}`, ticket.definition);
+    const bodies = new Map(await Promise.all([...pinned].map(async ([key, { name, revision }]) => [key, await definitions.get(name, revision).catch(() => undefined)] as const)));
+    return (ticket: BoardTicket) => {
+      if (ticket.status !== 'waiting' || !ticket.definition) return undefined;
+      const node = bodies.get(`${ticket.definition.name}@${ticket.definition.revision}`)?.body.nodes[ticket.node];
+      return node?.kind === 'gate' ? node.gate : undefined;
+    };
+  };
+
+  // What the board makes of one listing, made once per listing and kept with it (a listing is served many times):
+  // the filters' choices, and the board of each filter asked for (a few).
+  const derived = new WeakMap<TicketListing, { choices: FilterChoices; boards: Map<string, Promise<Board>> }>();
+  const derive = (listing: TicketListing) => {
+    let made = derived.get(listing);
+    if (!made) {
+      made = { choices: filterChoices(listing.tickets), boards: new Map() };
+      derived.set(listing, made);
+    }
+    return made;
+  };
+  const boardOf = (listing: TicketListing, filters: BoardFilters): Promise<Board> => {
+    const { boards } = derive(listing);
+    const key = filtersQuery(filters);
+    let board = boards.get(key);
+    if (!board) {
+      const shown = listing.tickets.filter((t) => matchesFilters(t, filters));
+      board = gateKinds(shown).then((gateKindOf) => buildBoard(shown, gateKindOf));
+      if (boards.size >= 16) boards.delete(boards.keys().next().value!);
+      boards.set(key, board);
+      board.catch(() => boards.delete(key));
+    }
+    return board;
   };
 
   const readBoard = async (req: Request) => {
@@ -133,9 +179,9 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     const parsed = parseBoardFilters(req.query as Record<string, unknown>);
     if (!parsed.ok) throw new ConsoleError(400, 'Bad filter', parsed.message);
     const days = daysParam(req.query.days);
-    const tickets = (await deps.tickets.list(days)).map(boardTicketOf);
-    const shown = tickets.filter((t) => matchesFilters(t, parsed.filters));
-    return { tickets, filters: parsed.filters, days, board: buildBoard(shown, await gateKinds(shown)) };
+    const all = allParam(req.query.all);
+    const listing = await deps.tickets.list(days);
+    return { choices: derive(listing).choices, filters: parsed.filters, days, all, listedAt: listing.listedAt, board: await boardOf(listing, parsed.filters) };
   };
 
   router.get('/console/', handle(async (req, res) => {
@@ -143,7 +189,8 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     send(res, 200, 'Board', boardPage({ ...board, now: now() }), { live: true });
   }));
   router.get('/console/board', handle(async (req, res) => {
-    sendFragment(res, boardFragment((await readBoard(req)).board, now()));
+    const { board, filters, days, all, listedAt } = await readBoard(req);
+    sendFragment(res, boardFragment(board, now(), { listedAt, all, allHref: `/console/${boardQueryString(filters, days, true)}` }));
   }));
 
   const readTicket = async (req: Request): Promise<TicketPageInput> => {
@@ -176,19 +223,39 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   router.get('/console/definitions', handle(async (_req, res) => {
     send(res, 200, 'Definitions', definitionsIndex(await definitions.list()));
   }));
+  // Before /:name/:revision, which would take `diff` for a revision.
+  router.get('/console/definitions/:name/diff', handle(async (req, res) => {
+    const name = String(req.params.name);
+    if (!DEFINITION_NAME.test(name)) throw new ConsoleError(400, 'Not a definition', `${JSON.stringify(name)} is not a definition name; a comparison is addressed as /console/definitions/<name>/diff?from=<revision>&to=<revision>`);
+    const from = revisionParam(req.query.from, 'from');
+    const to = revisionParam(req.query.to, 'to');
+    const [older, newer] = await Promise.all([definitions.get(name, from), definitions.get(name, to)]);
+    if (!older || !newer) {
+      const known = (await definitions.list()).filter((d) => d.name === name).map((d) => d.revision).sort((a, b) => a - b);
+      if (known.length === 0) throw new ConsoleError(404, 'No such definition', `there is no definition named ${name}`);
+      const missing = [...new Set([older ? [] : [from], newer ? [] : [to]].flat())];
+      throw new ConsoleError(404, 'No such revision', `${name} has no revision ${missing.join(' or ')} (its revisions: ${known.map((r) => `r${r}`).join(', ')})`);
+    }
+    send(res, 200, `${name} r${from} → r${to}`, definitionDiffPage(older, newer, diffDefinitions(older.body, newer.body)));
+  }));
   router.get('/console/definitions/:name/:revision', handle(async (req, res) => {
     const name = String(req.params.name);
     const revision = String(req.params.revision);
-    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name) || !/^[1-9][0-9]{0,8}$/.test(revision)) throw new ConsoleError(400, 'Not a definition', 'a definition is addressed as /console/definitions/<name>/<revision>, e.g. /console/definitions/feature/3');
-    const definition = await definitions.get(name, Number(revision));
+    if (!DEFINITION_NAME.test(name) || !REVISION.test(revision)) throw new ConsoleError(400, 'Not a definition', 'a definition is addressed as /console/definitions/<name>/<revision>, e.g. /console/definitions/feature/3');
+    const [definition, summaries] = await Promise.all([
+      definitions.get(name, Number(revision)),
+      // Only for the links to compare with other revisions: the page is drawn without them when the list fails.
+      definitions.list().catch(() => []),
+    ]);
     if (!definition) throw new ConsoleError(404, 'No such definition', `${name} has no revision ${revision}`);
     const ticketsAt: Record<string, number> = {};
-    for (const listed of deps.tickets ? await deps.tickets.list(DEFAULT_BOARD_DAYS) : []) {
-      const ticket = boardTicketOf(listed);
+    // From the board's kept listing, as old as the board's.
+    for (const ticket of deps.tickets ? (await deps.tickets.list(DEFAULT_BOARD_DAYS)).tickets : []) {
       if (ticket.ended || ticket.definition?.name !== definition.name || ticket.definition.revision !== definition.revision) continue;
       ticketsAt[ticket.node] = (ticketsAt[ticket.node] ?? 0) + 1;
     }
-    send(res, 200, `${definition.name} r${definition.revision}`, definitionPage(definition, ticketsAt));
+    const revisions = summaries.filter((d) => d.name === definition.name).map((d) => d.revision);
+    send(res, 200, `${definition.name} r${definition.revision}`, definitionPage(definition, ticketsAt, revisions));
   }));
 
   router.use('/console', (req: Request, res: Response) => send(res, 404, 'Not found', errorPage('Not found', `the console has no page ${req.path}`)));

@@ -9,7 +9,7 @@ import { createGatewayApp } from './app';
 import { createGatewayServer } from './server-options';
 import { listenGatewayMetrics } from './metrics-listener';
 import { TemporalTicketWorkflows, ticketSettings } from '../temporal/ticket-workflows';
-import { temporalConnectionOptions } from '../temporal/connection-options';
+import { gatewayConnectionOptions } from '../temporal/connection-options';
 import { drainServer } from '../http/drain';
 import { gatewayReadiness } from '../health/service-readiness';
 import { cachedIssueKeys } from '../ingress/tracker/comment-issue';
@@ -40,7 +40,8 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   if (unsigned) logger.warn(unsigned);
   // Lazy: the gateway starts (and answers its probes) while Temporal is still down. One connection serves the
   // webhooks and the readiness checks, so readiness judges the channel the webhooks use.
-  const connection = Connection.lazy({ ...temporalConnectionOptions(config.temporal), connectTimeout: 3_000 });
+  // Its receive limit is raised (CLIENT_CHANNEL_ARGS): a page of the board's listing or the census can pass 4 MiB.
+  const connection = Connection.lazy({ ...gatewayConnectionOptions(config.temporal), connectTimeout: 3_000 });
   const workflows = new TemporalTicketWorkflows(connection, config.temporal.namespace, config.temporal.taskQueue, ticketSettings(config));
   let stopRequested = false;
   const ready = gatewayReadiness({ connection, config, stopRequested: () => stopRequested });
@@ -65,7 +66,10 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const guard = loopGuardOf(config);
   const account = tracker && learnTrackerAccountId(guard, () => tracker.getMyself(), trackerAccountReport(logger));
   const definitions = workflows.definitions();
-  const consoleReads = config.console.enabled ? { tickets: new TemporalTicketListing(connection, visibility, config.temporal.taskQueue), definitions: definitions.registry, budgets: consoleBudgets(logger) } : undefined;
+  const listing = config.console.enabled ? new TemporalTicketListing(connection, visibility, config.temporal.taskQueue, {
+    onRefreshError: (error) => logger.warn('the console could not read the ticket listing again; the board shows the one it has (and its age) until it is 5 minutes old', { error: (error as Error).message }),
+  }) : undefined;
+  const consoleReads = listing ? { tickets: listing, definitions: definitions.registry, budgets: consoleBudgets(logger) } : undefined;
   const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, comments, issueLabels, definitions, guard, ready, console: consoleReads });
   // Timeouts and a connection cap (server-options.ts): what one client can hold on the public port is bounded.
   const listening = await listen(createGatewayServer(app, config.gateway), config.gateway.host, config.gateway.port, 'gateway');

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { TLSConfig } from '@temporalio/client';
+import type { ConnectionOptions, TLSConfig } from '@temporalio/client';
 import type { ServiceConfig } from '../config/service-config';
 
 /** A TLS file named in the configuration could not be read: nothing connects until it can. */
@@ -42,4 +42,19 @@ export function temporalConnectionOptions(temporal: ServiceConfig['temporal']): 
     options.tls = false;
   }
   return options;
+}
+
+/**
+ * gRPC channel options of a client connection (@temporalio/client `Connection`). The SDK (1.24.0) means to raise
+ * grpc-js's 4 MiB receive limit to 128 MiB, but passes it as `max_receive_message_length`, a name grpc-js does not
+ * read (it reads `grpc.max_receive_message_length`), so the limit stays 4 MiB. A page of ListWorkflowExecutions
+ * carries each run's memo, and the read model in a parked ticket's memo is about 5 KB: 1,000 of them are more than
+ * 4 MiB, and the call fails with RESOURCE_EXHAUSTED. The gateway lists workflows (the console's board, the ticket
+ * census), so its connection takes the limit the SDK meant.
+ */
+export const CLIENT_CHANNEL_ARGS = { 'grpc.max_receive_message_length': 128 * 1024 * 1024 } as const;
+
+/** The gateway's client connection: the options every connection takes, with the receive limit of CLIENT_CHANNEL_ARGS. */
+export function gatewayConnectionOptions(temporal: ServiceConfig['temporal']): TemporalConnectionOptions & Pick<ConnectionOptions, 'channelArgs'> {
+  return { ...temporalConnectionOptions(temporal), channelArgs: { ...CLIENT_CHANNEL_ARGS } };
 }

@@ -116,6 +116,11 @@ export function snapshotOfMemoKeys(memo: Record<string, unknown> | undefined): M
   return { texts: new Map(keys.map((key) => [key, ''])), chunkSignatures: new Map() };
 }
 
+/** The memo keys `executionViewFromMemo` reads (the header and the view's fields; not the timeline's chunks). */
+export function isExecutionViewKey(key: string): boolean {
+  return key === READ_MODEL_KEY || key.startsWith(EXECUTION_PREFIX);
+}
+
 /** The execution view held in a described workflow's memo; undefined when the memo holds no complete read model. */
 export function executionViewFromMemo(memo: Record<string, unknown> | undefined): ExecutionView | undefined {
   if (!isCurrentHeader(memo?.[READ_MODEL_KEY])) return undefined;

@@ -76,8 +76,11 @@ export function buildBoard(tickets: readonly BoardTicket[], gateKindOf: (ticket:
     const placement = placeTicket(ticket, gateKindOf(ticket));
     board[placement.group].push({ ticket, placement });
   }
+  // Times are ISO strings and keys ASCII: plain comparison orders them, several times faster than localeCompare
+  // (the board of 10,000 tickets is sorted once per listing).
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const since = (p: PlacedTicket) => p.placement.since ?? '';
-  for (const group of ['waiting_on_person', 'running', 'blocked'] as const) board[group].sort((a, b) => since(a).localeCompare(since(b)) || a.ticket.key.localeCompare(b.ticket.key));
-  board.done.sort((a, b) => since(b).localeCompare(since(a)) || a.ticket.key.localeCompare(b.ticket.key));
+  for (const group of ['waiting_on_person', 'running', 'blocked'] as const) board[group].sort((a, b) => compare(since(a), since(b)) || compare(a.ticket.key, b.ticket.key));
+  board.done.sort((a, b) => compare(since(b), since(a)) || compare(a.ticket.key, b.ticket.key));
   return board;
 }

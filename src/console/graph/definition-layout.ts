@@ -1,6 +1,7 @@
 import { dagre } from './dagre-module';
 import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../../workflows/built-in-definitions/definition-types';
 import { backEdges, edgeId, takenEdges, type TicketPath } from './ticket-path';
+import type { Change, DefinitionDiff } from './definition-diff';
 
 export interface LaidOutNode {
   id: string;
@@ -15,6 +16,8 @@ export interface LaidOutNode {
   visited: boolean;
   /** How many tickets stand here (the definition page); undefined where not counted. */
   tickets?: number;
+  /** On a comparison of two revisions: how the node differs (undefined where it does not, or nothing is compared). */
+  change?: Exclude<Change, 'same'>;
 }
 
 export interface LaidOutEdge {
@@ -29,6 +32,8 @@ export interface LaidOutEdge {
   loop: boolean;
   /** Not an edge of the definition: a move the ticket made along no edge (a `$return`, a migration). */
   extra: boolean;
+  /** On a comparison of two revisions: how the edge differs (undefined where it does not). */
+  change?: Exclude<Change, 'same'>;
 }
 
 export interface GraphLayout {
@@ -73,15 +78,6 @@ export function definitionEdges(definition: WorkflowDefinition): Map<string, { f
  * layout, which the SVG renderer draws.
  */
 export function layoutDefinition(definition: WorkflowDefinition, path?: TicketPath, tickets?: Readonly<Record<string, number>>): GraphLayout {
-  const graph = new dagre.graphlib.Graph({ multigraph: false });
-  graph.setGraph({ rankdir: 'TB', nodesep: 28, ranksep: 44, edgesep: 12, marginx: MARGIN, marginy: MARGIN });
-  graph.setDefaultEdgeLabel(() => ({}));
-  const ids = Object.keys(definition.nodes);
-  for (const id of ids) {
-    const node = definition.nodes[id]!;
-    const text = Math.max(id.length, roleOf(node).length + 2);
-    graph.setNode(id, { width: Math.max(110, text * CHAR_WIDTH + 28), height: node.kind === 'end' ? 34 : NODE_HEIGHT });
-  }
   const defined = definitionEdges(definition);
   const successors = (node: string) => [...defined.values()].filter((e) => e.from === node).map((e) => e.to);
   const back = backEdges(definition.entry, successors);
@@ -92,25 +88,58 @@ export function layoutDefinition(definition: WorkflowDefinition, path?: TicketPa
     const move = path!.moves.find((m) => edgeId(m.from, m.to) === id)!;
     if (move.from in definition.nodes && move.to in definition.nodes) all.set(id, { from: move.from, to: move.to, outcomes: [move.outcome], extra: true });
   }
-  for (const edge of all.values()) graph.setEdge(edge.from, edge.to, { label: edge.outcomes.join(', '), width: 0, height: 0 });
-  dagre.layout(graph);
+  const placed = placeGraph(Object.entries(definition.nodes).map(([id, node]) => ({ id, node })), [...all.values()].map((e) => ({ from: e.from, to: e.to, label: e.outcomes.join(', ') })));
 
   const visited = new Set((path?.moves ?? []).flatMap((m) => [m.from, m.to]));
-  const nodes: LaidOutNode[] = ids.map((id) => {
-    const placed = graph.node(id);
-    const node = definition.nodes[id]!;
-    return {
-      id, kind: node.kind, role: roleOf(node),
-      x: placed.x, y: placed.y, width: placed.width, height: placed.height,
-      current: path?.current === id, visited: visited.has(id) || path?.current === id,
-      ...(tickets ? { tickets: tickets[id] ?? 0 } : {}),
-    };
-  });
+  const nodes: LaidOutNode[] = placed.nodes.map((node) => ({
+    ...node,
+    current: path?.current === node.id, visited: visited.has(node.id) || path?.current === node.id,
+    ...(tickets ? { tickets: tickets[node.id] ?? 0 } : {}),
+  }));
   const edges: LaidOutEdge[] = [...all.entries()].map(([id, edge]) => ({
-    from: edge.from, to: edge.to, label: edge.outcomes.join(', '),
-    points: (graph.edge(edge.from, edge.to)?.points ?? []).map((p: { x: number; y: number }) => ({ x: p.x, y: p.y })),
+    from: edge.from, to: edge.to, label: edge.outcomes.join(', '), points: placed.points(edge.from, edge.to),
     taken: taken.get(id) ?? 0, detour: detours.has(id), loop: back.has(id), extra: edge.extra,
   }));
+  return { width: placed.width, height: placed.height, nodes, edges };
+}
+
+/**
+ * Two revisions drawn as one graph: the newer revision's nodes and edges, and those the older one had and the newer
+ * has not, each marked added, removed or changed as the diff says. Pure.
+ */
+export function layoutDiff(diff: DefinitionDiff, entries: readonly string[]): GraphLayout {
+  const label = (e: DefinitionDiff['edges'][number]) => (e.change === 'removed' ? e.outcomesBefore : e.outcomesAfter).join(', ');
+  const placed = placeGraph(diff.nodes.map((n) => ({ id: n.id, node: n.node })), diff.edges.map((e) => ({ from: e.from, to: e.to, label: label(e) })));
+  const successors = (node: string) => diff.edges.filter((e) => e.from === node).map((e) => e.to);
+  const back = new Set(entries.filter((entry) => diff.nodes.some((n) => n.id === entry)).flatMap((entry) => [...backEdges(entry, successors)]));
+  const changeOf = (change: Change) => (change === 'same' ? {} : { change });
+  const nodes: LaidOutNode[] = placed.nodes.map((node, i) => ({ ...node, current: false, visited: false, ...changeOf(diff.nodes[i]!.change) }));
+  const edges: LaidOutEdge[] = diff.edges.map((e) => ({
+    from: e.from, to: e.to, label: label(e), points: placed.points(e.from, e.to),
+    taken: 0, detour: false, loop: back.has(edgeId(e.from, e.to)), extra: false, ...changeOf(e.change),
+  }));
+  return { width: placed.width, height: placed.height, nodes, edges };
+}
+
+/** dagre's placement of nodes and edges, top to bottom; the same input gives the same placement. */
+function placeGraph(input: ReadonlyArray<{ id: string; node: DefinitionNode }>, edges: ReadonlyArray<{ from: string; to: string; label: string }>) {
+  const graph = new dagre.graphlib.Graph({ multigraph: false });
+  graph.setGraph({ rankdir: 'TB', nodesep: 28, ranksep: 44, edgesep: 12, marginx: MARGIN, marginy: MARGIN });
+  graph.setDefaultEdgeLabel(() => ({}));
+  for (const { id, node } of input) {
+    const text = Math.max(id.length, roleOf(node).length + 2);
+    graph.setNode(id, { width: Math.max(110, text * CHAR_WIDTH + 28), height: node.kind === 'end' ? 34 : NODE_HEIGHT });
+  }
+  for (const edge of edges) graph.setEdge(edge.from, edge.to, { label: edge.label, width: 0, height: 0 });
+  dagre.layout(graph);
   const size = graph.graph();
-  return { width: Math.ceil(size.width ?? 0), height: Math.ceil(size.height ?? 0), nodes, edges };
+  return {
+    width: Math.ceil(size.width ?? 0),
+    height: Math.ceil(size.height ?? 0),
+    nodes: input.map(({ id, node }) => {
+      const at = graph.node(id);
+      return { id, kind: node.kind, role: roleOf(node), x: at.x, y: at.y, width: at.width, height: at.height };
+    }),
+    points: (from: string, to: string) => (graph.edge(from, to)?.points ?? []).map((p: { x: number; y: number }) => ({ x: p.x, y: p.y })),
+  };
 }

@@ -22,13 +22,13 @@ function nodeShape(node: LaidOutNode): SafeHtml {
 }
 
 function nodeClasses(node: LaidOutNode): string {
-  return ['node', node.kind, node.current ? 'current' : '', node.visited ? 'visited' : ''].filter(Boolean).join(' ');
+  return ['node', node.kind, node.current ? 'current' : '', node.visited ? 'visited' : '', node.change ?? ''].filter(Boolean).join(' ');
 }
 
 function renderNode(node: LaidOutNode): SafeHtml {
   const second = node.tickets !== undefined ? `${node.role} · ${node.tickets} ticket${node.tickets === 1 ? '' : 's'}` : node.role;
-  return html`<g class="${nodeClasses(node)}" data-node="${node.id}" data-kind="${node.kind}"${node.current ? html` data-current="true" aria-current="step"` : ''}>
-<title>${node.id} (${node.kind}: ${node.role})${node.current ? ' — the ticket is here' : ''}</title>
+  return html`<g class="${nodeClasses(node)}" data-node="${node.id}" data-kind="${node.kind}"${node.current ? html` data-current="true" aria-current="step"` : ''}${node.change ? html` data-change="${node.change}"` : ''}>
+<title>${node.id} (${node.kind}: ${node.role})${node.current ? ' — the ticket is here' : ''}${node.change ? ` — ${node.change}` : ''}</title>
 ${nodeShape(node)}
 <text x="${round(node.x)}" y="${round(node.y - (node.kind === 'end' ? 0 : 4))}" class="label">${node.id}</text>
 ${node.kind === 'end' ? '' : html`<text x="${round(node.x)}" y="${round(node.y + 12)}" class="role">${second}</text>`}
@@ -36,10 +36,10 @@ ${node.kind === 'end' ? '' : html`<text x="${round(node.x)}" y="${round(node.y +
 }
 
 function renderEdge(edge: LaidOutEdge): SafeHtml {
-  const classes = ['edge', edge.taken > 0 ? 'taken' : '', edge.detour ? 'detour' : '', edge.loop ? 'loop' : '', edge.extra ? 'extra' : ''].filter(Boolean).join(' ');
+  const classes = ['edge', edge.taken > 0 ? 'taken' : '', edge.detour ? 'detour' : '', edge.loop ? 'loop' : '', edge.extra ? 'extra' : '', edge.change ?? ''].filter(Boolean).join(' ');
   const middle = edge.points[Math.floor(edge.points.length / 2)];
-  return html`<g class="${classes}" data-from="${edge.from}" data-to="${edge.to}" data-taken="${edge.taken}">
-<title>${edge.from} → ${edge.to} (${edge.label})${edge.taken > 0 ? `, taken ${edge.taken}×` : ''}${edge.detour ? ', a detour' : ''}</title>
+  return html`<g class="${classes}" data-from="${edge.from}" data-to="${edge.to}" data-taken="${edge.taken}"${edge.change ? html` data-change="${edge.change}"` : ''}>
+<title>${edge.from} → ${edge.to} (${edge.label})${edge.taken > 0 ? `, taken ${edge.taken}×` : ''}${edge.detour ? ', a detour' : ''}${edge.change ? `, ${edge.change}` : ''}</title>
 <path d="${edgePath(edge.points)}" marker-end="url(#arrow${edge.taken > 0 ? '-taken' : ''})"/>
 ${middle ? html`<text x="${round(middle.x + 4)}" y="${round(middle.y - 3)}" class="outcome">${edge.label}${edge.taken > 1 ? ` ×${edge.taken}` : ''}</text>` : ''}
 </g>`;
@@ -48,7 +48,8 @@ ${middle ? html`<text x="${round(middle.x + 4)}" y="${round(middle.y - 3)}" clas
 /**
  * The laid-out definition as inline SVG. Node ids, roles and outcomes come from definitions anyone with the
  * publishing command may write, so they go through the escaping `html` template like ticket text. The current node
- * carries `data-current="true"` (and the class `current`), taken edges the class `taken`, detours `detour`.
+ * carries `data-current="true"` (and the class `current`), taken edges the class `taken`, detours `detour`; on a
+ * comparison of two revisions, nodes and edges carry `data-change` and the class `added`, `removed` or `changed`.
  */
 export function graphSvg(layout: GraphLayout, title: string): SafeHtml {
   return html`<svg class="graph" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${title}" width="${layout.width}" height="${layout.height}" viewBox="0 0 ${layout.width} ${layout.height}">

@@ -56,5 +56,15 @@ svg.graph .edge.taken path { stroke: var(--running); stroke-width: 2.6; }
 svg.graph .edge.detour path { stroke: var(--person); stroke-dasharray: 6 3; }
 svg.graph .arrow { fill: var(--muted); } svg.graph .arrow.taken { fill: var(--running); }
 .legend span { margin-right: 12px; }
+svg.graph .added .shape { stroke: var(--done); stroke-width: 3; fill: rgba(46,125,50,.14); }
+svg.graph .removed .shape { stroke: var(--blocked); stroke-width: 2; stroke-dasharray: 5 3; fill: rgba(198,40,40,.06); }
+svg.graph .removed text { fill: var(--muted); }
+svg.graph .changed .shape { stroke: var(--person); stroke-width: 3; fill: rgba(179,92,0,.14); }
+svg.graph .edge.added path { stroke: var(--done); stroke-width: 2.4; }
+svg.graph .edge.removed path { stroke: var(--blocked); stroke-width: 1.6; stroke-dasharray: 5 3; }
+svg.graph .edge.changed path { stroke: var(--person); stroke-width: 2.4; }
+.change { border-left: 10px solid var(--line); padding-left: 4px; }
+.change.added { border-left-color: var(--done); } .change.removed { border-left-color: var(--blocked); } .change.changed { border-left-color: var(--person); }
+table.diff ul.fields { margin: 0; padding-left: 16px; }
 .error { border-left: 4px solid var(--blocked); padding: 8px 12px; background: var(--card); }
 `;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ListeningServer } from '../../../src/http/listen';
 import { fourTickets, move } from './console-fixtures';
+import { definitionsWithBugRevision3 } from './definition-revisions';
 import { bearer, consoleGateway, TOKEN } from './console-gateway';
 
 let server: ListeningServer | undefined;
@@ -115,6 +116,43 @@ describe('the board', () => {
   });
 });
 
+describe('a board of many tickets', () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => {
+    const [gate] = fourTickets();
+    const key = `BIG-${i + 1}`;
+    return { ...gate!, ticketKey: key, workflowId: `ticket-${key}`, view: { ...gate!.view!, ticket_key: key, workflow_id: `ticket-${key}` } };
+  });
+  const cards = (page: string) => [...page.matchAll(/<article class="card"/g)].length;
+
+  it('shows the first 100 cards of a group with its count and a link to all of them, and all with ?all=1', async () => {
+    const url = await start([...many(250), ...fourTickets().slice(1)]);
+    const page = await (await fetch(`${url}/console/?project=BIG`, { headers: bearer })).text();
+    expect(page).toContain('data-count="waiting_on_person">250<');
+    expect(cards(page)).toBe(100);
+    expect(page).toContain('<p class="small" data-more="waiting_on_person">the first 100 of 250: <a href="/console/?project=BIG&amp;days=7&amp;all=1">show all 250</a></p>');
+    expect(page).not.toContain('data-more="running"');
+    const all = await (await fetch(`${url}/console/?project=BIG&days=7&all=1`, { headers: bearer })).text();
+    expect(cards(all)).toBe(250);
+    expect(all).not.toContain('data-more=');
+    // The refresh keeps showing all of them, and so does the filter form.
+    expect(all).toContain('data-refresh="/console/board?project=BIG&amp;days=7&amp;all=1"');
+    expect(all).toContain('<input type="hidden" name="all" value="1">');
+    expect(cards(await (await fetch(`${url}/console/board?project=BIG&days=7`, { headers: bearer })).text())).toBe(100);
+    const bad = await fetch(`${url}/console/?all=yes`, { headers: bearer });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('all must be 1 (every card of every group), got &quot;yes&quot;');
+  });
+
+  it('says when Temporal listed the tickets it shows (the listing is kept a few seconds)', async () => {
+    const url = await start(fourTickets());
+    const page = await (await fetch(`${url}/console/`, { headers: bearer })).text();
+    const listed = /tickets as Temporal listed them <time data-listed-at="([^"]+)" datetime="[^"]+">(\d+) s<\/time> before/.exec(page);
+    expect(listed).not.toBeNull();
+    expect(Date.now() - Date.parse(listed![1]!)).toBeGreaterThanOrEqual(2_000);
+    expect(Number(listed![2])).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('a ticket\'s page', () => {
   it('draws its pinned definition with the current node marked and the edges taken, and links the tracker and Temporal', async () => {
     const timeline = [move('intake', 'triage_check', 'configured'), move('triage_check', 'analyze_bug', 'complete'), move('analyze_bug', 'reflect_rca', 'analyzed'), move('reflect_rca', 'rca_option_gate', 'done')];
@@ -158,5 +196,53 @@ describe('a definition\'s page', () => {
     const index = await (await fetch(`${url}/console/definitions`, { headers: bearer })).text();
     expect(index).toContain('href="/console/definitions/feature/');
     expect((await fetch(`${url}/console/definitions/bug/99`, { headers: bearer })).status).toBe(404);
+  });
+});
+
+describe('a comparison of two revisions', () => {
+  const withRevision3 = () => consoleGateway(fourTickets(), {}, {}, definitionsWithBugRevision3()).then((s) => { server = s; return s.url; });
+
+  it('is linked from a revision\'s page, draws both revisions marked added, removed and changed, with a legend, and lists them', async () => {
+    const url = await withRevision3();
+    const revision = await (await fetch(`${url}/console/definitions/bug/2`, { headers: bearer })).text();
+    expect(revision).toContain('<a href="/console/definitions/bug/diff?from=2&amp;to=3">compare with r3</a>');
+    expect(await (await fetch(`${url}/console/definitions/bug/3`, { headers: bearer })).text()).toContain('<a href="/console/definitions/bug/diff?from=2&amp;to=3">compare with r2</a>');
+    // A definition with one revision offers no comparison.
+    expect(await (await fetch(`${url}/console/definitions/feature/1`, { headers: bearer })).text()).not.toContain('data-compare');
+
+    const response = await fetch(`${url}/console/definitions/bug/diff?from=2&to=3`, { headers: bearer });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const page = await response.text();
+    expect(page).toContain('<h1>bug: r2 → r3</h1>');
+    expect(page).toContain('Nodes: 1 added, 1 removed, 5 changed; edges: 2 added, 2 removed, 2 changed.');
+    expect(page).toMatch(/class="legend small"><span class="change added">added in r3<\/span><span class="change removed">removed/);
+    const marked = (attribute: string) => [...page.matchAll(new RegExp(`<g class="[^"]*" ${attribute}="([^"]+)"[^>]*data-change="(\\w+)"`, 'g'))].map((m) => `${m[1]} ${m[2]}`).sort();
+    expect(marked('data-node')).toEqual(['local_review changed', 'rca_option_gate changed', 'review_response_gate changed', 'security_review added', 'teardown_workspace changed', 'triage_check changed', 'update_documentation removed']);
+    expect(page).toMatch(/<g class="edge removed" data-from="update_documentation" data-to="create_pr" data-taken="0" data-change="removed">/);
+    expect(page).toMatch(/<tr class="changed" data-node-change="changed" data-node="teardown_workspace">[\s\S]*?<code>kind<\/code>: <code class="before">station<\/code> → <code class="after">router<\/code>/);
+    expect(page).toMatch(/data-node="review_response_gate">[\s\S]*?<code>retry_to<\/code>: <span class="muted">absent<\/span> → <code class="after">implement_review<\/code>/);
+    expect(page).toMatch(/<tr class="changed" data-edge-change="changed" data-from="rca_option_gate" data-to="plan_bug_fix">[\s\S]*?<td>option_selected, approved<\/td><td>option_selected, approved, regenerate<\/td>/);
+    expect(page).toContain('href="/console/definitions/bug/diff?from=3&amp;to=2">the other way round</a>');
+    // The same revision twice: nothing differs.
+    const same = await (await fetch(`${url}/console/definitions/bug/diff?from=2&to=2`, { headers: bearer })).text();
+    expect(same).toContain('The two revisions have the same nodes, edges, entry and description.');
+  });
+
+  it('answers 400 for a missing or unreadable revision and 404 for an unknown definition or revision, naming the problem', async () => {
+    const url = await withRevision3();
+    const answer = async (path: string) => {
+      const response = await fetch(`${url}${path}`, { headers: bearer });
+      return `${response.status} ${/<p class="error">([^<]*)<\/p>/.exec(await response.text())?.[1]}`;
+    };
+    expect(await answer('/console/definitions/bug/diff?to=3')).toBe('400 from is missing: a comparison is addressed as /console/definitions/&lt;name&gt;/diff?from=&lt;revision&gt;&amp;to=&lt;revision&gt;');
+    expect(await answer('/console/definitions/bug/diff?from=2')).toMatch(/^400 to is missing/);
+    expect(await answer('/console/definitions/bug/diff?from=two&to=3')).toBe('400 from must be a revision number like 3, got &quot;two&quot;');
+    expect(await answer('/console/definitions/bug/diff?from=0&to=3')).toBe('400 from must be a revision number like 3, got &quot;0&quot;');
+    expect(await answer('/console/definitions/bug/diff?from=2&to=3&to=4')).toBe('400 to must be given once');
+    expect(await answer('/console/definitions/bug/diff?from=2&to=9')).toBe('404 bug has no revision 9 (its revisions: r2, r3)');
+    expect(await answer('/console/definitions/bug/diff?from=8&to=9')).toBe('404 bug has no revision 8 or 9 (its revisions: r2, r3)');
+    expect(await answer('/console/definitions/nothing/diff?from=1&to=2')).toBe('404 there is no definition named nothing');
+    expect(await answer('/console/definitions/no%20such/diff?from=1&to=2')).toMatch(/^400 &quot;no such&quot; is not a definition name/);
   });
 });

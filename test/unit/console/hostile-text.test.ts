@@ -2,6 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ListeningServer } from '../../../src/http/listen';
 import { graphSvg } from '../../../src/console/graph/graph-svg';
 import { layoutDefinition } from '../../../src/console/graph/definition-layout';
+import { diffDefinitions } from '../../../src/console/graph/definition-diff';
+import { definitionDiffPage } from '../../../src/console/pages/definition-diff-page';
+import { pinDefinition } from '../../../src/definition-rules/definition-digest';
+import type { WorkflowDefinition } from '../../../workflows/built-in-definitions/definition-types';
 import { entry, listedOf, viewOf } from './console-fixtures';
 import { bearer, consoleGateway } from './console-gateway';
 
@@ -97,5 +101,23 @@ describe('hostile ticket text', () => {
     }), hostile).text;
     expectNoExecutableMarkup(svg);
     expect(svg).toContain('&lt;script&gt;');
+  });
+
+  it('in the node names, fields, outcomes and description of two compared revisions is escaped on the comparison page', () => {
+    const before: WorkflowDefinition = {
+      apiVersion: 'service/v1', name: 'x', revision: 1, entry: 'start', description: HOSTILE[3],
+      nodes: {
+        start: { kind: 'station', station: HOSTILE[0]!, on: { [HOSTILE[1]!]: HOSTILE[2]! } },
+        [HOSTILE[2]!]: { kind: 'gate', gate: HOSTILE[4]!, accepts: [HOSTILE[5]!], on: { ok: 'end' } },
+        end: { kind: 'end', result: 'completed' },
+      },
+    };
+    const after: WorkflowDefinition = {
+      ...before, revision: 2, description: hostile,
+      nodes: { start: { kind: 'station', station: HOSTILE[1]!, params: { [HOSTILE[0]!]: HOSTILE[3]! }, on: { [HOSTILE[0]!]: 'end' } }, end: before.nodes.end! },
+    };
+    const page = definitionDiffPage(pinDefinition(before), pinDefinition(after), diffDefinitions(before, after)).text;
+    expectNoExecutableMarkup(page);
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 });
