@@ -144,7 +144,10 @@ async function main(): Promise<void> {
   }, (option('gateway-node-options') ?? '').split(' ').filter(Boolean));
   process.once('SIGINT', () => {
     gateway.kill('SIGKILL');
-    void (server?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+    void (server?.stop() ?? Promise.resolve()).finally(() => {
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      process.exit(130);
+    });
   });
   const boardUrl = `http://127.0.0.1:${gatewayPort}/console/`;
   const connection = await Connection.connect({ address });
