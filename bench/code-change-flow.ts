@@ -8,29 +8,19 @@
  *   npm run bench:code-change -- [--repositories 2] [--usd-per-mtok-in 3] [--usd-per-mtok-out 15]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevServer } from '../src/temporal/dev-server';
 import { parseDevStackConfig, planDevServer } from '../src/temporal/dev-stack-config';
 import { ensureTemporalCli, projectRoot } from '../src/temporal/temporal-cli-locator';
 import { startCodeChangeWorld } from '../test/helpers/code-change-world';
+import { freePort } from '../test/helpers/free-port';
 
 function arg(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
   const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
   if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number ≥ 0`);
   return value;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 interface Attempt { node: string; station: string; visit: number; started_at: string; finished_at: string | null; status: string; usage: { input_tokens: number; output_tokens: number } | null }

@@ -15,9 +15,7 @@
  * --temporal-address: a server already running; tickets a run before left there are listed, not started again.
  * --gateway-node-options: node's options for the gateway process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -25,47 +23,14 @@ import { startDevServer, type RunningDevServer } from '../src/temporal/dev-serve
 import { parseDevStackConfig, planDevServer } from '../src/temporal/dev-stack-config';
 import { ensureTemporalCli, projectRoot } from '../src/temporal/temporal-cli-locator';
 import { ticketWorkflowId } from '../workflows/messages';
+import { freePort } from '../test/helpers/free-port';
+import { option, startServiceProcess, wholeNumberOption } from './bench-process';
 import { startSyntheticTicket, syntheticMemo, type SyntheticPlace } from '../test/helpers/listed-ticket-workflows';
 
 const SECRET = 'bench-console-secret';
 const TOKEN = 'bench-console-token';
 const TASK_QUEUE = 'bench-console';
 const GROUPS = ['waiting_on_person', 'running', 'blocked', 'done'] as const;
-
-function option(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
-
-function numberOption(name: string, fallback: number, min = 0): number {
-  const raw = option(name);
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be a whole number of at least ${min}`);
-  return value;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-function startGateway(root: string, env: NodeJS.ProcessEnv, nodeOptions: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeOptions, join(root, 'bin', 'run.js'), 'gateway'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolveChild, reject) => {
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-20_000);
-      if (/gateway listening on/.test(output)) resolveChild(child);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`service gateway exited (${code}): ${output}`)));
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -122,10 +87,10 @@ async function board(url: string): Promise<BoardAnswer> {
 }
 
 async function main(): Promise<void> {
-  const tickets = numberOption('tickets', 10_000, 10);
-  const requests = numberOption('requests', 400, 1);
-  const pause = numberOption('pause', 200);
-  const changes = numberOption('changes', 3);
+  const tickets = wholeNumberOption('tickets', 10_000, 10);
+  const requests = wholeNumberOption('requests', 400, 1);
+  const pause = wholeNumberOption('pause', 200);
+  const changes = wholeNumberOption('changes', 3);
   const root = projectRoot();
   let server: RunningDevServer | undefined;
   let dataDir: string | undefined;
@@ -138,10 +103,10 @@ async function main(): Promise<void> {
     address = plan.address;
   }
   const gatewayPort = await freePort();
-  const gateway = await startGateway(root, {
+  const gateway = await startServiceProcess(root, 'gateway', {
     TEMPORAL_ADDRESS: address, SERVICE_TASK_QUEUE: TASK_QUEUE, TRACKER_WEBHOOK_SECRET: SECRET, SCMHOST_WEBHOOK_SECRET: `${SECRET}-unused`, SERVICE_OPERATOR_TOKEN: TOKEN,
     SERVICE_GATEWAY_HOST: '127.0.0.1', SERVICE_GATEWAY_PORT: String(gatewayPort), LOG_LEVEL: 'ERROR',
-  }, (option('gateway-node-options') ?? '').split(' ').filter(Boolean));
+  }, /gateway listening on/, (option('gateway-node-options') ?? '').split(' ').filter(Boolean));
   process.once('SIGINT', () => {
     gateway.kill('SIGKILL');
     void (server?.stop() ?? Promise.resolve()).finally(() => {

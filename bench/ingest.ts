@@ -17,10 +17,9 @@
  * client alone (no gateway phase); --workers N: N worker processes on the same task queue (as a deployment scales);
  * --cache N and --heap-growing N: the workers' SERVICE_WORKER_MAX_CACHED_WORKFLOWS and SERVICE_WORKER_HEAP_GROWING_PERCENT.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -32,45 +31,12 @@ import { ensureTemporalCli, projectRoot } from '../src/temporal/temporal-cli-loc
 import { TemporalTicketWorkflows } from '../src/temporal/ticket-workflows';
 import { searchAttributes } from '../workflows/messages';
 import type { Observation } from '../workflows/ledger/observation';
+import { freePort } from '../test/helpers/free-port';
+import { numberOption, option, startServiceProcess } from './bench-process';
 
 const SECRET = 'bench-secret';
 const TOKEN = 'bench-operator-token';
 const TASK_QUEUE = 'bench-ingest';
-
-function option(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
-
-function numberOption(name: string, fallback: number, min = 1): number {
-  const raw = option(name);
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number of at least ${min}`);
-  return value;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-function startProcess(root: string, command: string, env: NodeJS.ProcessEnv, ready: RegExp, nodeArgs: string[] = []): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin', 'run.js'), command], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolveChild, reject) => {
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-20_000);
-      if (ready.test(output)) resolveChild(child);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`service ${command} exited (${code}): ${output}`)));
-  });
-}
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere or once it exited. */
 function cpuSeconds(pid: number | undefined): number | undefined {
@@ -285,8 +251,8 @@ async function main(): Promise<void> {
   // All at once, as a deployment's replicas start: against a server without the search attributes (not a dev server
   // started here) each worker registers them, and they must not trip over each other.
   const starting = [
-    startProcess(root, 'gateway', env, /gateway listening on/, nodeArgs),
-    ...Array.from({ length: workerCount }, async () => startProcess(root, 'worker', await workerEnv(), /worker polling task queue/, nodeArgs)),
+    startServiceProcess(root, 'gateway', env, /gateway listening on/, nodeArgs),
+    ...Array.from({ length: workerCount }, async () => startServiceProcess(root, 'worker', await workerEnv(), /worker polling task queue/, nodeArgs)),
   ];
   const [gateway, ...workers] = await Promise.all(starting).catch(async (error: unknown) => {
     // Neither the dev server nor a child that did start may outlive a failed start.

@@ -14,9 +14,7 @@
  * --cache N: the worker's workflow cache size (SERVICE_WORKER_MAX_CACHED_WORKFLOWS); without it, the service's default.
  * --worker-node-options "...": NODE_OPTIONS of the worker process (e.g. "--max-old-space-size=512").
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
@@ -28,46 +26,13 @@ import { startDevServer, type RunningDevServer } from '../src/temporal/dev-serve
 import { parseDevStackConfig, planDevServer } from '../src/temporal/dev-stack-config';
 import { ensureTemporalCli, projectRoot } from '../src/temporal/temporal-cli-locator';
 import { ticketWorkflowId } from '../workflows/messages';
+import { freePort } from '../test/helpers/free-port';
+import { option, startServiceProcess, wholeNumberOption } from './bench-process';
 
 const SECRET = 'bench-parked-secret';
 const TOKEN = 'bench-parked-token';
 const TASK_QUEUE = 'bench-parked';
 const PROJECT = 'PRK';
-
-function option(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
-
-function numberOption(name: string, fallback: number, min = 0): number {
-  const raw = option(name);
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be a whole number of at least ${min}`);
-  return value;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-function startProcess(root: string, command: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(root, 'bin', 'run.js'), command], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolveChild, reject) => {
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-20_000);
-      if (ready.test(output)) resolveChild(child);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`service ${command} exited (${code}): ${output}`)));
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -172,12 +137,12 @@ async function newEvents(client: Client, key: string, from: number): Promise<str
 }
 
 async function main(): Promise<void> {
-  const tickets = numberOption('tickets', 1000, 1);
-  const reads = numberOption('reads', 200, 1);
-  const polls = numberOption('polls', 3, 1);
-  const overlap = numberOption('overlap', 60);
+  const tickets = wholeNumberOption('tickets', 1000, 1);
+  const reads = wholeNumberOption('reads', 200, 1);
+  const polls = wholeNumberOption('polls', 3, 1);
+  const overlap = wholeNumberOption('overlap', 60);
   const workerNodeOptions = option('worker-node-options');
-  const cache = option('cache') === undefined ? undefined : numberOption('cache', 0, 2);
+  const cache = option('cache') === undefined ? undefined : wholeNumberOption('cache', 0, 2);
   const root = projectRoot();
   const tracker = await startTrackerSimulator({ host: '127.0.0.1', port: 0, projects: [PROJECT] });
   let server: RunningDevServer | undefined;
@@ -202,8 +167,8 @@ async function main(): Promise<void> {
     SERVICE_POLL_INTERVAL_SECONDS: '3600', SERVICE_POLL_OVERLAP_SECONDS: String(overlap),
   };
   const [worker, gateway] = await Promise.all([
-    startProcess(root, 'worker', { ...env, ...(workerNodeOptions ? { NODE_OPTIONS: workerNodeOptions } : {}) }, /worker polling task queue/),
-    startProcess(root, 'gateway', env, /gateway listening on/),
+    startServiceProcess(root, 'worker', { ...env, ...(workerNodeOptions ? { NODE_OPTIONS: workerNodeOptions } : {}) }, /worker polling task queue/),
+    startServiceProcess(root, 'gateway', env, /gateway listening on/),
   ]);
   // Ctrl-C would skip the finally below and leave the worker, the gateway and the server running.
   process.once('SIGINT', () => {
