@@ -87,3 +87,30 @@ export function startService(args: string[], env: NodeJS.ProcessEnv, script = SE
 
   return { process: child, output: () => output, stdout: () => stdout, waitForOutput, stop, exited };
 }
+
+/** A `service ...` command run to its end: its exit code (or the signal that ended it) and its output. */
+export interface FinishedCommand {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `service <args>` as a person does beside a stack and waits for it to end; killed after `timeoutMs`. */
+export function runServiceCommand(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<FinishedCommand> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? signal ?? 'unknown', stdout, stderr });
+    });
+  });
+}

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureContainerImage } from '../helpers/container-image';
 import { startDevOnFreshData, type DevOnFreshData } from '../helpers/dev-on-fresh-data';
-import { SERVICE_BIN } from '../helpers/service-process';
+import { runServiceCommand } from '../helpers/service-process';
 import { getJson } from '../helpers/webhooks';
 import { projectRoot } from '../../src/temporal/temporal-cli-locator';
 
@@ -24,32 +23,6 @@ const root = projectRoot();
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(root, 'test-artifacts', 'console');
 
-/** A finished `service ...` command. */
-interface Ran {
-  code: number | string;
-  stdout: string;
-  stderr: string;
-}
-
-function runService(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? signal ?? 'unknown', stdout, stderr });
-    });
-  });
-}
-
 const UNRESOLVED_EFFECTS = new Set(['pending', 'running', 'retryable_failure', 'indeterminate']);
 
 describe('the console in Chromium, against service dev --sandbox', () => {
@@ -65,7 +38,7 @@ describe('the console in Chromium, against service dev --sandbox', () => {
 
   /** `service sandbox ...` as a person runs it beside the stack (it finds the stack through its list of running stacks). */
   async function sandbox(...args: string[]): Promise<string> {
-    const ran = await runService(['sandbox', ...args], { SERVICE_STACKS_FILE: stack!.stacksFile });
+    const ran = await runServiceCommand(['sandbox', ...args], { SERVICE_STACKS_FILE: stack!.stacksFile });
     if (ran.code !== 0) throw new Error(`service sandbox ${args.join(' ')} exited ${ran.code}:\n${ran.stdout}\n${ran.stderr}`);
     mark(`sandbox ${args.join(' ')}`);
     return ran.stdout.trim();

@@ -44,15 +44,15 @@ describe('a bug and a task takeover on GitLab, every gate\'s hook lost and broug
   const notesBy = (key: string, author: string) => world.mergeRequestsOf(PROJECT, key).flatMap((mr) => mr.notes).filter((n) => n.author === author && !n.system);
   const lostAtGate = (key: string, gate: string, simulator: 'gitlab' | 'tracker', event: string, act: () => unknown) => lostAtGateOf(world, TASK_QUEUE, key, { gate, simulator, event }, act);
   const lateIsDuplicate = (key: string, lost: LostHooks, identity: string, answer: number) => lateIsDuplicateOf(world, key, lost, identity, answer);
+  /** A managed ticket whose work goes to the GitLab project. */
+  const managedTicket = (issueType: 'Bug' | 'Task', summary: string, description: string) => {
+    world.plan.repositories = [PROJECT];
+    return world.tracker.state.createIssue({ projectKey: TRACKER_PROJECT, issueType, summary, description, labels: ['service:managed'] }).key;
+  };
 
   it('takes a bug from an incomplete report through triage, root cause, the chosen option, the plan, the fix in a merge request, its pipeline, a review note and the approval to the merge, each gate\'s hook lost', async () => {
     const { tracker } = world;
-    world.plan.repositories = [PROJECT];
-    const key = tracker.state.createIssue({
-      projectKey: TRACKER_PROJECT, issueType: 'Bug', summary: 'Crash on save',
-      description: 'The editor crashes when I save a large file. Expected: the file is saved. Actual: the editor closes. Version 2.3 on Linux.',
-      labels: ['service:managed'],
-    }).key;
+    const key = managedTicket('Bug', 'Crash on save', 'The editor crashes when I save a large file. Expected: the file is saved. Actual: the editor closes. Version 2.3 on Linux.');
 
     // No steps to reproduce: one question, and the ticket waits at the triage gate.
     await world.at(key, 'triage_gate', 'the triage gate', () => true, 300_000);
@@ -137,12 +137,7 @@ describe('a bug and a task takeover on GitLab, every gate\'s hook lost and broug
 
   it('takes over a task: the approval comment, a pipeline, a reviewer\'s thread on a line of the diff, the pipeline of the change and the merge, each gate\'s hook lost', async () => {
     const { tracker } = world;
-    world.plan.repositories = [PROJECT];
-    const key = tracker.state.createIssue({
-      projectKey: TRACKER_PROJECT, issueType: 'Task', summary: 'Export as CSV',
-      description: 'Users need the report as CSV to open it in a spreadsheet. Scope: the export only. Done when the button downloads a CSV.',
-      labels: ['service:managed'],
-    }).key;
+    const key = managedTicket('Task', 'Export as CSV', 'Users need the report as CSV to open it in a spreadsheet. Scope: the export only. Done when the button downloads a CSV.');
 
     await world.at(key, 'task_plan_approval_gate', 'the plan approval gate', () => true, 300_000);
     const plan = commentsWith(key, `Plan for ${key}`);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureContainerImage } from '../helpers/container-image';
 import { startDevOnFreshData } from '../helpers/dev-on-fresh-data';
 import { freePort } from '../helpers/free-port';
-import { SERVICE_BIN, startService, type ServiceProcess } from '../helpers/service-process';
+import { runServiceCommand, startService, type FinishedCommand, type ServiceProcess } from '../helpers/service-process';
 import { eventually, getJson } from '../helpers/webhooks';
 import { projectRoot } from '../../src/temporal/temporal-cli-locator';
 import type { SandboxSettings } from '../../src/sandbox/sandbox-settings';
@@ -124,26 +124,11 @@ function readmeLine(by: string, pattern: RegExp): string[] {
   return words(command.text);
 }
 
-interface Ran { code: number | string; stdout: string; stderr: string }
+type Ran = FinishedCommand;
 
 /** Runs `service <args>` (README words without the leading `service`) with the test's environment. */
-function runService(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 240_000): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_CLI_PATH: inject('temporalCliPath'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? signal ?? 'unknown', stdout, stderr });
-    });
-  });
+function runService(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 240_000): Promise<FinishedCommand> {
+  return runServiceCommand(args, { TEMPORAL_CLI_PATH: inject('temporalCliPath'), ...env }, timeoutMs);
 }
 
 const service = (line: string[]) => {

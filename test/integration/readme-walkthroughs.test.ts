@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureContainerImage } from '../helpers/container-image';
 import { startDevOnFreshData } from '../helpers/dev-on-fresh-data';
-import { SERVICE_BIN, type ServiceProcess } from '../helpers/service-process';
+import { runServiceCommand, type FinishedCommand, type ServiceProcess } from '../helpers/service-process';
 import { getJson } from '../helpers/webhooks';
 import { projectRoot } from '../../src/temporal/temporal-cli-locator';
 import type { SandboxSettings } from '../../src/sandbox/sandbox-settings';
@@ -115,31 +114,8 @@ function readmeBlock(readme: string[], opening: string): ReadmeCommand[] {
   return commands;
 }
 
-/** A finished `service ...` command: exit code and output. */
-interface Ran {
-  code: number | string;
-  stdout: string;
-  stderr: string;
-}
-
-function runService(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? signal ?? 'unknown', stdout, stderr });
-    });
-  });
-}
+const runService = runServiceCommand;
+type Ran = FinishedCommand;
 
 /** A running `service dev --sandbox` on a data directory of its own. */
 interface Sandbox {

@@ -14,6 +14,17 @@ const tickets = (...keys: string[]) => keys.map((key) => boardTicketOf(listedOf(
 const keysOf = (listing: { tickets: BoardTicket[] }) => listing.tickets.map((t) => t.key);
 const settle = () => new Promise((r) => setImmediate(r));
 
+/** A cache whose first listing (BUG-1) was read at time 0, on a clock the test moves by setting `clock.now`. */
+async function listedOnce(options: { onRefreshError?: (error: unknown) => void } = {}) {
+  const clock = { now: 0 };
+  const { walk, calls } = manualWalk();
+  const cache = new ListingCache(walk, { refreshAfterMs: 3_000, maxAgeMs: 60_000, now: () => clock.now, ...options });
+  const first = cache.list(7);
+  calls[0]!.resolve(tickets('BUG-1'));
+  await first;
+  return { cache, calls, clock };
+}
+
 describe('ListingCache', () => {
   it('makes the first request wait for a walk, shares that walk, and answers from the listing until it is refreshAfterMs old', async () => {
     let clock = 1_000_000;
@@ -32,13 +43,8 @@ describe('ListingCache', () => {
   });
 
   it('past refreshAfterMs answers at once from the listing kept and reads it again in the background, one walk at a time', async () => {
-    let clock = 0;
-    const { walk, calls } = manualWalk();
-    const cache = new ListingCache(walk, { refreshAfterMs: 3_000, maxAgeMs: 60_000, now: () => clock });
-    const first = cache.list(7);
-    calls[0]!.resolve(tickets('BUG-1'));
-    await first;
-    clock = 5_000;
+    const { cache, calls, clock } = await listedOnce();
+    clock.now = 5_000;
     // Answered without waiting for the walk it started.
     expect(keysOf(await cache.list(7))).toEqual(['BUG-1']);
     expect(calls).toHaveLength(2);
@@ -53,14 +59,9 @@ describe('ListingCache', () => {
   });
 
   it('keeps serving the old listing when a background walk fails, says so, and tries again on a later request', async () => {
-    let clock = 0;
     const errors: unknown[] = [];
-    const { walk, calls } = manualWalk();
-    const cache = new ListingCache(walk, { refreshAfterMs: 3_000, maxAgeMs: 60_000, now: () => clock, onRefreshError: (e) => errors.push(e) });
-    const first = cache.list(7);
-    calls[0]!.resolve(tickets('BUG-1'));
-    await first;
-    clock = 4_000;
+    const { cache, calls, clock } = await listedOnce({ onRefreshError: (e) => errors.push(e) });
+    clock.now = 4_000;
     await cache.list(7);
     calls[1]!.reject(new Error('visibility unavailable'));
     await settle();
@@ -70,20 +71,15 @@ describe('ListingCache', () => {
   });
 
   it('makes a request wait for a new walk when the listing kept is maxAgeMs old, and fails it when that walk fails', async () => {
-    let clock = 0;
-    const { walk, calls } = manualWalk();
-    const cache = new ListingCache(walk, { refreshAfterMs: 3_000, maxAgeMs: 60_000, now: () => clock });
-    const first = cache.list(7);
-    calls[0]!.resolve(tickets('BUG-1'));
-    await first;
-    clock = 60_000;
+    const { cache, calls, clock } = await listedOnce();
+    clock.now = 60_000;
     let answered = false;
     const late = cache.list(7).then((listing) => { answered = true; return listing; });
     await settle();
     expect(answered).toBe(false);
     calls[1]!.resolve(tickets('BUG-3'));
     expect(keysOf(await late)).toEqual(['BUG-3']);
-    clock = 200_000;
+    clock.now = 200_000;
     const failing = cache.list(7);
     calls[2]!.reject(new Error('deadline exceeded'));
     await expect(failing).rejects.toThrow('deadline exceeded');
