@@ -14,15 +14,28 @@ const tickets = (...keys: string[]) => keys.map((key) => boardTicketOf(listedOf(
 const keysOf = (listing: { tickets: BoardTicket[] }) => listing.tickets.map((t) => t.key);
 const settle = () => new Promise((r) => setImmediate(r));
 
-/** A cache whose first listing (BUG-1) was read at time 0, on a clock the test moves by setting `clock.now`. */
-async function listedOnce(options: { onRefreshError?: (error: unknown) => void } = {}) {
+/**
+ * A cache whose first listing (BUG-1) was read at time 0 in `readTookMs`, on a clock the test moves by setting
+ * `clock.now`.
+ */
+async function listedOnce(options: { readTookMs?: number; waitForReadMs?: number; onRefreshError?: (error: unknown) => void } = {}) {
   const clock = { now: 0 };
   const { walk, calls } = manualWalk();
   const cache = new ListingCache(walk, { refreshAfterMs: 3_000, maxAgeMs: 60_000, now: () => clock.now, ...options });
   const first = cache.list(7);
+  clock.now = options.readTookMs ?? 0;
   calls[0]!.resolve(tickets('BUG-1'));
   await first;
   return { cache, calls, clock };
+}
+
+/** Whether `answer` settles without a timer running first (at once, not after a wait). */
+async function answersAtOnce<T>(answer: Promise<T>): Promise<T> {
+  let settled = false;
+  void answer.then(() => { settled = true; }, () => { settled = true; });
+  await settle();
+  expect(settled, 'answered at once').toBe(true);
+  return answer;
 }
 
 describe('ListingCache', () => {
@@ -42,13 +55,13 @@ describe('ListingCache', () => {
     expect(calls).toHaveLength(1);
   });
 
-  it('past refreshAfterMs answers at once from the listing kept and reads it again in the background, one walk at a time', async () => {
-    const { cache, calls, clock } = await listedOnce();
+  it('past refreshAfterMs, when the last walk was slow, answers at once from the listing kept and reads it again in the background, one walk at a time', async () => {
+    const { cache, calls, clock } = await listedOnce({ readTookMs: 2_000 });
     clock.now = 5_000;
     // Answered without waiting for the walk it started.
-    expect(keysOf(await cache.list(7))).toEqual(['BUG-1']);
+    expect(keysOf(await answersAtOnce(cache.list(7)))).toEqual(['BUG-1']);
     expect(calls).toHaveLength(2);
-    expect(keysOf(await cache.list(7))).toEqual(['BUG-1']);
+    expect(keysOf(await answersAtOnce(cache.list(7)))).toEqual(['BUG-1']);
     expect(calls).toHaveLength(2);
     calls[1]!.resolve(tickets('BUG-1', 'BUG-2'));
     await settle();
@@ -58,9 +71,35 @@ describe('ListingCache', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('past refreshAfterMs, when walks are quick, waits for the walk it starts and answers with the new listing', async () => {
+    const { cache, calls, clock } = await listedOnce({ readTookMs: 20 });
+    clock.now = 5_000;
+    const answer = cache.list(7);
+    const joined = cache.list(7);
+    expect(calls).toHaveLength(2);
+    calls[1]!.resolve(tickets('BUG-1', 'BUG-2'));
+    expect(keysOf(await answer)).toEqual(['BUG-1', 'BUG-2']);
+    expect(keysOf(await joined)).toEqual(['BUG-1', 'BUG-2']);
+    expect((await answer).listedAt.getTime()).toBe(5_000);
+  });
+
+  it('waits no longer than waitForReadMs for a quick walk that hangs or fails: then the listing kept answers', async () => {
+    const { cache, calls, clock } = await listedOnce({ readTookMs: 5, waitForReadMs: 30 });
+    clock.now = 5_000;
+    const began = performance.now();
+    expect(keysOf(await cache.list(7))).toEqual(['BUG-1']);
+    expect(performance.now() - began).toBeGreaterThanOrEqual(25);
+    calls[1]!.reject(new Error('visibility unavailable'));
+    await settle();
+    clock.now = 9_000;
+    const failing = cache.list(7);
+    calls[2]!.reject(new Error('deadline exceeded'));
+    expect(keysOf(await failing)).toEqual(['BUG-1']);
+  });
+
   it('keeps serving the old listing when a background walk fails, says so, and tries again on a later request', async () => {
     const errors: unknown[] = [];
-    const { cache, calls, clock } = await listedOnce({ onRefreshError: (e) => errors.push(e) });
+    const { cache, calls, clock } = await listedOnce({ readTookMs: 2_000, onRefreshError: (e) => errors.push(e) });
     clock.now = 4_000;
     await cache.list(7);
     calls[1]!.reject(new Error('visibility unavailable'));
