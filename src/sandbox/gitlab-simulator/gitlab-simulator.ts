@@ -9,7 +9,8 @@
  * caller owns, as GitLab's owned projects do.
  * Merging writes a real merge (or squash) commit in the target project's git repository (merge-request-git.ts).
  * A merge request's pipelines run in its source project (the fork's, as GitLab runs them by default), show on the
- * merge request and send their webhooks from there. Response shapes are in gitlab-json.ts.
+ * merge request and send their webhooks from there. Response shapes are in gitlab-json.ts. A merge request's web_url
+ * is a readable page (merge-request-page.ts), its diff also the API's raw_diffs, both read from git.
  */
 import express, { NextFunction, Request, Response } from 'express';
 import { createHash, randomUUID } from 'node:crypto';
