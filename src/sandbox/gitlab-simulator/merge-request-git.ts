@@ -3,7 +3,8 @@
  * with a real merge commit (GitLab's default "Merge commit" method), or, when squashing is asked for, a squash commit
  * of the source branch on the merge base that is then merged the same way (GitLab keeps both). The target branch
  * moves only if nobody pushed to it meanwhile. As on GitLab, the target repository keeps the source head at
- * `refs/merge-requests/<iid>/head`, fetched from the fork when the merge request comes from one.
+ * `refs/merge-requests/<iid>/head`, fetched from the fork when the merge request comes from one. The same head gives
+ * what a merge request changes (commits, files, diff, patch) for its web page and the API's raw_diffs.
  */
 import { BareRepository, type ChangedFile, type GitCommit } from '../scmhost-simulator/bare-repository';
 import { changeComparison } from '../scmhost-simulator/pull-request-git';
