@@ -93,8 +93,7 @@ export class SandboxPerson {
   }
 
   private async call(url: string, init: RequestInit): Promise<unknown> {
-    const text = await this.callText(url, init);
-    return text ? JSON.parse(text) as unknown : undefined;
+    return jsonOf(await this.callText(url, init));
   }
 
   private tracker(path: string, method: string, body?: unknown): Promise<unknown> {
@@ -106,10 +105,15 @@ export class SandboxPerson {
     return this.call(`${this.urls.scmhost}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   }
 
-  private gitlab(path: string, method: string, body?: unknown): Promise<unknown> {
+  private async gitlab(path: string, method: string, body?: unknown): Promise<unknown> {
+    return jsonOf(await this.gitlabText(path, method, body));
+  }
+
+  /** A call to the sandbox's GitLab project's REST API, answered as text (raw_diffs is plain text). */
+  private gitlabText(path: string, method = 'GET', body?: unknown): Promise<string> {
     if (!this.urls.gitlab) throw new SandboxUnavailableError('this sandbox was started by a build without GitLab: restart `service dev --sandbox`');
     const headers = { 'content-type': 'application/json', 'private-token': this.identity.scmhostToken };
-    return this.call(`${this.urls.gitlab}/api/v4/projects/${encodeURIComponent(SANDBOX_GITLAB_PROJECT)}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return this.callText(`${this.urls.gitlab}/api/v4/projects/${encodeURIComponent(SANDBOX_GITLAB_PROJECT)}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   }
 
   /** The ticket's open merge request on the sandbox's GitLab project (branch `service/<key>`, or `[KEY]` in the title). */
@@ -120,19 +124,32 @@ export class SandboxPerson {
     return mr;
   }
 
-  /** The merge requests of the GitLab project that carry the work of `sources`, as a person sees them listed. */
-  private async mergeRequestsCarrying(sources: ReturnType<typeof workSources>): Promise<TicketView['pulls']> {
+  /** The merge requests of the GitLab project that carry the work of `sources`, as a person sees them listed, with their diffs when asked. */
+  private async mergeRequestsCarrying(sources: ReturnType<typeof workSources>, options: { diffs: boolean }): Promise<TicketView['pulls']> {
     type Mr = { iid: number; title: string; state: 'opened' | 'closed' | 'merged' | 'locked'; draft?: boolean; web_url: string; source_branch: string; target_branch: string };
     const all = await this.gitlab('/merge_requests?state=all&per_page=100&sort=asc', 'GET') as Mr[];
-    return all.flatMap((mr) => {
+    const views: TicketView['pulls'] = [];
+    for (const mr of all) {
       const source = sources.find((s) => (!s.repository || s.repository.toLowerCase() === SANDBOX_GITLAB_PROJECT) && pullRequestOf(s.key, { head: mr.source_branch, title: mr.title }));
-      if (!source) return [];
-      return [{
+      if (!source) continue;
+      views.push({
         repository: SANDBOX_GITLAB_PROJECT, number: mr.iid, title: mr.title, state: mr.state === 'merged' ? 'merged' as const : mr.state === 'opened' ? 'open' as const : 'closed' as const,
         draft: mr.draft ?? false, head: mr.source_branch, base: mr.target_branch, url: mr.web_url,
         ...(source.note ? { carries: source.note } : {}),
-      }];
-    });
+        ...(options.diffs ? await this.diffOrProblem(() => this.gitlabText(`/merge_requests/${mr.iid}/raw_diffs`)) : {}),
+      });
+    }
+    return views;
+  }
+
+  /** A change request's diff as `show` prints it, or why the source host would not give it. */
+  private async diffOrProblem(read: () => Promise<string>): Promise<{ diff: string } | { diffProblem: string }> {
+    try {
+      return { diff: await read() };
+    } catch (error) {
+      if (!(error instanceof SandboxRequestError)) throw error;
+      return { diffProblem: error.message };
+    }
   }
 
   /** A ticket's key, type, summary and parent, for finding whose pull requests carry its work. */
@@ -191,16 +208,11 @@ export class SandboxPerson {
       };
       if (options.diffs) {
         const headers = { authorization: `token ${this.identity.scmhostToken}`, accept: 'application/vnd.github.diff' };
-        try {
-          view.diff = await this.callText(`${this.urls.scmhost}/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}`, { method: 'GET', headers });
-        } catch (error) {
-          if (!(error instanceof SandboxRequestError)) throw error;
-          view.diffProblem = error.message;
-        }
+        Object.assign(view, await this.diffOrProblem(() => this.callText(`${this.urls.scmhost}/repos/${SANDBOX_REPOSITORY}/pulls/${pull.number}`, { method: 'GET', headers })));
       }
       pulls.push(view);
     }
-    if (isGitLabTicket(issue.key)) pulls.push(...await this.mergeRequestsCarrying(sources));
+    if (isGitLabTicket(issue.key)) pulls.push(...await this.mergeRequestsCarrying(sources, options));
     return {
       key: issue.key,
       summary: issue.fields.summary ?? '',
@@ -320,6 +332,10 @@ export class SandboxPerson {
     });
     return { number: pull.number, sha: pull.head.sha };
   }
+}
+
+function jsonOf(text: string): unknown {
+  return text ? JSON.parse(text) as unknown : undefined;
 }
 
 function adfParagraph(text: string) {

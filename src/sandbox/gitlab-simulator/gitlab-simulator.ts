@@ -9,7 +9,8 @@
  * caller owns, as GitLab's owned projects do.
  * Merging writes a real merge (or squash) commit in the target project's git repository (merge-request-git.ts).
  * A merge request's pipelines run in its source project (the fork's, as GitLab runs them by default), show on the
- * merge request and send their webhooks from there. Response shapes are in gitlab-json.ts.
+ * merge request and send their webhooks from there. Response shapes are in gitlab-json.ts. A merge request's web_url
+ * is a readable page (merge-request-page.ts), its diff also the API's raw_diffs, both read from git.
  */
 import express, { NextFunction, Request, Response } from 'express';
 import { createHash, randomUUID } from 'node:crypto';
@@ -20,6 +21,7 @@ import { createGitSmartHttp, loginOfToken, type GitSmartHttp, type TokenLogins }
 import { GitLabJson, isDraftTitle, keptMergeability, mergeStatusFields } from './gitlab-json';
 import type { MergeCheck } from '../scmhost-simulator/background-merge-check';
 import { MergeRequestGit } from './merge-request-git';
+import { mergeRequestPages } from './merge-request-page';
 import { isLineOfMergeRequestDiff, NO_LINE_CODE } from './diff-positions';
 import { restoreGitLab, type GitLabSnapshot } from './gitlab-snapshot';
 import { discussionId, discussionsOf, replyShape, resolveRefusal, isResolvable, type SimDiscussion, type SimNote, type SimPosition } from './gitlab-discussions';
@@ -347,6 +349,8 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
   app.use(git.handler);
   const mergeRequests = new MergeRequestGit(state, (path) => git.repositoryPath(path));
   app.use((_req, res, next) => { res.setHeader('x-request-id', randomUUID()); next(); });
+  // The merge request's web_url is a page a browser opens without a PRIVATE-TOKEN: it comes before the API's check.
+  app.use(mergeRequestPages({ state, mergeRequests, tokens: options.tokens, pathPrefix: options.pathPrefix }));
   app.use(express.json());
   app.use((req: Request, res: Response, next: NextFunction) => {
     const token = req.headers['private-token'];
@@ -477,6 +481,14 @@ export async function startGitLabSimulator(options: GitLabSimulatorOptions = {})
     mr.updatedAt = time;
     state.emit({ kind: 'merge_request', project, mr, action: closing ? 'close' : 'update', user, changes });
     res.json(json.mergeRequest(project, mr));
+  });
+  // GitLab 17.9+: the merge request's diff as plain text, what its page's "Plain diff" shows.
+  api.get('/projects/:id/merge_requests/:iid/raw_diffs', async (req, res, next) => {
+    try {
+      res.type('text/plain; charset=utf-8').send(await mergeRequests.diff(projectOf(req), mrOf(req)));
+    } catch (error) {
+      next(error);
+    }
   });
   // Accept: a merge commit (or squash and merge) written in git; `sha` guards against a source branch that moved.
   api.put('/projects/:id/merge_requests/:iid/merge', async (req, res, next) => {

@@ -3,9 +3,11 @@
  * with a real merge commit (GitLab's default "Merge commit" method), or, when squashing is asked for, a squash commit
  * of the source branch on the merge base that is then merged the same way (GitLab keeps both). The target branch
  * moves only if nobody pushed to it meanwhile. As on GitLab, the target repository keeps the source head at
- * `refs/merge-requests/<iid>/head`, fetched from the fork when the merge request comes from one.
+ * `refs/merge-requests/<iid>/head`, fetched from the fork when the merge request comes from one. The same head gives
+ * what a merge request changes (commits, files, diff, patch) for its web page and the API's raw_diffs.
  */
-import { BareRepository } from '../scmhost-simulator/bare-repository';
+import { BareRepository, type ChangedFile, type GitCommit } from '../scmhost-simulator/bare-repository';
+import { changeComparison } from '../scmhost-simulator/pull-request-git';
 import { BackgroundMergeChecks, checkPoint } from '../scmhost-simulator/background-merge-check';
 import type { MergeabilityShown } from './gitlab-json';
 import { GitLabSimError, type GitLabState, type SimMergeRequest, type SimProject } from './gitlab-simulator';
@@ -39,12 +41,10 @@ export class MergeRequestGit {
    */
   async mergeabilityOnRead(project: SimProject, mr: SimMergeRequest): Promise<MergeabilityShown> {
     if (mr.state !== 'opened') return 'unchecked';
-    const source = mr.sourceProject ?? project;
-    const head = source.branches.get(mr.sourceBranch);
-    if (!head) return 'unchecked';
-    const git = new BareRepository(this.repositoryPath(project.path));
-    if (!(await git.hasCommit(head))) await git.fetchBranch(this.repositoryPath(source.path), mr.sourceBranch, `refs/merge-requests/${mr.iid}/head`);
-    if (!(await git.hasCommit(head))) return true;
+    if (!(mr.sourceProject ?? project).branches.get(mr.sourceBranch)) return 'unchecked';
+    const headed = await this.withHead(project, mr);
+    if (!headed) return true;
+    const { git, head } = headed;
     const target = await git.resolveCommit(`refs/heads/${mr.targetBranch}`);
     if (!target) return 'unchecked';
     const at = checkPoint(target, head);
@@ -52,6 +52,49 @@ export class MergeRequestGit {
       mr.mergeCheck = check;
     });
     return mergeable ?? 'checking';
+  }
+
+  /** The commits, changed files and diff of the merge request, as its page shows them. */
+  async content(project: SimProject, mr: SimMergeRequest): Promise<{ commits: GitCommit[]; files: ChangedFile[]; diff: string }> {
+    const { git, head, base, from } = await this.compared(project, mr);
+    const [commits, files, diff] = await Promise.all([git.commitsBetween(base, head), git.changedFiles(from, head), git.diff(from, head)]);
+    return { commits, files, diff };
+  }
+
+  /** The merge request's diff (the page's `.diff`, the API's raw_diffs): git's, from where the source left the target. */
+  async diff(project: SimProject, mr: SimMergeRequest): Promise<string> {
+    const { git, head, from } = await this.compared(project, mr);
+    return git.diff(from, head);
+  }
+
+  /** The merge request's commits as mail-formatted patches (the page's `.patch`). */
+  async patch(project: SimProject, mr: SimMergeRequest): Promise<string> {
+    const { git, head, base } = await this.compared(project, mr);
+    return git.formatPatch(base, head);
+  }
+
+  private async compared(project: SimProject, mr: SimMergeRequest): Promise<{ git: BareRepository; head: string; base: string; from: string }> {
+    const headed = await this.withHead(project, mr);
+    const missing = `the simulator's git repository of ${(mr.sourceProject ?? project).path} does not have the merge request's head`;
+    if (!headed) throw new GitLabSimError(404, { message: `404 Commit Not Found (${missing})` });
+    const compared = await changeComparison(headed.git, { head: headed.head, baseRef: mr.targetBranch, ...(mr.mergeCommitSha ? { mergeCommitSha: mr.mergeCommitSha } : {}) });
+    if (!compared) throw new GitLabSimError(404, { message: `404 Commit Not Found (no commit of the target branch ${mr.targetBranch} in the simulator's git repository of ${project.path})` });
+    return { ...headed, ...compared };
+  }
+
+  /**
+   * The target project's repository with the merge request's head in it (fetched from the fork, as GitLab keeps it
+   * at `refs/merge-requests/<iid>/head`); undefined when git has never seen the head. Once the source branch is
+   * gone (deleted after the merge), the head is the one kept at that ref.
+   */
+  private async withHead(project: SimProject, mr: SimMergeRequest): Promise<{ git: BareRepository; head: string } | undefined> {
+    const source = mr.sourceProject ?? project;
+    const git = new BareRepository(this.repositoryPath(project.path));
+    const headRef = `refs/merge-requests/${mr.iid}/head`;
+    const head = source.branches.get(mr.sourceBranch) ?? await git.resolveCommit(headRef);
+    if (!head) return undefined;
+    if (!(await git.hasCommit(head))) await git.fetchBranch(this.repositoryPath(source.path), mr.sourceBranch, headRef);
+    return await git.hasCommit(head) ? { git, head } : undefined;
   }
 
   merge(project: SimProject, mr: SimMergeRequest, user: string, options: MergeOptions = {}): Promise<SimMergeRequest> {

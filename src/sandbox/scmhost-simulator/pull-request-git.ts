@@ -35,6 +35,19 @@ export function noreplyEmail(user: SimUser): string {
   return `${user.id}+${user.login}@users.noreply.simulator`;
 }
 
+/**
+ * What a pull or merge request changes, in its base repository: for an open one, from where its head left the base
+ * branch (`from`); for a merged one, from the base branch as it was before the merge (the merge commit's first
+ * parent), so the diff stays readable after the merge. `base` is that base branch commit, for the commits and the
+ * patch. Undefined when git has no base commit.
+ */
+export async function changeComparison(git: BareRepository, change: { head: string; baseRef: string; baseSha?: string; mergeCommitSha?: string }): Promise<{ base: string; from: string } | undefined> {
+  const before = change.mergeCommitSha && await git.hasCommit(change.mergeCommitSha) ? (await git.commit(change.mergeCommitSha)).parents[0] : undefined;
+  const base = before ?? await git.resolveCommit(`refs/heads/${change.baseRef}`) ?? (change.baseSha && await git.hasCommit(change.baseSha) ? change.baseSha : undefined);
+  if (!base) return undefined;
+  return { base, from: await git.mergeBase(base, change.head) ?? base };
+}
+
 const MERGE_COMMITTER = { name: 'Simulated GitHub', email: 'noreply@simulator.invalid' };
 
 export class PullRequestGit {
@@ -70,18 +83,11 @@ export class PullRequestGit {
     return this.repository(repo);
   }
 
-  /**
-   * What the pull request changes: for an open one, from where its head left the base branch; for a merged one,
-   * from the base branch as it was before the merge (the merge commit's first parent), so the diff stays readable.
-   */
+  /** What the pull request changes (changeComparison), or 422 when git has no base branch. */
   private async comparison(git: BareRepository, pull: SimPull): Promise<{ base: string; from: string }> {
-    const before = pull.merged && pull.mergeCommitSha && await git.hasCommit(pull.mergeCommitSha)
-      ? (await git.commit(pull.mergeCommitSha)).parents[0]
-      : undefined;
-    const base = before ?? await git.resolveCommit(`refs/heads/${pull.baseRef}`) ?? (await git.hasCommit(pull.baseSha) ? pull.baseSha : undefined);
-    if (!base) throw new ScmhostSimError(422, `No commit found for the base branch ${pull.baseRef} in the simulator's git repository of ${this.state.fullName(pull.headRepo)}`);
-    const from = await git.mergeBase(base, pull.headSha) ?? base;
-    return { base, from };
+    const compared = await changeComparison(git, { head: pull.headSha, baseRef: pull.baseRef, baseSha: pull.baseSha, ...(pull.merged && pull.mergeCommitSha ? { mergeCommitSha: pull.mergeCommitSha } : {}) });
+    if (!compared) throw new ScmhostSimError(422, `No commit found for the base branch ${pull.baseRef} in the simulator's git repository of ${this.state.fullName(pull.headRepo)}`);
+    return compared;
   }
 
   async content(repo: SimRepo, pull: SimPull): Promise<PullRequestContent> {

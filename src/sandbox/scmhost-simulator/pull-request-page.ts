@@ -33,12 +33,21 @@ function tokenOf(req: Request): string | undefined {
   return /^(?:bearer|token)\s+(\S+)$/i.exec(header)?.[1];
 }
 
+/**
+ * Why a simulator's web page may not be read (undefined when it may): a token that was sent must be one of the
+ * simulator's; none is needed from loopback, where a link clicked in a browser comes from.
+ */
+export function webPageRefusal(token: string | undefined, remoteAddress: string | undefined, tokens: TokenLogins | undefined): 'invalid token' | 'no token' | undefined {
+  if (token) return loginOfToken(tokens, token) ? undefined : 'invalid token';
+  return LOOPBACK.test(remoteAddress ?? '') ? undefined : 'no token';
+}
+
 /** Undefined when the request may read; otherwise why not. */
 export function webReadRefusal(req: Request, tokens: TokenLogins | undefined): string | undefined {
-  const token = tokenOf(req);
-  if (token) return loginOfToken(tokens, token) ? undefined : 'Bad credentials: the token is not one of the simulator\'s';
-  if (LOOPBACK.test(req.socket.remoteAddress ?? '')) return undefined;
-  return 'Requires authentication: outside loopback, send a token of the simulator (Authorization: Bearer <token>)';
+  const refusal = webPageRefusal(tokenOf(req), req.socket.remoteAddress, tokens);
+  if (refusal === 'invalid token') return 'Bad credentials: the token is not one of the simulator\'s';
+  if (refusal === 'no token') return 'Requires authentication: outside loopback, send a token of the simulator (Authorization: Bearer <token>)';
+  return undefined;
 }
 
 export function registerPullRequestPages(app: Express, parts: PullRequestPageParts): void {
@@ -56,7 +65,7 @@ export function registerPullRequestPages(app: Express, parts: PullRequestPagePar
     const pull = state.pull(repo, Number(match[1]));
     if (match[2] === 'diff') return void res.type('text/plain; charset=utf-8').send(await pulls.diff(repo, pull));
     if (match[2] === 'patch') return void res.type('text/plain; charset=utf-8').send(await pulls.patch(repo, pull));
-    let content: { commits: GitCommit[]; files: ChangedFile[]; diff: string } | { problem: string };
+    let content: ChangeContent;
     try {
       const read = await pulls.content(repo, pull);
       content = { ...read, diff: await pulls.diff(repo, pull) };
@@ -78,7 +87,8 @@ function stateOf(pull: SimPull): string {
   return pull.draft ? 'Draft' : 'Open';
 }
 
-function diffHtml(diff: string): string {
+/** A unified diff as HTML text, its file headers, hunk headers, added and removed lines marked for the page's style. */
+export function diffHtml(diff: string): string {
   return diff.split('\n').map((line) => {
     const kind = line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff --git') ? 'file'
       : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : '';
@@ -86,7 +96,46 @@ function diffHtml(diff: string): string {
   }).join('\n');
 }
 
-function pullRequestPage(state: ScmhostState, repo: SimRepo, pull: SimPull, content: { commits: GitCommit[]; files: ChangedFile[]; diff: string } | { problem: string }): string {
+/** What a change request's page shows of git: its commits, changed files and diff, or why git could not say. */
+export type ChangeContent = { commits: GitCommit[]; files: ChangedFile[]; diff: string } | { problem: string };
+
+/** The commits, files and diff sections of a pull or merge request's page. */
+export function changeSections(content: ChangeContent): string {
+  const e = escapeHtml;
+  if ('problem' in content) return `<p class="problem">${e(content.problem)}</p>`;
+  return [
+    `<h2>Commits (${content.commits.length})</h2>`,
+    `<ul>${content.commits.map((c) => `<li><code>${e(c.sha.slice(0, 7))}</code> ${e(c.message.split('\n')[0] ?? '')} <span class="meta">${e(c.author.name)}, ${e(c.author.date)}</span></li>`).join('')}</ul>`,
+    `<h2>Files changed (${content.files.length})</h2>`,
+    `<ul>${content.files.map((f) => `<li><code>${e(f.path)}</code> ${e(f.status)} <span class="add">+${f.additions}</span> <span class="del">-${f.deletions}</span></li>`).join('')}</ul>`,
+    '<h2>Diff</h2>',
+    `<pre class="diff">${diffHtml(content.diff)}</pre>`,
+  ].join('\n');
+}
+
+/** A simulator's plain web page: `title` (text, escaped here) and `body` (HTML, escaped by the caller). */
+export function webPage(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${escapeHtml(title)}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em; }
+.state { display: inline-block; padding: .2em .6em; border-radius: 1em; color: #fff; background: #1f883d; }
+.state.Merged { background: #8250df; } .state.Closed { background: #cf222e; } .state.Draft { background: #6e7781; }
+pre { background: #f6f8fa; padding: 1em; overflow-x: auto; white-space: pre-wrap; }
+.add { color: #1a7f37; } .del { color: #cf222e; } .hunk { color: #0969da; } .file { font-weight: bold; } .meta { color: #6e7781; }
+</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+function pullRequestPage(state: ScmhostState, repo: SimRepo, pull: SimPull, content: ChangeContent): string {
   const fullName = state.fullName(repo);
   const e = escapeHtml;
   const base = `/${fullName}/pull/${pull.number}`;
@@ -98,31 +147,7 @@ function pullRequestPage(state: ScmhostState, repo: SimRepo, pull: SimPull, cont
     ...state.reviewComments.filter((c) => c.repo === fullName && c.number === pull.number)
       .map((c) => ({ at: c.createdAt, who: c.user.login, what: `commented on ${c.path}:${c.line}`, body: c.body })),
   ].sort((a, b) => a.at.localeCompare(b.at));
-  const sections = 'problem' in content
-    ? [`<p class="problem">${e(content.problem)}</p>`]
-    : [
-      `<h2>Commits (${content.commits.length})</h2>`,
-      `<ul>${content.commits.map((c) => `<li><code>${e(c.sha.slice(0, 7))}</code> ${e(c.message.split('\n')[0] ?? '')} <span class="meta">${e(c.author.name)}, ${e(c.author.date)}</span></li>`).join('')}</ul>`,
-      `<h2>Files changed (${content.files.length})</h2>`,
-      `<ul>${content.files.map((f) => `<li><code>${e(f.path)}</code> ${e(f.status)} <span class="add">+${f.additions}</span> <span class="del">-${f.deletions}</span></li>`).join('')}</ul>`,
-      '<h2>Diff</h2>',
-      `<pre class="diff">${diffHtml(content.diff)}</pre>`,
-    ];
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${e(pull.title)} · Pull Request #${pull.number} · ${e(fullName)}</title>
-<style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em; }
-.state { display: inline-block; padding: .2em .6em; border-radius: 1em; color: #fff; background: #1f883d; }
-.state.Merged { background: #8250df; } .state.Closed { background: #cf222e; } .state.Draft { background: #6e7781; }
-pre { background: #f6f8fa; padding: 1em; overflow-x: auto; white-space: pre-wrap; }
-.add { color: #1a7f37; } .del { color: #cf222e; } .hunk { color: #0969da; } .file { font-weight: bold; } .meta { color: #6e7781; }
-</style>
-</head>
-<body>
-<p>${e(fullName)} (source-host simulator)</p>
+  return webPage(`${pull.title} · Pull Request #${pull.number} · ${fullName}`, `<p>${e(fullName)} (source-host simulator)</p>
 <h1>${e(pull.title)} <span class="meta">#${pull.number}</span></h1>
 <p><span class="state ${stateOf(pull)}">${stateOf(pull)}</span>
 ${e(pull.user.login)} ${pull.merged ? 'merged' : 'wants to merge'} <code>${e(`${pull.headRepo.owner.login}:${pull.headRef}`)}</code> into <code>${e(pull.baseRef)}</code>
@@ -132,8 +157,5 @@ ${e(pull.user.login)} ${pull.merged ? 'merged' : 'wants to merge'} <code>${e(`${
 <pre>${e(pull.body || '(no description)')}</pre>
 <h2>Conversation (${conversation.length})</h2>
 ${conversation.map((c) => `<p><strong>${e(c.who)}</strong> ${e(c.what)} <span class="meta">${e(c.at)}</span></p>${c.body ? `<pre>${e(c.body)}</pre>` : ''}`).join('\n')}
-${sections.join('\n')}
-</body>
-</html>
-`;
+${changeSections(content)}`);
 }

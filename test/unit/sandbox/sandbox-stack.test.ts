@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseModelConfiguration } from '../../../src/config/model-configuration';
 import { SandboxPerson } from '../../../src/sandbox/sandbox-person';
 import { startSandbox, userModelVariables } from '../../../src/sandbox/sandbox-stack';
+import { ticketViewText } from '../../../src/sandbox/ticket-view-text';
 import { gitIn } from '../../../src/sandbox/scmhost-simulator/git-smart-http';
 import { pushCommit, remoteUrl } from './git-over-http';
 import { loadRepositoryRegistry, resetRepositoryRegistryCache } from '../../../src/config/repository-registry';
@@ -114,6 +115,13 @@ describe('the sandbox stack (simulators and their kept state, without the servic
       const view = await person.readTicket(key, { diffs: false });
       expect(view.pulls).toEqual([expect.objectContaining({ repository: 'sandbox/gitlab-app', number: 1, state: 'merged', head: 'service/glb-1' })]);
       mergeRequestUrl = view.pulls[0]!.url;
+      // What `service sandbox show GLB-1` prints: the merge request's diff (GitLab's raw_diffs), and a link that opens.
+      const shown = ticketViewText(await person.readTicket(key, { diffs: true }));
+      expect(shown).toContain('diff --git a/SANDBOX_CHANGES/GLB-1.md b/SANDBOX_CHANGES/GLB-1.md');
+      expect(shown).toContain('+rows');
+      const page = await fetch(mergeRequestUrl);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('Name the rows.');
     } finally {
       await sandbox.close();
     }
