@@ -65,8 +65,9 @@ function failed(error: unknown, provider: ProviderEvidence['provider']): EffectA
 
 /**
  * Effect activities: each call is one attempt of one provider mutation. Before writing, every attempt looks for the
- * write an earlier attempt may have made (the idempotency key on a comment, labels already as wanted) and adopts it,
- * so a retry after a crash or a timed-out response never writes twice. Failures are returned, not thrown: the
+ * write an earlier attempt may have made (the idempotency key on a comment the service's own account wrote, labels
+ * already as wanted) and adopts it, so a retry after a crash or a timed-out response never writes twice. A comment by
+ * anyone else carrying the key is left alone and never adopted (src/providers/own-writes.ts). Failures are returned, not thrown: the
  * workflow records every attempt and decides about retries, backoff and blocking.
  */
 export function createEffectActivities(deps: EffectActivityDeps) {

@@ -1,5 +1,5 @@
 import type { RegistryRepository } from '../src/config/repository-registry';
-import type { DiffRefs, Discussion, GitLabClient } from '../src/providers/gitlab/gitlab-client';
+import { writtenBy, type DiffRefs, type Discussion, type GitLabClient } from '../src/providers/gitlab/gitlab-client';
 import { isProviderError, RetryableProviderError } from '../src/providers/provider-errors';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import { serviceForkOf } from '../src/providers/gitlab/gitlab-fork';
@@ -13,7 +13,7 @@ import type { EffectOperation, ProviderEvidence } from '../workflows/effects/eff
 export type MergeRequestClient = Pick<GitLabClient, 'findMergeRequestBySourceBranch' | 'createMergeRequest' | 'getProject' | 'getMergeRequest' | 'updateMergeRequest'
   | 'findNoteByIdempotencyKey' | 'createMergeRequestNote' | 'getMergeRequestDiscussion' | 'createMergeRequestDiscussionNote' | 'resolveMergeRequestDiscussion'
   | 'listMergeRequestDiscussions' | 'createMergeRequestDiscussion'
-  | 'findOwnFork' | 'createFork'>;
+  | 'findOwnFork' | 'createFork' | 'serviceUsername'>;
 
 /** A registry repository and the client of its connection. */
 export interface GitLabRepository {
@@ -105,14 +105,16 @@ export function reviewAsNote(body: string, unplaced: readonly Finding[]): string
  * reviewer answers and resolves like their own threads; the review's body, with the findings GitLab refuses to place
  * (400: the line is not in the diff), is one note, written last. Every thread and the note carry a hidden marker
  * (the effect's key, and the finding's index for a thread), so a repeat after a failure or an unknown outcome adopts
- * what is there and writes only what is missing. Once the note is there the review is complete. An APPROVE is not
+ * what the service wrote there (by its own account: a marker alone proves nothing) and writes only what is missing. Once the note is there the review is complete. An APPROVE is not
  * given by the service.
  */
 export async function reviewOnMergeRequestOnce(gitlab: GitLabRepository, operation: Op<'scmhost.pr_review'>, key: string): Promise<ProviderEvidence> {
   const { entry, client } = gitlab;
   const findings = operation.comments ?? [];
+  const self = await client.serviceUsername();
   const discussions = await client.listMergeRequestDiscussions(entry.namespace, operation.number);
-  const markedBy = (wanted: string) => discussions.find((d) => d.notes[0]?.idempotencyKey === wanted);
+  // A thread someone else started with a copied marker is theirs: the service starts its own beside it.
+  const markedBy = (wanted: string) => discussions.find((d) => d.notes[0] !== undefined && writtenBy(d.notes[0], self, wanted));
   const threads = findings.map((_, index) => markedBy(findingKey(key, index))?.id);
   // Written last, the note is there only when every finding has its thread or is listed in it.
   const written = (noteId: number, adopted: boolean): ProviderEvidence => {
@@ -161,15 +163,17 @@ export function resolutionStep(discussion: Pick<Discussion, 'resolvable' | 'reso
 
 /**
  * `scmhost.review_reply` on GitLab: one reply in the discussion `comment_id`, carrying the effect's key in the hidden
- * marker, so a repeat after an unknown outcome finds it among the discussion's notes and adopts it. With `resolve`,
+ * marker, so a repeat after an unknown outcome finds it among the discussion's notes and adopts it (only a note by the
+ * service's own account). With `resolve`,
  * the thread is then resolved if it can be. GitLab refusing that (403: the user may not, 400) leaves the thread open
  * for a person to resolve and is kept in the evidence: the reply, which is what the reviewer reads, stands.
  */
 export async function replyInDiscussionOnce(gitlab: GitLabRepository, operation: Op<'scmhost.review_reply'>, key: string): Promise<ProviderEvidence> {
   const { entry, client } = gitlab;
   const id = String(operation.comment_id);
+  const self = await client.serviceUsername();
   const discussion = await client.getMergeRequestDiscussion(entry.namespace, operation.number, id);
-  const earlier = discussion.notes.find((note) => note.idempotencyKey === key);
+  const earlier = discussion.notes.find((note) => writtenBy(note, self, key));
   const reply = earlier ?? await client.createMergeRequestDiscussionNote(entry.namespace, operation.number, id, redactSecrets(operation.body), { idempotencyKey: key });
   const replied = (resolution?: string, note?: string): ProviderEvidence => ({
     provider: 'gitlab', ids: { note_id: String(reply.id), discussion_id: id, ...(resolution ? { resolution } : {}) }, ...(earlier ? { adopted: true } : {}), ...(note ? { note } : {}),

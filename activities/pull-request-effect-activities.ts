@@ -1,7 +1,6 @@
 import { parseRepoRef } from '../src/providers/scmhost/repo-ref';
 import { RetryableProviderError } from '../src/providers/provider-errors';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
-import { idempotencyKeyOf } from '../src/providers/scmhost/idempotency-marker';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import type { EffectOperation, ProviderEvidence } from '../workflows/effects/effect-types';
 
@@ -10,7 +9,7 @@ export type UpdatePullRequestOperation = Extract<EffectOperation, { kind: 'scmho
 export type ReviewReplyOperation = Extract<EffectOperation, { kind: 'scmhost.review_reply' }>;
 export type PullRequestReviewOperation = Extract<EffectOperation, { kind: 'scmhost.pr_review' }>;
 export type PullRequestEffectClient = Pick<ScmhostClient, 'findPullRequestByHeadBranch' | 'createPullRequest' | 'getRepository' | 'createFork' | 'getPullRequest' | 'updatePullRequest'
-  | 'listReviewComments' | 'replyToReviewComment' | 'listReviews' | 'createReview'>;
+  | 'findReviewCommentByIdempotencyKey' | 'replyToReviewComment' | 'findReviewByIdempotencyKey' | 'createReview'>;
 
 function opened(repository: string, number: number, url: string, adopted: boolean, note?: string): ProviderEvidence {
   return { provider: 'scmhost', ids: { pull_request: `${repository}#${number}`, number: String(number) }, url, ...(adopted ? { adopted: true } : {}), ...(note ? { note } : {}) };
@@ -64,20 +63,21 @@ export async function pullRequestUrl(client: PullRequestEffectClient, operation:
 
 /**
  * `scmhost.review_reply`: one reply in a review thread. The reply carries the effect's key in a hidden marker, so a
- * repeat after an unknown outcome finds it among the pull request's review comments and adopts it.
+ * repeat after an unknown outcome finds it among the pull request's review comments and adopts it: only the
+ * service's own, as anyone may reply with a copied marker.
  */
 export async function replyInReviewThreadOnce(client: PullRequestEffectClient, operation: ReviewReplyOperation, key: string): Promise<ProviderEvidence> {
   const ref = parseRepoRef(operation.repository);
-  const earlier = (await client.listReviewComments(ref, operation.number)).find((comment) => idempotencyKeyOf(comment.body) === key);
+  const earlier = await client.findReviewCommentByIdempotencyKey(ref, operation.number, key);
   if (earlier) return { provider: 'scmhost', ids: { comment_id: String(earlier.id) }, url: earlier.htmlUrl, adopted: true };
   const reply = await client.replyToReviewComment(ref, operation.number, Number(operation.comment_id), redactSecrets(operation.body), { idempotencyKey: key });
   return { provider: 'scmhost', ids: { comment_id: String(reply.id) }, url: reply.htmlUrl };
 }
 
-/** `scmhost.pr_review`: one review by the service's account, found again by its marker on a repeat. */
+/** `scmhost.pr_review`: one review by the service's account, found again by its marker (and its author) on a repeat. */
 export async function submitReviewOnce(client: PullRequestEffectClient, operation: PullRequestReviewOperation, key: string): Promise<ProviderEvidence> {
   const ref = parseRepoRef(operation.repository);
-  const earlier = (await client.listReviews(ref, operation.number)).find((review) => idempotencyKeyOf(review.body) === key);
+  const earlier = await client.findReviewByIdempotencyKey(ref, operation.number, key);
   if (earlier) return { provider: 'scmhost', ids: { review_id: String(earlier.id) }, url: earlier.htmlUrl, adopted: true };
   const review = await client.createReview(ref, operation.number, {
     event: operation.event, body: redactSecrets(operation.body), idempotencyKey: key,

@@ -89,7 +89,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   const tracker = baseUrl && userEmail && apiToken ? createTrackerClient({ baseUrl, email: userEmail, apiToken, onLatency }) : undefined;
   let scmhostClient: ReturnType<typeof createScmhostClient> | undefined;
   // Created on first use: the GitHub client loads ESM modules, which the worker should not pay for when unused.
-  const scmhost = token ? () => (scmhostClient ??= createScmhostClient({ token, baseUrl: config.scmhost.apiUrl, onLatency })) : undefined;
+  const scmhost = token ? () => (scmhostClient ??= createScmhostClient({ token, baseUrl: config.scmhost.apiUrl, botLogin: config.scmhost.botLogin, onLatency })) : undefined;
   const repositories = [...new Set([...config.scmhost.knownRepos, ...(config.scmhost.defaultRepo ? [config.scmhost.defaultRepo] : [])])];
   const projectConfig = createProjectConfigActivities({
     properties: tracker,
@@ -99,7 +99,7 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   });
   const pollerGuard = loopGuardOf(config);
   // The timer of a failed lookup is unref'd: it never keeps a stopping worker alive.
-  if (tracker) learnTrackerAccountId(pollerGuard, () => tracker.getMyself(), trackerAccountReport(logger.child({ component: 'poller' })));
+  if (tracker) learnTrackerAccountId(pollerGuard, () => tracker.serviceAccountId().then((accountId) => ({ accountId })), trackerAccountReport(logger.child({ component: 'poller' })));
   const modelConfig = options.models ?? parseModelConfiguration(process.env).config;
   const registry = loadRepositoryRegistry();
   const remotes = createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry, githubForkRepos: config.scmhost.forkRepos });

@@ -64,7 +64,7 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const comments = tracker && { adfBodyOf: async (key: string, id: string) => (await tracker.getComment(key, id)).bodyAdf };
   const issueLabels = tracker && { labelsOf: async (key: string) => (await tracker.getIssue(key)).labels };
   const guard = loopGuardOf(config);
-  const account = tracker && learnTrackerAccountId(guard, () => tracker.getMyself(), trackerAccountReport(logger));
+  const account = tracker && learnTrackerAccountId(guard, () => tracker.serviceAccountId().then((accountId) => ({ accountId })), trackerAccountReport(logger));
   const definitions = workflows.definitions();
   const listing = config.console.enabled ? new TemporalTicketListing(connection, visibility, config.temporal.taskQueue, {
     onRefreshError: (error) => logger.warn('the console could not read the ticket listing again; the board shows the one it has (and its age) until it is 5 minutes old', { error: (error as Error).message }),

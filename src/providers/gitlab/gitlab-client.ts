@@ -6,6 +6,7 @@
 import { connectionCredential, RegistryRepository } from '../../config/repository-registry';
 import { JsonHttpClient, LatencyHook } from '../http/json-http-client';
 import { NotFoundProviderError } from '../provider-errors';
+import { sameLogin, serviceIdentityUnknown } from '../own-writes';
 import type { RetryPolicy } from '../retry-policy';
 import { idempotencyKeyOf, withIdempotencyMarker } from '../scmhost/idempotency-marker';
 
@@ -139,6 +140,18 @@ export class GitLabClient {
   }
 
   /**
+   * The username the service writes as (the token's), for telling its own notes from others'. It fails as a
+   * retryable error naming the lookup, as nothing can be adopted without it.
+   */
+  async serviceUsername(): Promise<string> {
+    try {
+      return await this.currentUsername();
+    } catch (error) {
+      throw serviceIdentityUnknown('gitlab', { method: 'GET', path: '/user' }, error);
+    }
+  }
+
+  /**
    * The caller's own fork of a project: the one in the caller's user namespace. GitLab's `owned` list also holds
    * forks in groups the caller owns, where other people may push; those are never the service's.
    */
@@ -252,8 +265,13 @@ export class GitLabClient {
     return toNote(note);
   }
 
+  /**
+   * The service's own note carrying the key. Anyone who may comment can copy a marker, so a note by anyone else is
+   * not the service's write, whatever it carries (src/providers/own-writes.ts).
+   */
   async findNoteByIdempotencyKey(namespace: string, iid: number, idempotencyKey: string): Promise<Note | undefined> {
-    return (await this.listMergeRequestNotes(namespace, iid)).find((note) => note.idempotencyKey === idempotencyKey);
+    const self = await this.serviceUsername();
+    return (await this.listMergeRequestNotes(namespace, iid)).find((note) => writtenBy(note, self, idempotencyKey));
   }
 
   /** The discussions of a merge request, oldest first (plain comments among them, as individual notes). */
@@ -387,6 +405,11 @@ function toMergeRequest(mr: GitLabMergeRequest): MergeRequest {
       ? { diffRefs: { baseSha: mr.diff_refs.base_sha, startSha: mr.diff_refs.start_sha, headSha: mr.diff_refs.head_sha } }
       : {}),
   };
+}
+
+/** The note is the write of `username` marked with `idempotencyKey`: both, as a marker alone proves nothing. */
+export function writtenBy(note: Pick<Note, 'author' | 'idempotencyKey'>, username: string, idempotencyKey: string): boolean {
+  return note.idempotencyKey === idempotencyKey && sameLogin(note.author, username);
 }
 
 function toNote(note: GitLabNote): Note {

@@ -14,6 +14,7 @@ import {
   providerErrorForStatus,
 } from '../provider-errors';
 import { parseRetryAfterMs, sleep } from '../retry-policy';
+import { cachedIdentity, sameLogin, serviceIdentityUnknown } from '../own-writes';
 import { idempotencyKeyOf, withIdempotencyMarker } from './idempotency-marker';
 import type {
   Branch,
@@ -31,6 +32,11 @@ import type {
 
 export interface ScmhostClientOptions {
   token: string;
+  /**
+   * The login the service writes as (SCMHOST_BOT_LOGIN), which names its own comments and reviews; when unset it is
+   * the token's own login (`GET /user`, asked once). A GitHub App's installation token cannot ask, so set it there.
+   */
+  botLogin?: string;
   /** Default https://api.github.com; GitHub Enterprise: https://host/api/v3. */
   baseUrl?: string;
   /** Per request attempt; default 30 s. */
@@ -98,7 +104,7 @@ export async function createScmhostClient(options: ScmhostClientOptions): Promis
       notifications: writeSpacingGroup(writeSpacingMs),
     } as never,
   });
-  return new ScmhostClient(octokit as unknown as Octokit, options.token, timeoutMs);
+  return new ScmhostClient(octokit as unknown as Octokit, options.token, timeoutMs, options.botLogin?.trim() || undefined);
 }
 
 /** A minimal stand-in for a Bottleneck group: spaces scheduled jobs at least `minTimeMs` apart. */
@@ -126,7 +132,11 @@ interface CallOptions {
 type Data = Record<string, unknown>;
 
 export class ScmhostClient {
-  constructor(private readonly octokit: Octokit, private readonly token: string, private readonly timeoutMs: number) {}
+  private readonly login: () => Promise<string>;
+
+  constructor(private readonly octokit: Octokit, private readonly token: string, private readonly timeoutMs: number, botLogin?: string) {
+    this.login = botLogin ? () => Promise.resolve(botLogin) : cachedIdentity(async () => (await this.getAuthenticatedUser()).login);
+  }
 
   private async call<T = Data>(operation: string, route: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<{ status: number; data: T }> {
     try {
@@ -311,8 +321,25 @@ export class ScmhostClient {
     return toIssueComment(data);
   }
 
+  /**
+   * The login the service writes as: the configured bot login, else the token's own (asked once). It fails as a
+   * retryable error naming the lookup, as nothing can be adopted without it.
+   */
+  async serviceLogin(): Promise<string> {
+    try {
+      return await this.login();
+    } catch (error) {
+      throw serviceIdentityUnknown('scmhost', { method: 'GET', path: '/user' }, error);
+    }
+  }
+
+  /**
+   * The service's own comment carrying the key. Anyone who may comment can copy a marker, so a comment by anyone
+   * else is not the service's write, whatever it carries (src/providers/own-writes.ts).
+   */
   async findIssueCommentByIdempotencyKey(ref: RepoRef, number: number, idempotencyKey: string): Promise<IssueComment | undefined> {
-    return (await this.listIssueComments(ref, number)).find((comment) => comment.idempotencyKey === idempotencyKey);
+    const self = await this.serviceLogin();
+    return (await this.listIssueComments(ref, number)).find((comment) => comment.idempotencyKey === idempotencyKey && sameLogin(comment.author, self));
   }
 
   async createIssueCommentOnce(ref: RepoRef, number: number, body: string, idempotencyKey: string): Promise<{ comment: IssueComment; created: boolean }> {
@@ -346,6 +373,12 @@ export class ScmhostClient {
     return toReview(data);
   }
 
+  /** The service's own review carrying the key in its body's marker; anyone else's is not its write. */
+  async findReviewByIdempotencyKey(ref: RepoRef, number: number, idempotencyKey: string): Promise<Review | undefined> {
+    const self = await this.serviceLogin();
+    return (await this.listReviews(ref, number)).find((review) => idempotencyKeyOf(review.body) === idempotencyKey && sameLogin(review.author, self));
+  }
+
   async listReviewComments(ref: RepoRef, number: number): Promise<ReviewComment[]> {
     const comments = await this.paginate<GitHubReviewComment>('listReviewComments', 'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments', { ...ref, pull_number: number });
     return comments.map(toReviewComment);
@@ -354,6 +387,12 @@ export class ScmhostClient {
   /** Review comments grouped into threads: each root comment with its replies, oldest first. */
   async listReviewThreads(ref: RepoRef, number: number): Promise<ReviewThread[]> {
     return groupReviewThreads(await this.listReviewComments(ref, number));
+  }
+
+  /** The service's own review comment (a reply in a thread) carrying the key; anyone else's is not its write. */
+  async findReviewCommentByIdempotencyKey(ref: RepoRef, number: number, idempotencyKey: string): Promise<ReviewComment | undefined> {
+    const self = await this.serviceLogin();
+    return (await this.listReviewComments(ref, number)).find((comment) => idempotencyKeyOf(comment.body) === idempotencyKey && sameLogin(comment.author, self));
   }
 
   /** Replies in a review thread; `commentId` may be any comment of the thread (GitHub replies to its root). */

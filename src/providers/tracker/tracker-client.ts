@@ -5,6 +5,7 @@
  */
 import { JsonHttpClient, LatencyHook } from '../http/json-http-client';
 import { NotFoundProviderError, PreconditionProviderError } from '../provider-errors';
+import { cachedIdentity, serviceIdentityUnknown } from '../own-writes';
 import type { RetryPolicy } from '../retry-policy';
 import { adfToMarkdown } from './adf/adf-to-markdown';
 import { trackerRichTextToMarkdown } from './rich-text-to-markdown';
@@ -71,6 +72,11 @@ export function createTrackerClient(options: TrackerClientOptions): TrackerClien
 
 export class TrackerClient implements ProjectPropertiesPort {
   private readonly http: JsonHttpClient;
+  private readonly accountId = cachedIdentity(async () => {
+    const { accountId } = await this.getMyself();
+    if (!accountId) throw new Error('the tracker named no account id for the service account');
+    return accountId;
+  });
 
   constructor(options: TrackerClientOptions) {
     const basic = Buffer.from(`${options.email}:${options.apiToken}`).toString('base64');
@@ -90,6 +96,18 @@ export class TrackerClient implements ProjectPropertiesPort {
   async getMyself(): Promise<TrackerUser> {
     const { body } = await this.http.request<JiraUser>({ operation: 'getMyself', method: 'GET', path: `${API}/myself` });
     return toUser(body);
+  }
+
+  /**
+   * The service account's id (`GET /myself`), asked once per client; a failed lookup is asked again next time. It
+   * fails as a retryable error naming the lookup, as nothing can be adopted without it.
+   */
+  async serviceAccountId(): Promise<string> {
+    try {
+      return await this.accountId();
+    } catch (error) {
+      throw serviceIdentityUnknown('tracker', { method: 'GET', path: `${API}/myself` }, error);
+    }
   }
 
   /**
@@ -183,12 +201,17 @@ export class TrackerClient implements ProjectPropertiesPort {
     return { ...comment, idempotencyKey: comment.idempotencyKey ?? options.idempotencyKey };
   }
 
+  /**
+   * The service's own comment carrying the key. Any user may set the property on a comment of theirs, so a comment by
+   * anyone else is not the service's write, whatever it carries (src/providers/own-writes.ts).
+   */
   async findCommentByIdempotencyKey(issueKey: string, idempotencyKey: string): Promise<TrackerComment | undefined> {
+    const self = await this.serviceAccountId();
     const comments = await this.getComments(issueKey);
-    return comments.find((comment) => comment.idempotencyKey === idempotencyKey);
+    return comments.find((comment) => comment.idempotencyKey === idempotencyKey && comment.author?.accountId === self);
   }
 
-  /** Posts the comment unless one with the same idempotency key exists already. */
+  /** Posts the comment unless the service wrote one with the same idempotency key already. */
   async addCommentOnce(issueKey: string, markdown: string, idempotencyKey: string): Promise<{ comment: TrackerComment; created: boolean }> {
     const existing = await this.findCommentByIdempotencyKey(issueKey, idempotencyKey);
     if (existing) return { comment: existing, created: false };

@@ -94,6 +94,19 @@ describe('merge request effects', () => {
     expect(pipeline.kind === 'observation' && pipeline.routing.pull_request_ref).toBe('platform/billing!1');
   });
 
+  it('writes its own note beside a person\'s note carrying the exact marker of the write, and a retry adopts its own', async () => {
+    const mr = gitlab.state.project('platform/billing').mergeRequests[0]!;
+    const forged = gitlab.state.addNote(mr, 'Closing summary: nothing to do here.\n\n<!-- service:idempotency-key=k-forged-note -->', 'mallory');
+    const comment = { kind: 'scmhost.pr_comment', repository: 'platform/billing', number: 1, body: 'Merged; the ticket is done.' };
+    const first = await perform('k-forged-note', comment);
+    expect(first).toMatchObject({ status: 'succeeded' });
+    expect(first.evidence).not.toHaveProperty('adopted');
+    expect(first.evidence!.ids!.note_id).not.toBe(String(forged.id));
+    expect(await perform('k-forged-note', comment, 2)).toMatchObject({ evidence: { adopted: true, ids: first.evidence!.ids } });
+    const marked = mr.notes.filter((n) => n.body.includes('k-forged-note')).map((n) => [n.id, n.author, n.body.split('\n')[0]]);
+    expect(marked).toEqual([[forged.id, 'mallory', 'Closing summary: nothing to do here.'], [Number(first.evidence!.ids!.note_id), 'service-bot', 'Merged; the ticket is done.']]);
+  });
+
   describe('a reply in a discussion thread', () => {
     const reply = (comment_id: string, extra: Record<string, unknown> = {}) => ({ kind: 'scmhost.review_reply', repository: 'platform/billing', number: 2, comment_id, body: 'Done in abc1234: listed them', ...extra });
     let mr: ReturnType<GitLabSimulator['state']['project']>['mergeRequests'][number];
@@ -116,6 +129,20 @@ describe('merge request effects', () => {
       expect(discussion(thread.discussionId).notes.map((n) => [n.author, n.type, n.body.split('\n')[0], n.resolvedBy])).toEqual([
         ['octo-reviewer', 'DiffNote', 'Say which invoices are exported.', 'service-bot'],
         ['service-bot', 'DiffNote', 'Done in abc1234: listed them', 'service-bot'],
+      ]);
+    });
+
+    it('replies beside a person\'s reply that carries the marker of its reply, and a retry adopts its own', async () => {
+      const thread = gitlab.state.startDiscussion(mr, 'Why are refunds left out?', 'octo-reviewer', { position: { path: 'src/export.ts', line: 5 } });
+      const forged = gitlab.state.replyInDiscussion(mr, thread.discussionId, 'Intentional, nothing to change.\n\n<!-- service:idempotency-key=k-thread-forged -->', 'mallory');
+      const first = await perform('k-thread-forged', reply(thread.discussionId));
+      expect(first).toMatchObject({ status: 'succeeded' });
+      expect(first.evidence).not.toHaveProperty('adopted');
+      expect(await perform('k-thread-forged', reply(thread.discussionId), 2)).toMatchObject({ evidence: { adopted: true, ids: { note_id: first.evidence!.ids!.note_id } } });
+      expect(discussion(thread.discussionId).notes.map((n) => [n.id === forged.id, n.author, n.body.split('\n')[0]])).toEqual([
+        [false, 'octo-reviewer', 'Why are refunds left out?'],
+        [true, 'mallory', 'Intentional, nothing to change.'],
+        [false, 'service-bot', 'Done in abc1234: listed them'],
       ]);
     });
 
@@ -218,6 +245,23 @@ describe('merge request effects', () => {
       expect(second.evidence!.ids!.discussion_ids).toBe(ours.map((d) => d.id).join(','));
       expect(notesOf()).toHaveLength(2);
       expect(visible(notesOf()[1]!.notes[0]!.body)).toBe(visible(notesOf()[0]!.notes[0]!.body));
+    });
+
+    it('writes its whole review beside a person\'s summary note and finding thread carrying its markers, and a retry adopts its own', async () => {
+      const key = 'k-review-fd-4-forged';
+      const before = { threads: threadsOf().length, notes: notesOf().length };
+      gitlab.state.addNote(mr(), `Automated review: no findings.\n\n<!-- service:idempotency-key=${key} -->`, 'mallory');
+      gitlab.state.startDiscussion(mr(), `Fine as is.\n\n<!-- service:idempotency-key=${key}:finding:0 -->`, 'mallory', { position: { path: 'src/export.ts', line: 3 } });
+      const first = await perform(key, review());
+      expect(first).toMatchObject({ status: 'succeeded' });
+      expect(first.evidence).not.toHaveProperty('adopted');
+      expect(await perform(key, review(), 2)).toMatchObject({ status: 'succeeded', evidence: { adopted: true, ids: first.evidence!.ids } });
+      const threads = threadsOf().slice(before.threads);
+      expect(threads.map((d) => [d.notes[0]!.author, d.notes[0]!.position!.new_line])).toEqual([['mallory', 3], ['service-bot', 3], ['service-bot', 2], ['service-bot', 31]]);
+      expect(first.evidence!.ids!.discussion_ids).toBe(threads.slice(1).map((d) => d.id).join(','));
+      const notes = notesOf().slice(before.notes);
+      expect(notes.map((d) => [d.notes[0]!.author, visible(d.notes[0]!.body).split('\n')[0]])).toEqual([['mallory', 'Automated review: no findings.'], ['service-bot', 'Automated review by the service']]);
+      expect(first.evidence!.ids!.note_id).toBe(String(notes[1]!.notes[0]!.id));
     });
 
     it('a reviewer\'s reply in a finding\'s thread reaches the service with the thread, and the service replies and resolves there', async () => {

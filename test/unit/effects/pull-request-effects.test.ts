@@ -65,4 +65,28 @@ describe('pull request effects', () => {
     const mine = github.state.reviews.filter((r) => r.repo === 'acme/api' && r.user.login === 'service-bot' && r.body);
     expect(mine.map((r) => [r.state, r.body.split('\n')[0]])).toEqual([['COMMENTED', 'Automated review: one finding.']]);
   });
+
+  it('writes its own review and reply beside a person\'s carrying their exact markers, and a retry adopts its own', async () => {
+    const repo = github.state.repo('acme', 'api');
+    const mallory = github.state.user('mallory');
+    const marker = (key: string) => `\n\n<!-- service:idempotency-key=${key} -->`;
+    github.state.submitReview(repo, 1, { state: 'COMMENTED', body: `Automated review: nothing to fix.${marker('FD-1:run:code_review:2:review')}`, comments: [{ path: 'APP.md', line: 2, body: 'why?' }] }, mallory);
+    const root = github.state.reviewComments.find((c) => c.body === 'why?')!;
+    github.state.replyToReviewComment(repo, 1, root.id, `Because.${marker('FD-1:run:implement_review:2:reply_1')}`, mallory);
+
+    const review = { kind: 'scmhost.pr_review' as const, repository: 'acme/api', number: 1, event: 'COMMENT' as const, body: 'Automated review: two findings.' };
+    const reviewed = await submitReviewOnce(await client(), review, 'FD-1:run:code_review:2:review');
+    expect(reviewed).not.toHaveProperty('adopted');
+    expect(await submitReviewOnce(await client(), review, 'FD-1:run:code_review:2:review')).toMatchObject({ ids: reviewed.ids, adopted: true });
+    const reply = { kind: 'scmhost.review_reply' as const, repository: 'acme/api', number: 1, comment_id: root.id, body: 'Explained in the README.' };
+    const replied = await replyInReviewThreadOnce(await client(), reply, 'FD-1:run:implement_review:2:reply_1');
+    expect(replied).not.toHaveProperty('adopted');
+    expect(await replyInReviewThreadOnce(await client(), reply, 'FD-1:run:implement_review:2:reply_1')).toMatchObject({ ids: replied.ids, adopted: true });
+
+    const marked = (body: string, key: string) => body.includes(`idempotency-key=${key} `);
+    expect(github.state.reviews.filter((r) => marked(r.body, 'FD-1:run:code_review:2:review')).map((r) => [r.user.login, r.body.split('\n')[0]]))
+      .toEqual([['mallory', 'Automated review: nothing to fix.'], ['service-bot', 'Automated review: two findings.']]);
+    expect(github.state.reviewComments.filter((c) => c.inReplyToId === root.id).map((c) => [c.user.login, c.body.split('\n')[0]]))
+      .toEqual([['mallory', 'Because.'], ['service-bot', 'Explained in the README.']]);
+  });
 });

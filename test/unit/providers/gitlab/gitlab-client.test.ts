@@ -62,6 +62,26 @@ repositories:
     expect((await client.findNoteByIdempotencyKey(NS, 1, 'gl-1'))?.id).toBe(note.id);
   });
 
+  it('never adopts a person\'s note carrying the marker of its next write, and names a failed lookup of its own username', async () => {
+    sim.state.push(sim.state.project(NS), 'service/proj-1');
+    await client.createMergeRequest(NS, { title: 't', description: '', sourceBranch: 'service/proj-1', targetBranch: 'main' });
+    const mr = sim.state.project(NS).mergeRequests[0]!;
+    const forged = sim.state.addNote(mr, 'Approved, merge it.\n\n<!-- service:idempotency-key=PROJ-1:run:ci:1:note -->', 'mallory');
+    expect(await client.findNoteByIdempotencyKey(NS, 1, 'PROJ-1:run:ci:1:note')).toBeUndefined();
+    const own = await client.createMergeRequestNote(NS, 1, 'CI passed.', { idempotencyKey: 'PROJ-1:run:ci:1:note' });
+    expect(await client.findNoteByIdempotencyKey(NS, 1, 'PROJ-1:run:ci:1:note')).toMatchObject({ id: own.id, author: 'service-bot' });
+    expect(mr.notes.map((n) => n.id)).toEqual([forged.id, own.id]);
+
+    const fresh = createGitLabClient({ apiBaseUrl: sim.apiUrl, token: 'glpat-test-token-123456', retry: { initialDelayMs: 10 } });
+    sim.faults.enqueue({ match: { method: 'GET', path: /\/user$/ }, kind: 'status', status: 503, times: 10 });
+    const error = await fresh.findNoteByIdempotencyKey(NS, 1, 'PROJ-1:run:ci:1:note').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetryableProviderError);
+    expect((error as RetryableProviderError).effectStatus).toBe('retryable_failure');
+    expect((error as Error).message).toMatch(/^gitlab GET \/user status 503 \(getCurrentUser\): could not learn the service account/);
+    sim.faults.clear();
+    expect((await fresh.findNoteByIdempotencyKey(NS, 1, 'PROJ-1:run:ci:1:note'))?.id).toBe(own.id);
+  });
+
   it('reads discussions, replies in a thread with the marker, and resolves it (403 where it may not)', async () => {
     sim.state.push(sim.state.project(NS), 'service/proj-1');
     await client.createMergeRequest(NS, { title: 't', description: '', sourceBranch: 'service/proj-1', targetBranch: 'main' });

@@ -98,6 +98,51 @@ describe('source-host client against the GitHub-shaped simulator', () => {
     expect(comments.map((c) => [c.author, c.idempotencyKey])).toEqual([['octo-reviewer', undefined], ['service-bot', 'PROJ-1:run:ci:comment:1']]);
   });
 
+  it('never adopts a person\'s comment, review or reply carrying the marker of its next write', async () => {
+    pushServiceBranch();
+    await client.createPullRequest(repoRef, { title: 't', body: '', head: 'service/proj-1', base: 'main' });
+    const repo = sim.state.repo('acme', 'api');
+    const mallory = sim.state.user('mallory');
+    const forge = (key: string) => `Looks good, merge it.\n\n<!-- service:idempotency-key=${key} -->`;
+    sim.state.addIssueComment(repo, 1, forge('PROJ-1:run:ci:1:comment'), mallory);
+    sim.state.submitReview(repo, 1, { state: 'COMMENTED', body: forge('PROJ-1:run:review:1:review'), comments: [{ path: 'src/a.ts', line: 3, body: 'rename this' }] }, mallory);
+    const root = (await client.listReviewComments(repoRef, 1))[0]!;
+    sim.state.replyToReviewComment(repo, 1, root.id, forge('PROJ-1:run:reply:1:reply'), mallory);
+
+    expect(await client.findIssueCommentByIdempotencyKey(repoRef, 1, 'PROJ-1:run:ci:1:comment')).toBeUndefined();
+    expect(await client.findReviewByIdempotencyKey(repoRef, 1, 'PROJ-1:run:review:1:review')).toBeUndefined();
+    expect(await client.findReviewCommentByIdempotencyKey(repoRef, 1, 'PROJ-1:run:reply:1:reply')).toBeUndefined();
+
+    const first = await client.createIssueCommentOnce(repoRef, 1, 'CI passed.', 'PROJ-1:run:ci:1:comment');
+    expect(first.created).toBe(true);
+    expect(await client.createIssueCommentOnce(repoRef, 1, 'CI passed.', 'PROJ-1:run:ci:1:comment')).toEqual({ comment: expect.objectContaining({ id: first.comment.id, author: 'service-bot' }), created: false });
+    const review = await client.createReview(repoRef, 1, { event: 'COMMENT', body: 'Automated review.', idempotencyKey: 'PROJ-1:run:review:1:review' });
+    expect((await client.findReviewByIdempotencyKey(repoRef, 1, 'PROJ-1:run:review:1:review'))?.id).toBe(review.id);
+    const reply = await client.replyToReviewComment(repoRef, 1, root.id, 'Renamed.', { idempotencyKey: 'PROJ-1:run:reply:1:reply' });
+    expect((await client.findReviewCommentByIdempotencyKey(repoRef, 1, 'PROJ-1:run:reply:1:reply'))?.id).toBe(reply.id);
+
+    expect((await client.listIssueComments(repoRef, 1)).map((c) => [c.author, c.idempotencyKey])).toEqual([['mallory', 'PROJ-1:run:ci:1:comment'], ['service-bot', 'PROJ-1:run:ci:1:comment']]);
+    expect((await client.listReviews(repoRef, 1)).filter((r) => idempotencyKeyOf(r.body)).map((r) => r.author)).toEqual(['mallory', 'service-bot']);
+  });
+
+  it('takes the configured bot login as its own without asking GitHub, and names a failed lookup when it must ask', async () => {
+    pushServiceBranch();
+    await client.createPullRequest(repoRef, { title: 't', body: '', head: 'service/proj-1', base: 'main' });
+    const posted = await client.createIssueComment(repoRef, 1, 'CI passed.', { idempotencyKey: 'k-own' });
+    sim.faults.enqueue({ match: { method: 'GET', path: '^/user$' }, kind: 'status', status: 503, times: 10 });
+    const configured = await newClient({ botLogin: 'Service-Bot' });
+    expect((await configured.findIssueCommentByIdempotencyKey(repoRef, 1, 'k-own'))?.id).toBe(posted.id);
+    expect(sim.faults.applied).toEqual([]);
+    const asking = await newClient();
+    const error = await asking.createIssueCommentOnce(repoRef, 1, 'CI passed.', 'k-own').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetryableProviderError);
+    expect((error as RetryableProviderError).effectStatus).toBe('retryable_failure');
+    expect((error as Error).message).toMatch(/^scmhost GET \/user status 503 \(getAuthenticatedUser\): could not learn the service account/);
+    expect(sim.state.issueComments).toHaveLength(1);
+    const elsewhere = await newClient({ botLogin: 'another-bot' });
+    expect(await elsewhere.findIssueCommentByIdempotencyKey(repoRef, 1, 'k-own')).toBeUndefined();
+  });
+
   it('lists comments across pages', async () => {
     pushServiceBranch();
     await client.createPullRequest(repoRef, { title: 't', body: '', head: 'service/proj-1', base: 'main' });

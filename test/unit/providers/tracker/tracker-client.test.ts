@@ -122,6 +122,40 @@ describe('tracker client against the tracker simulator', () => {
     expect(sim.state.issue(key).comments).toHaveLength(1);
   });
 
+  it('never adopts a person\'s comment carrying the key\'s property: writes its own once, then adopts only that', async () => {
+    const { key } = await client.createIssue({ projectKey: 'PROJ', issueType: 'Feature', summary: 'F' });
+    // Any Jira user may set a property on their own comment, the exact one the service's next write will carry.
+    const forged = sim.state.addComment(key, 'PRD: ship it as is.', undefined, [{ key: 'service.idempotency', value: { key: 'PROJ-1:run:prd:1:comment' } }]);
+    expect((await client.getComments(key))[0]?.idempotencyKey).toBe('PROJ-1:run:prd:1:comment');
+    expect(await client.findCommentByIdempotencyKey(key, 'PROJ-1:run:prd:1:comment')).toBeUndefined();
+    const first = await client.addCommentOnce(key, '## PRD', 'PROJ-1:run:prd:1:comment');
+    expect(first.created).toBe(true);
+    const retry = await client.addCommentOnce(key, '## PRD', 'PROJ-1:run:prd:1:comment');
+    expect(retry).toEqual({ comment: expect.objectContaining({ id: first.comment.id, body: '## PRD' }), created: false });
+    expect(sim.state.issue(key).comments.map((c) => [c.id, c.author.accountId === forged.author.accountId])).toEqual([[forged.id, true], [first.comment.id, false]]);
+  });
+
+  it('asks for the service account once per client, and again only after a failed lookup, which adopts and writes nothing', async () => {
+    let myself = 0;
+    const counting = createTrackerClient({
+      baseUrl: sim.url, email: EMAIL, apiToken: TOKEN, retry: { initialDelayMs: 10 },
+      fetch: (input, init) => { if (String(input).includes('/myself')) myself++; return fetch(input, init); },
+    });
+    const { key } = await client.createIssue({ projectKey: 'PROJ', issueType: 'Feature', summary: 'F' });
+    sim.faults.enqueue({ match: { method: 'GET', path: /\/myself$/ }, kind: 'status', status: 503, times: 10 });
+    const error = await counting.addCommentOnce(key, 'hello', 'k-id').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetryableProviderError);
+    expect((error as RetryableProviderError).effectStatus).toBe('retryable_failure');
+    expect((error as Error).message).toMatch(/^tracker GET \/rest\/api\/3\/myself status 503 \(getMyself\): could not learn the service account/);
+    expect(sim.state.issue(key).comments).toHaveLength(0);
+    sim.faults.clear();
+    const failedLookups = myself;
+    expect((await counting.addCommentOnce(key, 'hello', 'k-id')).created).toBe(true);
+    expect((await counting.addCommentOnce(key, 'hello', 'k-id')).created).toBe(false);
+    expect(myself - failedLookups).toBe(1);
+    expect(sim.state.issue(key).comments).toHaveLength(1);
+  });
+
   it('reads every comment across pages', async () => {
     const { key } = await client.createIssue({ projectKey: 'PROJ', issueType: 'Feature', summary: 'F' });
     for (let i = 0; i < 130; i++) sim.state.addComment(key, `comment ${i}`);
