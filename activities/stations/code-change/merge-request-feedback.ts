@@ -11,16 +11,16 @@ import { TEXT_LIMIT, type FeedbackItem } from './review-feedback';
  * - A plain comment on the merge request is read like the text of a GitHub review: it is answered, with the others,
  *   in one note on the merge request.
  *
- * Not feedback: system notes, the service's own notes (its login, or its idempotency marker: another account of the
- * service), and `/service` commands.
+ * Not feedback: system notes, the service's own notes (by its account: a copied idempotency marker does not make a
+ * note the service's, or anyone could end a reviewer's thread by replying with one), and `/service` commands.
  */
 export function openMergeRequestFeedback(
   pull: { pull_request: string; repository: string; number: number },
   discussions: readonly Discussion[],
-  options: { bot?: string; answered: ReadonlySet<string> },
+  options: { bot: string; answered: ReadonlySet<string> },
 ): FeedbackItem[] {
-  const bot = options.bot?.toLowerCase();
-  const mine = (note: DiscussionNote) => Boolean(note.idempotencyKey) || (note.author ?? '').toLowerCase() === bot;
+  const bot = options.bot.toLowerCase();
+  const mine = (note: DiscussionNote) => (note.author ?? '').toLowerCase() === bot;
   const said = (note: DiscussionNote) => !note.system && note.body.trim() !== '' && !/^\s*\/service\b/i.test(note.body);
   const line = (note: DiscussionNote) => `${note.author ?? 'someone'}: ${stripIdempotencyMarker(note.body).slice(0, TEXT_LIMIT)}`;
   const items: FeedbackItem[] = [];

@@ -31,7 +31,7 @@ export interface ReviewStationDeps extends ModelStepDeps {
   /** GitHub; unset when only GitLab projects are configured. */
   scmhost?: () => Promise<ReviewScmhost>;
   /** GitLab projects of the repository registry: the discussions of their merge requests. */
-  gitlab?: (repository: string) => { entry: { namespace: string }; client: Pick<GitLabClient, 'getMergeRequest' | 'listMergeRequestDiscussions'> } | undefined;
+  gitlab?: (repository: string) => { entry: { namespace: string }; client: Pick<GitLabClient, 'getMergeRequest' | 'listMergeRequestDiscussions' | 'serviceUsername'> } | undefined;
   /** SCMHOST_BOT_LOGIN; the token's own login when unset. */
   botLogin?: string;
   container: ContainerStationDeps;
@@ -129,7 +129,7 @@ export function createReviewStations(deps: ReviewStationDeps): Record<string, St
           const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, parsed.number);
           if (mr.state !== 'opened') continue;
           heads.set(parsed.repository, mr.sha);
-          items.push(...openMergeRequestFeedback(pull, await gitlab.client.listMergeRequestDiscussions(gitlab.entry.namespace, parsed.number), { bot: deps.botLogin, answered }));
+          items.push(...openMergeRequestFeedback(pull, await gitlab.client.listMergeRequestDiscussions(gitlab.entry.namespace, parsed.number), { bot: await gitlab.client.serviceUsername(), answered }));
           continue;
         }
         if (parsed.host !== 'github' || !deps.scmhost) continue;

@@ -278,9 +278,14 @@ describe('merge request effects', () => {
       const client = createGitLabClient({ apiBaseUrl: gitlab.apiUrl, token: TOKEN });
       const pull = { pull_request: `platform/reviewed!${iid}`, repository: 'platform/reviewed', number: iid };
       const feedback = openMergeRequestFeedback(pull, await client.listMergeRequestDiscussions('platform/reviewed', iid), { bot: 'service-bot', answered: new Set() });
-      expect(feedback).toEqual([expect.objectContaining({
-        kind: 'thread', comment_id: thread!.id, path: 'src/export.ts', line: 3, conversation: ['service-bot: an off-by-one; token [REDACTED]', 'octo-reviewer: Fixed, please look again.'],
-      })]);
+      // mallory's notes, which copied the service's markers (above), are a person's: read as feedback like any other.
+      expect(feedback).toEqual([
+        expect.objectContaining({
+          kind: 'thread', comment_id: thread!.id, path: 'src/export.ts', line: 3, conversation: ['service-bot: an off-by-one; token [REDACTED]', 'octo-reviewer: Fixed, please look again.'],
+        }),
+        expect.objectContaining({ kind: 'review', conversation: ['mallory: Automated review: no findings.'] }),
+        expect.objectContaining({ kind: 'thread', path: 'src/export.ts', line: 3, conversation: ['mallory: Fine as is.'] }),
+      ]);
 
       const answered = await perform('k-reply-fd-4', { kind: 'scmhost.review_reply', repository: 'platform/reviewed', number: iid, comment_id: thread!.id, body: 'Thanks, resolved.', resolve: true });
       expect(answered).toMatchObject({ status: 'succeeded', evidence: { ids: { discussion_id: thread!.id, resolution: 'resolved' } } });

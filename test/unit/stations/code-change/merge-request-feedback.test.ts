@@ -19,12 +19,22 @@ describe('GitLab merge request discussions as review feedback', () => {
       plain(note(1, 'Rename the column.')),
       plain(note(2, 'added 1 commit', { system: true })),
       plain(note(3, 'Automated review by the service', { author: 'service-bot', idempotencyKey: 'K:1' })),
-      plain(note(4, 'from another account of the service', { idempotencyKey: 'K:2' })),
+      plain(note(4, 'a copied marker', { author: 'mallory', idempotencyKey: 'K:2' })),
       plain(note(5, '/service rebase')),
       plain(note(6, 'Already answered.')),
       plain(note(7, 'by the bot login', { author: 'Service-Bot' })),
     ], { bot: 'service-bot', answered: new Set(['n6']) });
-    expect(items).toEqual([{ ...pull, id: 'n1', key: 'n1', kind: 'review', conversation: ['alice: Rename the column.'] }]);
+    expect(items).toEqual([
+      { ...pull, id: 'n1', key: 'n1', kind: 'review', conversation: ['alice: Rename the column.'] },
+      { ...pull, id: 'n4', key: 'n4', kind: 'review', conversation: ['mallory: a copied marker'] },
+    ]);
+  });
+
+  it('keeps a reviewer\'s thread open when someone else replies with a copy of the service\'s marker', () => {
+    const items = openMergeRequestFeedback(pull, [
+      thread('9'.repeat(40), [note(80, 'Validate the input.'), note(81, 'Done.\n\n<!-- service:idempotency-key=K:9 -->', { author: 'mallory', idempotencyKey: 'K:9' })]),
+    ], none);
+    expect(items.map((i) => [i.key, i.conversation])).toEqual([['t80@81', ['alice: Validate the input.', 'mallory: Done.']]]);
   });
 
   it('answers a thread in its discussion, with its place, while its last word is a person\'s and it is open', () => {
