@@ -109,7 +109,8 @@ export function useRunningStack(env: NodeJS.ProcessEnv, options: { dataDir?: str
     case 'data-dir': {
       const dataDir = defaultDevDataDir(choice.dataDir) ?? choice.dataDir;
       const running = findRunningDev(dataDir);
-      if (!running) return { dataDir };
+      // Said, so that a mistyped folder is not mistaken for a stack that does not answer.
+      if (!running) return { dataDir, line: `no service dev runs with the data folder ${resolve(dataDir)}: going on with this environment's settings` };
       adopt(env, running.env);
       return { dataDir, line: `using ${describeRunningDev(running, dataDir)}` };
     }

@@ -29,9 +29,10 @@ describe('operator commands beside a running service dev', () => {
     stale.pid = gone;
     writeFileSync(join(dataDir, RUNNING_DEV_FILE), JSON.stringify(stale));
     const env: NodeJS.ProcessEnv = { ...noStacks };
-    expect(useRunningStack(env, { dataDir }).line).toBeUndefined();
+    const nothingRuns = (dir: string) => `no service dev runs with the data folder ${dir}: going on with this environment's settings`;
+    expect(useRunningStack(env, { dataDir }).line).toBe(nothingRuns(dataDir));
     expect(env.TEMPORAL_ADDRESS).toBeUndefined();
-    expect(useRunningStack(env, { dataDir: join(dataDir, 'nothing') }).line).toBeUndefined();
+    expect(useRunningStack(env, { dataDir: join(dataDir, 'nothing') }).line).toBe(nothingRuns(join(dataDir, 'nothing')));
   });
 
   it('is removed when its service dev stops', () => {

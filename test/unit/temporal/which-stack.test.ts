@@ -81,6 +81,10 @@ describe('the per-user list of running stacks', () => {
     expect(() => useRunningStack({ SERVICE_STACKS_FILE: file })).toThrow(new RegExp(`2 stacks of service dev are running; say which with --data-dir:\\n  --data-dir ${one} .*7301.*\\n  --data-dir ${two} .*7302`));
     // Named, or the caller's own TEMPORAL_ADDRESS: no refusal.
     expect(useRunningStack({ SERVICE_STACKS_FILE: file }, { dataDir: one }).line).toContain(`the stack of ${one}`);
+    // A folder where no stack runs is said so, not taken silently for the defaults.
+    expect(useRunningStack({ SERVICE_STACKS_FILE: file }, { dataDir: join(dir, 'typo') })).toEqual({
+      dataDir: join(dir, 'typo'), line: `no service dev runs with the data folder ${join(dir, 'typo')}: going on with this environment's settings`,
+    });
     const own: NodeJS.ProcessEnv = { SERVICE_STACKS_FILE: file, TEMPORAL_ADDRESS: '127.0.0.1:9999' };
     expect(useRunningStack(own).line).toBe('using Temporal 127.0.0.1:9999 from TEMPORAL_ADDRESS (no running stack consulted)');
     expect(own.MODEL_DEFAULT).toBeUndefined();
