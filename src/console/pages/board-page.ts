@@ -6,8 +6,10 @@ import { timeAgo } from './page-shell';
 
 function card({ ticket, placement }: PlacedTicket, now: Date): SafeHtml {
   const definition = ticket.definition ? `${ticket.definition.name} r${ticket.definition.revision}` : 'no pinned definition';
+  // What the ticket has cost so far, beside what it is: the team lead's "what has each cost" without opening it.
+  const spent = ticket.tokensSpent === null ? '' : ` · ${ticket.tokensSpent.toLocaleString('en')} tokens`;
   return html`<article class="card" data-ticket="${ticket.key}" data-group="${placement.group}">
-<p><a class="key" href="/console/tickets/${encodeURIComponent(ticket.key)}">${ticket.key}</a> <span class="muted small">${ticket.kind} · ${definition}</span></p>
+<p><a class="key" href="/console/tickets/${encodeURIComponent(ticket.key)}">${ticket.key}</a> <span class="muted small">${ticket.kind} · ${definition}${spent}</span></p>
 <p><code>${placement.at}</code> ${timeAgo(placement.since, now)}</p>
 ${placement.code ? html`<p class="blockcode">${placement.code}</p>` : ''}
 <p class="detail">${placement.detail}</p>

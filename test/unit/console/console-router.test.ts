@@ -83,12 +83,16 @@ describe('the console\'s access', () => {
 });
 
 describe('the board', () => {
-  it('groups the tickets by who acts next, with counts, and says what to write or label', async () => {
-    const url = await start(fourTickets());
+  it('groups the tickets by who acts next, with counts, what each has cost, and says what to write or label', async () => {
+    const tickets = fourTickets();
+    tickets[0]!.view!.tokens_spent = 12_345;
+    const url = await start(tickets);
     const page = await (await fetch(`${url}/console/`, { headers: bearer })).text();
     const group = (name: string) => page.slice(page.indexOf(`<section class="group ${name}"`), page.indexOf('</section>', page.indexOf(`<section class="group ${name}"`)));
     expect(group('waiting_on_person')).toContain('data-ticket="BUG-1"');
     expect(group('waiting_on_person')).toContain('commands accepted here: &gt;option');
+    expect(group('waiting_on_person')).toContain('bug · bug r2 · 12,345 tokens');
+    expect(group('running')).toContain(' · 0 tokens');
     expect(group('running')).toContain('data-ticket="BUG-2"');
     expect(group('blocked')).toContain('data-ticket="OPS-3"');
     expect(group('blocked')).toContain('station_failed');
