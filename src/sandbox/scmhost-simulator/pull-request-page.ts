@@ -16,6 +16,7 @@ import type { PullRequestGit } from './pull-request-git';
 import { p } from './route-params';
 import { ScmhostSimError, type ScmhostState } from './scmhost-state';
 import { loginOfToken, type TokenLogins } from './git-smart-http';
+import { isLoopbackAddress } from '../loopback-address';
 
 export interface PullRequestPageParts {
   state: ScmhostState;
@@ -23,8 +24,6 @@ export interface PullRequestPageParts {
   /** Accepted tokens and their logins; any token when unset (as the REST API). */
   tokens?: TokenLogins;
 }
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 
 function tokenOf(req: Request): string | undefined {
   const header = req.headers.authorization ?? '';
@@ -39,7 +38,7 @@ function tokenOf(req: Request): string | undefined {
  */
 export function webPageRefusal(token: string | undefined, remoteAddress: string | undefined, tokens: TokenLogins | undefined): 'invalid token' | 'no token' | undefined {
   if (token) return loginOfToken(tokens, token) ? undefined : 'invalid token';
-  return LOOPBACK.test(remoteAddress ?? '') ? undefined : 'no token';
+  return isLoopbackAddress(remoteAddress) ? undefined : 'no token';
 }
 
 /** Undefined when the request may read; otherwise why not. */

@@ -11,9 +11,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { adfToMarkdown } from '../../providers/tracker/adf/adf-to-markdown';
 import { escapeHtml } from '../scmhost-simulator/pull-request-page';
+import { isLoopbackAddress } from '../loopback-address';
 import type { SimIssue, TrackerState } from './tracker-state';
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 
 /** Basic credentials as the REST API checks them: any e-mail and token, or exactly these when the simulator has some. */
 export type BasicCheck = (email: string, token: string) => boolean;
@@ -27,7 +26,7 @@ export function issuePageRefusal(req: Pick<Request, 'headers' | 'socket'>, valid
     const at = decoded.indexOf(':');
     return at > 0 && valid(decoded.slice(0, at), decoded.slice(at + 1)) ? undefined : 'You are not authenticated: the credentials are not valid.';
   }
-  if (LOOPBACK.test(req.socket.remoteAddress ?? '')) return undefined;
+  if (isLoopbackAddress(req.socket.remoteAddress)) return undefined;
   return 'You are not authenticated: outside loopback, send the Basic credentials of the REST API.';
 }
 
