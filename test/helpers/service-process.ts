@@ -13,6 +13,8 @@ export interface ServiceProcess {
   output(): string;
   /** stdout alone (for commands whose stdout is a machine-readable answer). */
   stdout(): string;
+  /** stderr alone. */
+  stderr(): string;
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Sends the signal and resolves with the exit code (or the signal name) once the process is gone. */
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | string>;
@@ -34,6 +36,7 @@ export function startService(args: string[], env: NodeJS.ProcessEnv, script = SE
   });
   let output = '';
   let stdout = '';
+  let stderr = '';
   const listeners = new Set<() => void>();
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
@@ -43,7 +46,10 @@ export function startService(args: string[], env: NodeJS.ProcessEnv, script = SE
     stdout += chunk.toString();
     collect(chunk);
   });
-  child.stderr?.on('data', collect);
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    collect(chunk);
+  });
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => {
       resolve(code ?? signal ?? 'unknown');
@@ -85,7 +91,7 @@ export function startService(args: string[], env: NodeJS.ProcessEnv, script = SE
     return exited;
   };
 
-  return { process: child, output: () => output, stdout: () => stdout, waitForOutput, stop, exited };
+  return { process: child, output: () => output, stdout: () => stdout, stderr: () => stderr, waitForOutput, stop, exited };
 }
 
 /** A `service ...` command run to its end: its exit code (or the signal that ended it) and its output. */
@@ -96,21 +102,10 @@ export interface FinishedCommand {
 }
 
 /** Runs `service <args>` as a person does beside a stack and waits for it to end; killed after `timeoutMs`. */
-export function runServiceCommand(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<FinishedCommand> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SERVICE_BIN, ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? signal ?? 'unknown', stdout, stderr });
-    });
-  });
+export async function runServiceCommand(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<FinishedCommand> {
+  const command = startService(args, env);
+  const timer = setTimeout(() => command.process.kill('SIGKILL'), timeoutMs);
+  const code = await command.exited;
+  clearTimeout(timer);
+  return { code, stdout: command.stdout(), stderr: command.stderr() };
 }
