@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // The forks pool is required: the Temporal worker loads a native module that does not survive worker_threads.
+// Four lanes by cost, cheapest first; `npm test` (scripts/test.sh) runs them in this order and stops at the first one
+// that fails (docs/testing.md, "The lanes").
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -8,10 +10,24 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'unit',
+          // No process and no socket (the guard throws on either): decisions, parsers, renderers, the simulation of
+          // the decider, and the replay of recorded histories in process.
+          name: 'pure',
           include: ['test/unit/**/*.test.ts'],
-          // Some unit tests start the CLI, git or a simulator: on a loaded 2-core machine they took over vitest's
-          // 5 s default. Time is measured by the benchmarks under bench/, not by test timeouts.
+          setupFiles: ['test/helpers/pure-lane-guard.ts'],
+          // The replay test bundles the workflow code first (about 20 s on the 2-core machine).
+          testTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Real processes and loopback sockets, no Temporal server: the CLI, git, the simulators over real HTTP, the
+          // gateway app on its server, promtool, podman and Chromium.
+          name: 'process',
+          include: ['test/process/**/*.test.ts'],
+          // On a loaded 2-core machine some took over vitest's 5 s default. Time is measured by the benchmarks under
+          // bench/, not by test timeouts.
           testTimeout: 30_000,
         },
       },
@@ -37,8 +53,9 @@ export default defineConfig({
           testTimeout: 900_000,
           hookTimeout: 900_000,
           fileParallelism: false,
-          // A group of its own, so it never runs beside the integration files (vitest puts those, one at a time, in a
-          // group of their own at the end): two gateways, two workers and a server would starve them.
+          // When one vitest run takes several lanes (`npm test -- --project integration --project cluster`), a group
+          // of its own, so it never runs beside the integration files: two gateways, two workers and a server would
+          // starve them.
           sequence: { groupOrder: 1 },
         },
       },

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds Prometheus' promtool once with Go into .tools/bin, the way the Temporal CLI is cached there. The alert rules
-# under deploy/prometheus/ are checked and unit-tested with it (test/unit/deploy/prometheus-rules.test.ts).
+# under deploy/prometheus/ are checked and unit-tested with it (test/process/deploy/prometheus-rules.test.ts).
 #
 #   scripts/install-promtool.sh          # no-op when .tools/bin/promtool is already the pinned version
 #

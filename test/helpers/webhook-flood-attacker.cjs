@@ -1,5 +1,5 @@
 // An attacker of the gateway's webhook routes, run as a child process so that its own work does not slow the test's
-// health probes or count in the gateway's memory (test/unit/gateway/webhook-flood.test.ts, bench/webhook-flood.ts).
+// health probes or count in the gateway's memory (test/process/gateway/webhook-flood.test.ts, bench/webhook-flood.ts).
 // Every request carries a well-formed forged signature (or token), so only the body could give it away.
 //
 // argv: JSON { url, seconds, perRoute, fastMiBPerSecond, pauseMs }. For each route, `perRoute` connections at once for

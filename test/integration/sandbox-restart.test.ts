@@ -6,7 +6,7 @@ import { readSandboxSettings } from '../../src/sandbox/sandbox-settings';
 import { freePort } from '../helpers/free-port';
 import { startService, type ServiceProcess } from '../helpers/service-process';
 import { eventually, getJson } from '../helpers/webhooks';
-import { pushCommit, remoteHeads, remoteLog, remoteUrl } from '../unit/sandbox/git-over-http';
+import { pushCommit, remoteHeads, remoteLog, remoteUrl } from '../process/sandbox/git-over-http';
 
 type Json = Record<string, any>;
 const TOKEN = 'sandbox-restart-token';

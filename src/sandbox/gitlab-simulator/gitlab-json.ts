@@ -1,7 +1,7 @@
 /**
  * GitLab REST v4 object shapes (users, merge requests, notes, pipelines, branches) built from the GitLab simulator's
  * state. GitLab publishes no machine-readable description of its REST API in a package registry, so the contract
- * test (test/unit/sandbox/gitlab-docs-contract.test.ts) holds these to the example responses of GitLab's API
+ * test (test/process/sandbox/gitlab-docs-contract.test.ts) holds these to the example responses of GitLab's API
  * documentation, kept under test/fixtures/gitlab/api/.
  */
 import { createHash } from 'node:crypto';

@@ -671,7 +671,7 @@ const COMMIT_STATUSES = ['pending', 'running', ...FINISHED];
 
 /**
  * GitLab's webhook bodies for merge request, note and pipeline events, with the fields real deliveries carry
- * (test/unit/sandbox/gitlab-delivery-corpus.test.ts holds them to a corpus of real ones). The simulator knows a
+ * (test/process/sandbox/gitlab-delivery-corpus.test.ts holds them to a corpus of real ones). The simulator knows a
  * commit by its sha only, so a commit's message and author are the placeholders its REST branches show.
  */
 export function gitlabHookPayload(json: GitLabJson, event: GitLabSimEvent): Record<string, unknown> {

@@ -1,7 +1,7 @@
 /**
  * GitHub REST/webhook object shapes (users, repositories, pull requests, comments, reviews, check runs) built from
  * the simulator's state, with the URL fields GitHub fills in. The contract test
- * (test/unit/sandbox/github-openapi-contract.test.ts) holds them to GitHub's OpenAPI description: every field it
+ * (test/process/sandbox/github-openapi-contract.test.ts) holds them to GitHub's OpenAPI description: every field it
  * requires is here, and nothing it does not declare.
  */
 import type { ChangedFile, GitCommit } from './bare-repository';

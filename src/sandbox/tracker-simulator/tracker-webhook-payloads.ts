@@ -1,7 +1,7 @@
 /**
  * Jira Cloud webhook bodies for the simulator's events, in the shape real deliveries have (a corpus of captured
  * deliveries under test/fixtures/vendor-deliveries/jira, compared field by field in
- * test/unit/sandbox/jira-delivery-corpus.test.ts):
+ * test/process/sandbox/jira-delivery-corpus.test.ts):
  * - `jira:issue_created` / `jira:issue_updated`: timestamp, webhookEvent, issue_event_type_name, user, the issue with
  *   every system field, and a changelog (a creation has one too: every field it set, from nothing);
  * - `comment_created`: timestamp, webhookEvent, the comment and a short issue (summary, issuetype, project, assignee,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { boardTicketOf, type BoardTicket } from '../../../src/console/board/board-ticket';
 import { ListingCache } from '../../../src/console/listing-cache';
-import { listedOf, viewOf } from './console-fixtures';
+import { listedOf, viewOf } from '../../helpers/console-fixtures';
 
 /** A walk of visibility the test answers by hand: each call waits until the test resolves or fails it. */
 function manualWalk() {

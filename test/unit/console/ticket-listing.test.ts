@@ -4,7 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { boardQuery, latestPerTicket, listedTicketOf, listedTicketOfRaw } from '../../../src/console/ticket-listing';
 import { searchAttributes } from '../../../workflows/messages';
 import { syntheticMemo, syntheticView } from '../../helpers/listed-ticket-workflows';
-import { listedOf, viewOf } from './console-fixtures';
+import { listedOf, viewOf } from '../../helpers/console-fixtures';
 
 describe('the board\'s listing', () => {
   it('asks visibility for the running tickets of this task queue and those that ended since, without continued runs', () => {

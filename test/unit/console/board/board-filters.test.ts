@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { filtersQuery, matchesFilters, parseBoardFilters } from '../../../../src/console/board/board-filters';
 import { boardTicketOf } from '../../../../src/console/board/board-ticket';
-import { fourTickets } from '../console-fixtures';
+import { fourTickets } from '../../../helpers/console-fixtures';
 
 describe('board filters', () => {
   it('read project, kind, definition and repository, and write them back', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildBoard, placeTicket, type BoardGroup } from '../../../../src/console/board/board-groups';
 import { boardTicketOf } from '../../../../src/console/board/board-ticket';
 import type { ListedTicket } from '../../../../src/console/board/listed-ticket';
-import { fourTickets, listedOf, viewOf } from '../console-fixtures';
+import { fourTickets, listedOf, viewOf } from '../../../helpers/console-fixtures';
 
 const gateWait = { code: 'gate', message: 'approval of the PRD', since: '2026-12-01T09:00:00.000Z', recovery: 'commands accepted here: service:prd-approved' };
 

@@ -4,7 +4,7 @@ import { layoutDiff } from '../../../../src/console/graph/definition-layout';
 import { graphSvg } from '../../../../src/console/graph/graph-svg';
 import { BUG_DEFINITION, FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
 import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
-import { bugRevision3 } from '../definition-revisions';
+import { bugRevision3 } from '../../../helpers/console-definition-revisions';
 
 const changed = (diff: ReturnType<typeof diffDefinitions>, change: string) => diff.nodes.filter((n) => n.change === change).map((n) => n.id).sort();
 const edges = (diff: ReturnType<typeof diffDefinitions>, change: string) => diff.edges.filter((e) => e.change === change).map((e) => `${e.from}→${e.to}`).sort();

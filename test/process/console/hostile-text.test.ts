@@ -6,7 +6,7 @@ import { diffDefinitions } from '../../../src/console/graph/definition-diff';
 import { definitionDiffPage } from '../../../src/console/pages/definition-diff-page';
 import { pinDefinition } from '../../../src/definition-rules/definition-digest';
 import type { WorkflowDefinition } from '../../../workflows/built-in-definitions/definition-types';
-import { entry, listedOf, viewOf } from './console-fixtures';
+import { entry, listedOf, viewOf } from '../../helpers/console-fixtures';
 import { bearer, consoleGateway } from './console-gateway';
 
 /** Text a person controls (summaries, comments, messages) written to break out of the page. */

@@ -1,7 +1,7 @@
-import type { ListedTicket } from '../../../src/console/board/listed-ticket';
-import type { ExecutionView } from '../../../workflows/read-model/execution-view';
-import { initialCheckpoint } from '../../../workflows/runtime/ticket-state';
-import type { TimelineEntry } from '../../../workflows/read-model/timeline';
+import type { ListedTicket } from '../../src/console/board/listed-ticket';
+import type { ExecutionView } from '../../workflows/read-model/execution-view';
+import { initialCheckpoint } from '../../workflows/runtime/ticket-state';
+import type { TimelineEntry } from '../../workflows/read-model/timeline';
 
 /** An execution view of a bug ticket with the given changes (fields as the read model serves them). */
 export function viewOf(key: string, changes: Partial<ExecutionView> = {}): ExecutionView {

@@ -8,7 +8,7 @@
  * Not checked: GET /projects/:id, POST /projects/:id/fork and GET /projects/:id/forks (the documented project has
  * some 150 fields; the simulator sends the few the client reads), GET /user (the same: the client reads `username`)
  * error bodies (the docs give no examples for them), and GET …/approvals (none kept here; the client reads
- * `approved_by[].user`'s username and id, which test/unit/poller/gitlab-poll.test.ts reads through it).
+ * `approved_by[].user`'s username and id, which test/process/poller/gitlab-poll.test.ts reads through it).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ListeningServer } from '../../../src/http/listen';
-import { fourTickets, move } from './console-fixtures';
-import { definitionsWithBugRevision3 } from './definition-revisions';
+import { fourTickets, move } from '../../helpers/console-fixtures';
+import { definitionsWithBugRevision3 } from '../../helpers/console-definition-revisions';
 import { bearer, consoleGateway, TOKEN } from './console-gateway';
 
 let server: ListeningServer | undefined;

@@ -1,7 +1,7 @@
-import { pinDefinition } from '../../../src/definition-rules/definition-digest';
-import type { ConsoleDefinitionsPort } from '../../../src/console/console-definitions';
-import { BUG_DEFINITION } from '../../../workflows/built-in-definitions';
-import type { DefinitionNode, WorkflowDefinition } from '../../../workflows/built-in-definitions/definition-types';
+import { pinDefinition } from '../../src/definition-rules/definition-digest';
+import type { ConsoleDefinitionsPort } from '../../src/console/console-definitions';
+import { BUG_DEFINITION } from '../../workflows/built-in-definitions';
+import type { DefinitionNode, WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 
 /**
  * A later revision of the built-in bug definition (r2) with one change of each sort: a node removed

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const dir = join(__dirname, '..', 'fixtures', 'histories');
+const dir = join(__dirname, '..', '..', 'fixtures', 'histories');
 
 /**
  * Histories recorded from earlier builds (test/fixtures/histories/<build>-<scenario>-<run>.json, written with
@@ -31,7 +31,7 @@ describe('recorded histories of earlier builds replay on the current workflow co
     const { Worker } = await import('@temporalio/worker');
     const histories = files.map((file) => ({ workflowId: file, history: JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown }));
     const results: Array<[string, string | null]> = [];
-    for await (const result of Worker.runReplayHistories({ workflowsPath: join(__dirname, '..', '..', 'dist', 'workflows'), replayName: 'recorded-histories' }, histories)) {
+    for await (const result of Worker.runReplayHistories({ workflowsPath: join(__dirname, '..', '..', '..', 'dist', 'workflows'), replayName: 'recorded-histories' }, histories)) {
       results.push([result.workflowId, result.error ? `${result.error.name}: ${result.error.message}` : null]);
     }
     expect(results).toEqual(files.map((file) => [file, null]));

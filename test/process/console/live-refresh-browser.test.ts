@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListedTicket } from '../../../src/console/board/listed-ticket';
 import type { ListeningServer } from '../../../src/http/listen';
 import { consoleGateway, TOKEN } from './console-gateway';
-import { listedOf, viewOf } from './console-fixtures';
+import { listedOf, viewOf } from '../../helpers/console-fixtures';
 
 /** Debian's package (`apt-get install -y chromium`; .ci/run and npm test install it): no browser is downloaded. */
 const CHROMIUM = '/usr/bin/chromium';
