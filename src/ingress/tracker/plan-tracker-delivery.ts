@@ -2,6 +2,7 @@ import type { Observation, WorkflowKind } from '../../../workflows/ledger/observ
 import { ownCommentReason, ownLabelChangeReason, type LoopGuardOptions } from '../loop-guard';
 import { parentOf } from '../../planning-context/provisioning-labels';
 import { MANAGED_LABEL } from '../../../workflows/vocabulary/labels';
+import { workflowKindFor } from '../../definition-rules/select-definition';
 
 
 export type DeliveryPlan =
@@ -9,15 +10,9 @@ export type DeliveryPlan =
   | { action: 'signal' }
   /** An epic or task the service provisioned for a feature: its events belong to the feature's workflow. */
   | { action: 'signal_parent'; parent_key: string }
-  | { action: 'ignore'; reason: string };
+  /** `code` says why as data (the gateway's `reason_code`); `reason` says it to a person. */
+  | { action: 'ignore'; code: 'own_comment' | 'own_change' | 'not_managed'; reason: string };
 
-/** REFERENCE: Feature and Story run the feature graph, Bug the bug graph, a standalone Task or Epic is a takeover. */
-export function workflowKindFor(issueType: string | undefined): WorkflowKind {
-  const type = (issueType ?? '').trim().toLowerCase();
-  if (type === 'bug') return 'bug';
-  if (type === 'feature' || type === 'story') return 'feature';
-  return 'task_takeover';
-}
 
 /**
  * Decides what the gateway does with a tracker observation: start the ticket workflow (signal-with-start), signal
@@ -30,10 +25,10 @@ export function planTrackerDelivery(
 ): DeliveryPlan {
   const comment = observation.facts.comment;
   const own = comment && ownCommentReason(comment, guard, observation.facts.actor_ids);
-  if (own) return { action: 'ignore', reason: own };
+  if (own) return { action: 'ignore', code: 'own_comment', reason: own };
   if (observation.event === 'issue_updated') {
     const ownLabels = ownLabelChangeReason(observation.facts, guard);
-    if (ownLabels) return { action: 'ignore', reason: ownLabels };
+    if (ownLabels) return { action: 'ignore', code: 'own_change', reason: ownLabels };
   }
   // A provisioned child (label service:parent:<F>) never starts a workflow of its own, even though it is managed.
   const parent = parentOf(observation.facts.labels ?? []);
@@ -41,7 +36,7 @@ export function planTrackerDelivery(
   const managed = (observation.facts.labels ?? []).includes(MANAGED_LABEL);
   const kind = workflowKindFor(observation.facts.issue_type);
   if (observation.event === 'issue_created') {
-    return managed ? { action: 'start', workflow_kind: kind } : { action: 'ignore', reason: `ticket is not labelled ${MANAGED_LABEL}` };
+    return managed ? { action: 'start', workflow_kind: kind } : { action: 'ignore', code: 'not_managed', reason: `ticket is not labelled ${MANAGED_LABEL}` };
   }
   if (observation.event === 'issue_updated' && observation.facts.label_change?.added.includes(MANAGED_LABEL)) {
     return { action: 'start', workflow_kind: kind };

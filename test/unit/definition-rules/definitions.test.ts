@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, definitionDigest, pinDefinition } from '../../../src/definition-rules/definition-digest';
-import { selectDefinition } from '../../../src/definition-rules/select-definition';
+import { selectDefinition, workflowKindFor } from '../../../src/definition-rules/select-definition';
 import { validateDefinition } from '../../../src/definition-rules/validate-definition';
 import { BUILT_IN_DEFINITIONS, FEATURE_DEFINITION } from '../../../workflows/built-in-definitions';
 import type { WorkflowDefinition } from '../../../workflows/built-in-definitions/definition-types';
@@ -28,6 +28,13 @@ describe('built-in definitions', () => {
       .toEqual(['feature', 'feature', 'bug', 'task_takeover', 'task_takeover']);
     const unknown = selectDefinition('Incident');
     expect(unknown).toMatchObject({ ok: false, reason: expect.stringContaining('no workflow definition for issue type "Incident"') });
+  });
+
+  it('names the workflow the gateway starts by the same rule the workflow pins by', () => {
+    const types = ['Feature', 'story', ' Bug ', 'Task', 'EPIC', 'Incident', '', undefined, null];
+    expect(types.map(workflowKindFor)).toEqual(['feature', 'feature', 'bug', 'task_takeover', 'task_takeover', 'task_takeover', 'task_takeover', 'task_takeover', 'task_takeover']);
+    // An unrouted type starts a takeover workflow, which blocks with selectDefinition's reason instead of pinning.
+    for (const type of types) expect(selectDefinition(type).kind).toBe(workflowKindFor(type));
   });
 
   it('pins name, revision, the sha256 of the canonical JSON and the body', () => {
