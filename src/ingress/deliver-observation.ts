@@ -48,11 +48,7 @@ function withoutSecrets<T extends { facts: Observation['facts'] }>(observation: 
 export async function deliverTrackerObservation(workflows: TicketWorkflowsPort, received: Observation, guard: LoopGuardOptions): Promise<DeliveryOutcome> {
   const observation = withoutSecrets(received);
   const plan = planTrackerDelivery(observation, guard);
-  if (plan.action === 'ignore') {
-    const own = observation.facts.comment !== undefined && plan.reason.startsWith('comment written');
-    const ownChange = plan.reason.startsWith('label change written');
-    return { outcome: 'ignored', reason_code: own ? 'own_comment' : ownChange ? 'own_change' : 'not_managed', reason: plan.reason, ticket_key: observation.ticket_key };
-  }
+  if (plan.action === 'ignore') return { outcome: 'ignored', reason_code: plan.code, reason: plan.reason, ticket_key: observation.ticket_key };
   if (plan.action === 'start') {
     const { workflowId, completed } = await workflows.startOrSignal({
       ticket_key: observation.ticket_key,

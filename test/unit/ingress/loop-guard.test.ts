@@ -25,8 +25,8 @@ describe('the service account recognised by its tracker account id', () => {
     const learned = vi.fn();
     learnTrackerAccountId(guard, async () => ({ accountId: ACCOUNT_ID, emailAddress: 'service@example.com' }), { learned, failed: () => undefined });
     await vi.waitFor(() => expect(learned).toHaveBeenCalledWith(ACCOUNT_ID));
-    expect(planTrackerDelivery(ownComment, guard)).toEqual({ action: 'ignore', reason: 'comment written by the service account' });
-    expect(planTrackerDelivery(ownLabels, guard)).toEqual({ action: 'ignore', reason: 'label change written by the service account' });
+    expect(planTrackerDelivery(ownComment, guard)).toEqual({ action: 'ignore', code: 'own_comment', reason: 'comment written by the service account' });
+    expect(planTrackerDelivery(ownLabels, guard)).toEqual({ action: 'ignore', code: 'own_change', reason: 'label change written by the service account' });
     expect(guard.botAccounts).toEqual(['tracker-email:service@example.com', `tracker:${ACCOUNT_ID}`]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planTrackerDelivery, workflowKindFor } from '../../../../src/ingress/tracker/plan-tracker-delivery';
+import { planTrackerDelivery } from '../../../../src/ingress/tracker/plan-tracker-delivery';
 import type { Observation } from '../../../../workflows/ledger/observation';
 
 function observation(overrides: Partial<Observation>): Observation {
@@ -17,7 +17,7 @@ describe('planTrackerDelivery', () => {
   });
 
   it('ignores an unmanaged issue_created', () => {
-    expect(planTrackerDelivery(observation({ facts: { labels: ['other'] } })).action).toBe('ignore');
+    expect(planTrackerDelivery(observation({ facts: { labels: ['other'] } }))).toMatchObject({ action: 'ignore', code: 'not_managed' });
   });
 
   it('starts a workflow when an update adds service:managed', () => {
@@ -37,12 +37,12 @@ describe('planTrackerDelivery', () => {
 
   it('drops comments written by the service account or with the bot prefix', () => {
     const own = observation({ event: 'issue_commented', facts: { comment: { id: '1', body: 'PRD attached', author: 'Bot@Example.com' }, actor_ids: ['tracker-email:Bot@Example.com'] } });
-    expect(planTrackerDelivery(own, { botAccounts: ['tracker-email:bot@example.com'] }).action).toBe('ignore');
+    expect(planTrackerDelivery(own, { botAccounts: ['tracker-email:bot@example.com'] })).toMatchObject({ action: 'ignore', code: 'own_comment' });
     // The author label alone (what a display name used to fill in) is not an identity.
     const labelled = observation({ event: 'issue_commented', facts: { comment: { id: '3', body: 'PRD attached', author: 'bot@example.com' } } });
     expect(planTrackerDelivery(labelled, { botAccounts: ['tracker-email:bot@example.com'] }).action).toBe('signal');
     const prefixed = observation({ event: 'issue_commented', facts: { comment: { id: '2', body: '  [svc] done', author: 'x@y.z' } } });
-    expect(planTrackerDelivery(prefixed, { botCommentPrefix: '[svc]' }).action).toBe('ignore');
+    expect(planTrackerDelivery(prefixed, { botCommentPrefix: '[svc]' })).toMatchObject({ action: 'ignore', code: 'own_comment' });
   });
 });
 
@@ -53,8 +53,8 @@ describe("the service's own label changes coming back", () => {
 
   it('are dropped when the service account changed nothing but service: labels', () => {
     expect(planTrackerDelivery(update({ ...byService, label_change: { added: ['service:blocked'], removed: ['service:prd-pending'] } }), guard))
-      .toEqual({ action: 'ignore', reason: 'label change written by the service account' });
-    expect(planTrackerDelivery(update({ ...byService, label_change: { added: [], removed: ['service:retry'] } }), guard).action).toBe('ignore');
+      .toEqual({ action: 'ignore', code: 'own_change', reason: 'label change written by the service account' });
+    expect(planTrackerDelivery(update({ ...byService, label_change: { added: [], removed: ['service:retry'] } }), guard)).toMatchObject({ action: 'ignore', code: 'own_change' });
   });
 
   it('reach the workflow when a person made them, or they touch more than service: labels', () => {
@@ -71,10 +71,4 @@ describe("the service's own label changes coming back", () => {
     expect(planTrackerDelivery(update({ ...byService, issue_type: 'Bug', label_change: { added: ['service:managed'], removed: [] } }), guard))
       .toEqual({ action: 'start', workflow_kind: 'bug' });
   });
-});
-
-describe('workflowKindFor', () => {
-  it.each([['Feature', 'feature'], ['story', 'feature'], ['Bug', 'bug'], ['Task', 'task_takeover'], ['Epic', 'task_takeover'], [undefined, 'task_takeover']])(
-    '%s runs the %s graph', (type, kind) => expect(workflowKindFor(type)).toBe(kind),
-  );
 });
