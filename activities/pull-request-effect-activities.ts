@@ -3,6 +3,7 @@ import { RetryableProviderError } from '../src/providers/provider-errors';
 import type { ScmhostClient } from '../src/providers/scmhost/scmhost-client';
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import type { EffectOperation, ProviderEvidence } from '../workflows/effects/effect-types';
+import { formatPullRequestRef } from '../workflows/vocabulary/pull-request-ref';
 
 export type OpenPullRequestOperation = Extract<EffectOperation, { kind: 'scmhost.open_pr' }>;
 export type UpdatePullRequestOperation = Extract<EffectOperation, { kind: 'scmhost.update_pr' }>;
@@ -12,7 +13,7 @@ export type PullRequestEffectClient = Pick<ScmhostClient, 'findPullRequestByHead
   | 'findReviewCommentByIdempotencyKey' | 'replyToReviewComment' | 'findReviewByIdempotencyKey' | 'createReview'>;
 
 function opened(repository: string, number: number, url: string, adopted: boolean, note?: string): ProviderEvidence {
-  return { provider: 'scmhost', ids: { pull_request: `${repository}#${number}`, number: String(number) }, url, ...(adopted ? { adopted: true } : {}), ...(note ? { note } : {}) };
+  return { provider: 'scmhost', ids: { pull_request: formatPullRequestRef(repository, number, 'github'), number: String(number) }, url, ...(adopted ? { adopted: true } : {}), ...(note ? { note } : {}) };
 }
 
 /**

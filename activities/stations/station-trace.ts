@@ -1,6 +1,7 @@
 import type { TraceContext } from '../../src/tracing/tracing-config';
 import type { StationInput } from '../../workflows/runtime/station-types';
-import { currentRepository, parsePullRequestRef } from './code-change/code-change-context';
+import { currentRepository } from './code-change/code-change-context';
+import { parsePullRequestRef } from '../../workflows/vocabulary/pull-request-ref';
 
 /** The newest CI verdict the ticket's ci_evaluator kept (`outputs.ci_evaluator`), or undefined before one. */
 export function ciStatusOf(outputs: StationInput['outputs']): 'failed' | 'pending' | 'passed' | undefined {

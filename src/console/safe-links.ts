@@ -1,3 +1,5 @@
+import { parsePullRequestRef } from '../../workflows/vocabulary/pull-request-ref';
+
 /**
  * Addresses the console links to come from ticket data and configuration. Only absolute http(s) addresses become
  * links: `javascript:`, `data:` and anything else is shown as text, never as an href.
@@ -12,18 +14,6 @@ export function safeHttpUrl(candidate: string | null | undefined): string | unde
   }
 }
 
-/** `owner/repo#12` (GitHub) or `group/project!12` (GitLab), as the workflows record pull requests. */
-export interface PullRequestRef {
-  repository: string;
-  number: number;
-  host: 'github' | 'gitlab';
-}
-
-export function parsePullRequestRef(ref: string): PullRequestRef | undefined {
-  const match = /^([A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)+)([#!])([1-9][0-9]*)$/.exec(ref);
-  if (!match) return undefined;
-  return { repository: match[1]!, number: Number(match[3]), host: match[2] === '!' ? 'gitlab' : 'github' };
-}
 
 /** Where a pull request is shown on its host, when the host's web address is known. */
 export function pullRequestUrl(ref: string, webBase: { github?: string; gitlab?: string }): string | undefined {

@@ -23,7 +23,3 @@ export function ticketKeyFromBranch(ref: string | undefined | null): string | un
   return TICKET_KEY.test(key) ? key : undefined;
 }
 
-/** The PR-to-ticket index entry of a pull request: `owner/repo#12` (GitHub) or `group/project!12` (GitLab). */
-export function pullRequestRef(repository: string, number: number, host: 'scmhost' | 'gitlab' = 'scmhost'): string {
-  return `${repository}${host === 'gitlab' ? '!' : '#'}${number}`;
-}

@@ -1,6 +1,7 @@
 /** `service sandbox show`: a ticket as plain text for the terminal (comments as text, labels, pull requests, diffs). */
 import type { TicketView } from './sandbox-person';
 import { SANDBOX_GITLAB_PROJECT } from './sandbox-settings';
+import { formatPullRequestRef } from '../../workflows/vocabulary/pull-request-ref';
 
 const indent = (text: string, by = '    ') => text.replace(/\n+$/, '').split('\n').map((line) => (line ? `${by}${line}` : line)).join('\n');
 
@@ -19,7 +20,7 @@ export function ticketViewText(view: TicketView): string {
   if (view.comments.length === 0) lines.push('  (none)', '');
   lines.push(`Pull requests (${view.pulls.length})`);
   for (const pull of view.pulls) {
-    lines.push(`  --- ${pull.repository}${pull.repository === SANDBOX_GITLAB_PROJECT ? '!' : '#'}${pull.number} ${pull.title}`);
+    lines.push(`  --- ${formatPullRequestRef(pull.repository, pull.number, pull.repository === SANDBOX_GITLAB_PROJECT ? 'gitlab' : 'github')} ${pull.title}`);
     lines.push(`    ${pull.draft && pull.state === 'open' ? 'draft' : pull.state} · ${pull.head} -> ${pull.base} · ${pull.url}`);
     if (pull.carries) lines.push(`    (${pull.carries})`);
     if (pull.diff !== undefined) lines.push('', pull.diff ? indent(pull.diff) : '    (no changes)');

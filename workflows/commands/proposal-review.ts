@@ -1,6 +1,7 @@
 import type { EffectOperation } from '../effects/effect-types';
 import type { Observation } from '../ledger/observation';
 import type { Runtime } from '../runtime/ticket-state';
+import { formatPullRequestRef, sourceHostOf } from '../vocabulary/pull-request-ref';
 
 /**
  * Proposal review (REFERENCE "Source host conventions"): with `service.prd_proposals_repo` set, the PRD and the spec
@@ -71,7 +72,7 @@ export function noteProposalEvent(runtime: ProposalRuntime, observation: Observa
   const repository = observation.facts.repository;
   if (!repository) return true;
   const branch = pr.head_ref!.replace(/^refs\/heads\//, '');
-  const ref = `${repository}${observation.source_system === 'gitlab' ? '!' : '#'}${pr.number}`;
+  const ref = formatPullRequestRef(repository, pr.number, sourceHostOf(observation.source_system));
   const proposals = (runtime.proposals ??= {});
   const action = observation.facts.action ?? '';
   if (pr.merged === true) proposals[branch] = { pull_request: ref, state: 'merged' };

@@ -2,6 +2,7 @@ import { upsertSearchAttributes } from '@temporalio/workflow';
 import { searchAttributes } from '../messages';
 import type { Observation } from '../ledger/observation';
 import type { TicketState } from '../runtime/ticket-state';
+import { formatPullRequestRef, sourceHostOf } from '../vocabulary/pull-request-ref';
 
 /** What the search attributes show; publishing only when it changed keeps history small. */
 export function searchAttributeSnapshot(state: TicketState): string {
@@ -26,6 +27,6 @@ export function rememberPullRequest(state: TicketState, observation: Observation
   const pr = observation.facts.pull_request;
   const repository = observation.facts.repository;
   if (!pr || !repository || observation.source_system === 'tracker') return;
-  const ref = `${repository}${observation.source_system === 'gitlab' ? '!' : '#'}${pr.number}`;
+  const ref = formatPullRequestRef(repository, pr.number, sourceHostOf(observation.source_system));
   if (!state.pull_requests.includes(ref)) state.pull_requests.push(ref);
 }

@@ -1,5 +1,6 @@
 import type { Observation } from '../ledger/observation';
 import type { TicketState } from './ticket-state';
+import { formatPullRequestRef, sourceHostOf } from '../vocabulary/pull-request-ref';
 
 /** Proposal branches (`service/prd/<key>`, `service/spec/<key>`) are reviews of an artifact, not code changes. */
 const PROPOSAL_BRANCH = /^service\/(prd|spec)\//;
@@ -15,7 +16,7 @@ export function noteAcceptedPullRequest(state: Pick<TicketState, 'pull_requests'
   if (pr.head_ref && PROPOSAL_BRANCH.test(pr.head_ref)) return undefined;
   const how = pr.merged === true ? 'merged' : observation.facts.review?.state === 'approved' ? 'approved' : undefined;
   if (!how) return undefined;
-  const ref = `${repository}${observation.source_system === 'gitlab' ? '!' : '#'}${pr.number}`;
+  const ref = formatPullRequestRef(repository, pr.number, sourceHostOf(observation.source_system));
   const list = how === 'merged' ? (state.runtime.merged_pull_requests ??= []) : (state.runtime.approved_pull_requests ??= []);
   if (list.includes(ref)) return undefined;
   list.push(ref);

@@ -2,6 +2,7 @@ import type { PullRequestTarget } from '../commands/command-types';
 import type { WorkflowDefinition } from '../built-in-definitions/definition-types';
 import type { Observation } from '../ledger/observation';
 import type { TicketState } from './ticket-state';
+import { formatPullRequestRef, sourceHostOf } from '../vocabulary/pull-request-ref';
 
 /** The node of the built-in definitions that runs the rebase station. */
 export const REBASE_NODE = 'rebase';
@@ -20,7 +21,7 @@ export type RebaseDecision =
 export function pullRequestRefOf(target: PullRequestTarget, observation: Observation): string | null {
   const repository = target.repository ?? observation.facts.repository;
   if (!repository) return null;
-  return `${repository}${observation.source_system === 'gitlab' ? '!' : '#'}${target.number}`;
+  return formatPullRequestRef(repository, target.number, sourceHostOf(observation.source_system));
 }
 
 /**

@@ -8,7 +8,7 @@ import { stationFailure } from '../station-failure';
 import { ciVerdict, pipelineCheckRuns, type CiFailure } from './ci-verdict';
 import type { GitLabClient } from '../../../src/providers/gitlab/gitlab-client';
 import type { RegistryRepository } from '../../../src/config/repository-registry';
-import { parsePullRequestRef } from './code-change-context';
+import { parsePullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 import { tasksOfRepository } from './implementation-task-text';
 import type { SyncDescription } from './pull-request-description-sync';
 

@@ -18,13 +18,3 @@ export function ticketBranch(input: Pick<StationInput, 'ticket_key'>): string {
   return serviceBranch(input.ticket_key);
 }
 
-/** `owner/repo#12` (GitHub) or `group/project!12` (GitLab), as kept in the ticket's PR index. */
-export function parsePullRequestRef(ref: string): { repository: string; number: number; host: 'github' | 'gitlab' } | undefined {
-  const match = /^(.+)([#!])(\d+)$/.exec(ref);
-  if (!match) return undefined;
-  return { repository: match[1]!, number: Number(match[3]), host: match[2] === '!' ? 'gitlab' : 'github' };
-}
-
-export function pullRequestRef(repository: string, number: number, host: 'github' | 'gitlab' = 'github'): string {
-  return `${repository}${host === 'gitlab' ? '!' : '#'}${number}`;
-}

@@ -3,7 +3,7 @@ import type { EffectIntent, StationActivity, StationInput, StationResult } from 
 import { issuesText } from '../agent-output-bounds';
 import { createContainerStations, type ContainerStationDeps } from '../container-station';
 import { stationFailure } from '../station-failure';
-import { parsePullRequestRef } from './code-change-context';
+import { parsePullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 import { tasksOfRepository } from './implementation-task-text';
 import { issueEffectName } from './pull-request-stations';
 

@@ -7,7 +7,7 @@ import type { EffectIntent, StationActivity, StationInput } from '../../../workf
 import { namesInText } from '../agent-output-bounds';
 import { createContainerStations, type ContainerStationDeps, type ContainerStationSpec } from '../container-station';
 import { stationFailure } from '../station-failure';
-import { parsePullRequestRef } from './code-change-context';
+import { parsePullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 import { rebaseBranchSource } from './rebase-branch-source';
 import { NotFoundProviderError } from '../../../src/providers/provider-errors';
 import type { GitLabClient } from '../../../src/providers/gitlab/gitlab-client';

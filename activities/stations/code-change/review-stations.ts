@@ -4,7 +4,7 @@ import type { EffectIntent, StationActivity, StationInput, StationResult } from 
 import { createContainerStations, type ContainerStationDeps } from '../container-station';
 import { runModelStep, type ModelStepDeps } from '../planning/model-step';
 import { stationFailure } from '../station-failure';
-import { parsePullRequestRef } from './code-change-context';
+import { parsePullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 import { issueEffectName } from './pull-request-stations';
 import { decisionsFor, feedbackText, openFeedback, type FeedbackItem } from './review-feedback';
 import { openMergeRequestFeedback } from './merge-request-feedback';

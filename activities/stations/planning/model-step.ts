@@ -13,7 +13,7 @@ import { currentBudgetMeter } from '../budget-guard';
 import { withHeartbeat } from '../../heartbeat';
 import { stationFailure } from '../station-failure';
 import { stationTraceContext } from '../station-trace';
-import { parsePullRequestRef } from '../code-change/code-change-context';
+import { parsePullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 
 export interface ModelStepDeps {
   models: ModelClient;

@@ -1,5 +1,5 @@
 import type { ExecutionStatus, Waiting } from '../../../workflows/runtime/ticket-state';
-import { parsePullRequestRef } from '../safe-links';
+import { parsePullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 import type { ListedTicket } from './listed-ticket';
 
 /** What the board knows of one ticket: the execution view's facts, or the search attributes' when it has no view. */

@@ -1,4 +1,5 @@
-import { parsePullRequestRef, pullRequestUrl, safeHttpUrl } from '../safe-links';
+import { pullRequestUrl, safeHttpUrl } from '../safe-links';
+import { parsePullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 
 /** Where the console can link to: addresses from the configuration; any of them may be unknown. */
 export interface LinkTargets {

@@ -1,9 +1,9 @@
 import { factFingerprint } from '../fact-fingerprint';
 import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../normalised-delivery';
-import { pullRequestRef } from '../ticket-routing';
 import type { DiscussionFact } from '../../../workflows/ledger/observation';
 import { sourceHostUserId } from '../../../workflows/commands/actor-identity';
 import type { GitLabHook } from './gitlab-webhook-schema';
+import { formatPullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 
 const FINAL_PIPELINE_STATES = new Set(['success', 'failed', 'canceled', 'skipped']);
 
@@ -70,7 +70,7 @@ type MergeRequestHook = Extract<GitLabHook, { object_kind: 'merge_request' }>;
 function approval(hook: MergeRequestHook, repository: string, base: { source: 'webhook' | 'poller'; source_system: 'gitlab'; received_at: string }): NormalisedDelivery {
   const mr = hook.object_attributes;
   if (!hook.user) return { kind: 'unsupported', reason: 'an approval without its approver' };
-  const ref = pullRequestRef(repository, mr.iid, 'gitlab');
+  const ref = formatPullRequestRef(repository, mr.iid, 'gitlab');
   const head = mr.last_commit?.id ?? 'unknown';
   const approver = hook.user.id !== undefined ? String(hook.user.id) : hook.user.username;
   const id = `approval:${approver}@${head}`;
@@ -111,7 +111,7 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
       if (hook.object_attributes.action === 'approved') return approval(hook, repository, base);
       if (hook.object_attributes.action === 'unapproved') return { kind: 'unsupported', reason: 'a withdrawn approval is not used (a merge request approved once stays accepted)' };
       const mr = hook.object_attributes;
-      const ref = pullRequestRef(repository, mr.iid, 'gitlab');
+      const ref = formatPullRequestRef(repository, mr.iid, 'gitlab');
       const merged = mr.state === 'merged' || mr.action === 'merge';
       const head = mr.last_commit?.id ?? null;
       const identity = merged
@@ -154,7 +154,7 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
       const edited = note.action === 'update' || (created !== null && updated !== null && created !== updated);
       return {
         kind: 'observation',
-        routing: { title: mr.title, branch: mr.source_branch, pull_request_ref: pullRequestRef(repository, mr.iid, 'gitlab') },
+        routing: { title: mr.title, branch: mr.source_branch, pull_request_ref: formatPullRequestRef(repository, mr.iid, 'gitlab') },
         observation: {
           ...base,
           event: 'note',
@@ -180,7 +180,7 @@ export function normaliseGitLabEvent(hook: GitLabHook, options: NormaliseOptions
       const mr = hook.merge_request ?? undefined;
       return {
         kind: 'observation',
-        routing: { title: mr?.title, branch: mr?.source_branch ?? pipeline.ref, pull_request_ref: mr ? pullRequestRef(repository, mr.iid, 'gitlab') : undefined },
+        routing: { title: mr?.title, branch: mr?.source_branch ?? pipeline.ref, pull_request_ref: mr ? formatPullRequestRef(repository, mr.iid, 'gitlab') : undefined },
         observation: {
           ...base,
           event: 'pipeline',

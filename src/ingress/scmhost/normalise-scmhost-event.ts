@@ -1,8 +1,8 @@
 import { factFingerprint } from '../fact-fingerprint';
 import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../normalised-delivery';
-import { pullRequestRef } from '../ticket-routing';
 import type { ScmhostEventName, ScmhostPayload } from './scmhost-webhook-schema';
 import { sourceHostUserId } from '../../../workflows/commands/actor-identity';
+import { formatPullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 
 const REVIEW_STATES = new Set(['approved', 'changes_requested', 'commented']);
 
@@ -36,7 +36,7 @@ export function normaliseScmhostEvent<E extends ScmhostEventName>(event: E, payl
 
 /** The identity of a pull-request fact, shared with the poller. */
 export function pullRequestFactIdentity(repository: string, pr: { number: number; head_sha?: string; merged?: boolean; merge_commit_sha?: string | null; state: string; closed_at?: string | null }): { identity: string; content: Record<string, unknown> } {
-  const ref = pullRequestRef(repository, pr.number);
+  const ref = formatPullRequestRef(repository, pr.number, 'github');
   if (pr.merged) return { identity: `scmhost:pr:${ref}:merged:${pr.merge_commit_sha ?? 'unknown'}`, content: { pr: ref, merged: true, merge_commit_sha: pr.merge_commit_sha ?? null } };
   if (pr.state === 'closed') return { identity: `scmhost:pr:${ref}:closed@${isoOrNull(pr.closed_at) ?? 'unknown'}`, content: { pr: ref, closed_at: isoOrNull(pr.closed_at) } };
   return { identity: `scmhost:pr:${ref}:head:${pr.head_sha ?? 'unknown'}`, content: { pr: ref, head_sha: pr.head_sha ?? null } };
@@ -53,12 +53,12 @@ function normalisePullRequest(payload: ScmhostPayload<'pull_request'>, options: 
   const updated = isoOrNull(pr.updated_at);
   return {
     kind: 'observation',
-    routing: { title: pr.title, branch: pr.head.ref, pull_request_ref: pullRequestRef(repository, pr.number) },
+    routing: { title: pr.title, branch: pr.head.ref, pull_request_ref: formatPullRequestRef(repository, pr.number, 'github') },
     observation: {
       ...base(options),
       event: 'pull_request',
       delivery_identity: fact.identity,
-      resource: { kind: 'pull_request', id: pullRequestRef(repository, pr.number) },
+      resource: { kind: 'pull_request', id: formatPullRequestRef(repository, pr.number, 'github') },
       claim: merged ? 'merged' : undefined,
       revision: updated,
       fingerprint: factFingerprint(fact.content),
@@ -84,7 +84,7 @@ function normaliseReview(payload: ScmhostPayload<'pull_request_review'>, options
   const body = review.body ?? '';
   return {
     kind: 'observation',
-    routing: { title: pr.title, branch: pr.head.ref, pull_request_ref: pullRequestRef(repository, pr.number) },
+    routing: { title: pr.title, branch: pr.head.ref, pull_request_ref: formatPullRequestRef(repository, pr.number, 'github') },
     observation: {
       ...base(options),
       event: 'pull_request_review',
@@ -115,7 +115,7 @@ function normaliseCheckRun(payload: ScmhostPayload<'check_run'>, options: Normal
   const conclusion = run.conclusion ?? null;
   return {
     kind: 'observation',
-    routing: { branch: pr?.head?.ref, pull_request_ref: pr ? pullRequestRef(repository, pr.number) : undefined },
+    routing: { branch: pr?.head?.ref, pull_request_ref: pr ? formatPullRequestRef(repository, pr.number, 'github') : undefined },
     observation: {
       ...base(options),
       event: 'check_run',
@@ -146,7 +146,7 @@ function normaliseComment(payload: ScmhostPayload<'issue_comment'>, options: Nor
   const body = comment.body ?? '';
   return {
     kind: 'observation',
-    routing: { title: payload.issue.title, pull_request_ref: pullRequestRef(repository, payload.issue.number) },
+    routing: { title: payload.issue.title, pull_request_ref: formatPullRequestRef(repository, payload.issue.number, 'github') },
     observation: {
       ...base(options),
       event: 'issue_comment',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, html, trustedHtml } from '../../../src/console/html';
-import { parsePullRequestRef, pullRequestUrl, safeHttpUrl } from '../../../src/console/safe-links';
+import { pullRequestUrl, safeHttpUrl } from '../../../src/console/safe-links';
+import { parsePullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 import { pullRequestLink } from '../../../src/console/pages/ticket-links';
 
 describe('html', () => {

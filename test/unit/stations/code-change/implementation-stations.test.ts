@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currentRepository, parsePullRequestRef, pullRequestRef } from '../../../../activities/stations/code-change/code-change-context';
+import { currentRepository } from '../../../../activities/stations/code-change/code-change-context';
 import { keptFindings, parseLocalReview } from '../../../../activities/stations/code-change/implementation-stations';
 import { implementTaskText, localReviewFindings, tasksOfRepository } from '../../../../activities/stations/code-change/implementation-task-text';
 import type { StationInput } from '../../../../workflows/runtime/station-types';
@@ -20,13 +20,6 @@ describe('delivery context', () => {
     expect(currentRepository(input({ next_repository: { repository: 'acme/web', index: 2, count: 2 } }))).toBe('acme/web');
     expect(currentRepository(input({ next_repository: { repository: null, index: 3, count: 2 } }))).toBeUndefined();
     expect(currentRepository({ ...input({}), params: { repository: 'acme/api' } })).toBe('acme/api');
-  });
-
-  it('reads and writes the PR refs of the ticket index', () => {
-    expect(parsePullRequestRef('acme/api#12')).toEqual({ repository: 'acme/api', number: 12, host: 'github' });
-    expect(parsePullRequestRef('group/sub/project!7')).toEqual({ repository: 'group/sub/project', number: 7, host: 'gitlab' });
-    expect(parsePullRequestRef('acme/api')).toBeUndefined();
-    expect(pullRequestRef('group/project', 7, 'gitlab')).toBe('group/project!7');
   });
 });
 
