@@ -37,12 +37,12 @@ const LAYERS = [
   { name: 'programs', members: ['src/worker.ts', 'src/gateway', 'src/skill-testing', 'src/sandbox'], isolated: true },
   // The smoke checks start a worker and the model simulator.
   { name: 'smoke checks', members: ['src/smoke'] },
-  { name: 'commands', members: ['src/commands'] },
+  { name: 'command line', members: ['src/cli'] },
 ];
 
 /** The simulators: product code never imports them. Only these may, besides the simulators themselves. */
 const SIMULATORS = 'src/sandbox';
-const SIMULATOR_USERS = ['src/smoke', 'src/commands/dev.ts', 'src/commands/sandbox'];
+const SIMULATOR_USERS = ['src/smoke', 'src/cli/dev.ts', 'src/cli/sandbox'];
 
 /** Never imported by product code. */
 const OUTSIDE_PRODUCT = ['test', 'bench', 'chaos', 'scripts'];

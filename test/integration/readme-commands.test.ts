@@ -82,7 +82,7 @@ const RULES: Array<{ pattern: RegExp; disposition: Disposition }> = [
   { pattern: /^service dev --config FILE$/, disposition: { how: 'not-a-command', why: 'a flag with its placeholder (`FILE`) in the Configuration table; `service dev --help`, run here, lists it' } },
   { pattern: / \.\.\.$/, disposition: { how: 'not-a-command', why: 'a mention with its arguments left out (`...`); the command is run here with arguments' } },
   { pattern: /^service sandbox /, disposition: { how: 'elsewhere', why: 'the walk-throughs\' lines run as written in test/integration/readme-walkthroughs.test.ts; the person-command table shows the same verbs with example arguments' } },
-  { pattern: /^service test-skill /, disposition: { how: 'elsewhere', why: 'the README names only the verbs; test/process/commands/test-skill-run.test.ts and test-skill-eval.test.ts run them on a skill folder with the model simulator' } },
+  { pattern: /^service test-skill /, disposition: { how: 'elsewhere', why: 'the README names only the verbs; test/process/cli/test-skill-run.test.ts and test-skill-eval.test.ts run them on a skill folder with the model simulator' } },
   { pattern: /^service version$/, disposition: { how: 'run', by: 'version' } },
   { pattern: /^service dev --help$/, disposition: { how: 'run', by: 'dev --help' } },
   { pattern: /^service temporal-cli$/, disposition: { how: 'run', by: 'temporal-cli' } },

@@ -51,11 +51,11 @@ describe('the layer rule of eslint.config.mjs (LAYERS)', () => {
 
   it('lets only the smoke checks and the sandbox commands use the simulators', async () => {
     const simulator = "import { startModelSimulator } from '../sandbox/model-simulator/model-simulator';";
-    expect(await importErrors('src/commands/gateway.ts', simulator)).toEqual([expect.stringContaining('never imports the simulators')]);
+    expect(await importErrors('src/cli/gateway.ts', simulator)).toEqual([expect.stringContaining('never imports the simulators')]);
     expect(await importErrors('src/containers/layer-probe.ts', simulator)).toEqual([expect.stringContaining('never imports the simulators')]);
-    expect(await importErrors('src/commands/dev.ts', simulator)).toEqual([]);
+    expect(await importErrors('src/cli/dev.ts', simulator)).toEqual([]);
     expect(await importErrors('src/smoke/layer-probe.ts', simulator)).toEqual([]);
-    expect(await importErrors('src/commands/sandbox/layer-probe.ts', "import { actInSandbox } from '../../sandbox/sandbox-command';")).toEqual([]);
+    expect(await importErrors('src/cli/sandbox/layer-probe.ts', "import { actInSandbox } from '../../sandbox/sandbox-command';")).toEqual([]);
   });
 
   it('refuses test code in product code', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMappings } from '../../../src/commands/migrate';
+import { parseMappings } from '../../../src/cli/migrate';
 import { parseMigrationBody } from '../../../src/gateway/routes/definition-api';
 
 describe('migration requests', () => {
