@@ -17,6 +17,8 @@ import { createStationActivities } from '../activities/stations/station-activiti
 import { createBudgetGuard } from '../activities/stations/budget-guard';
 import { budgetDefaultsFromEnv, NEARLY_EXHAUSTED_RATIO } from './budgets/token-budget';
 import { createPlanningStations } from '../activities/stations/planning-stations';
+import { createBugStations } from '../activities/stations/bug-stations';
+import { createTakeoverStations } from '../activities/stations/takeover-stations';
 import { createCodeChangeStations } from '../activities/stations/code-change-stations';
 import { createDraftEditActivities } from '../activities/draft-edit-activities';
 import { createActorActivities } from '../activities/actor-activities';
@@ -105,17 +107,18 @@ function createActivities(config: ServiceConfig, connection: Connection, metrics
   const remotes = createGitRemotes({ scmhostApiUrl: config.scmhost.apiUrl ?? 'https://api.github.com', scmhostToken: token, registry, githubForkRepos: config.scmhost.forkRepos });
   // GitLab projects of the repository registry (SERVICE_REPOS_CONFIG_PATH): merge requests, notes and pipelines.
   const gitlab = registry && registry.repositories.size > 0 ? createGitLabRepositories(registry, { onLatency }) : undefined;
-  // The planning stations write to the tracker and read its project properties: without a tracker they are not
-  // available, and a ticket that reaches one blocks with station_not_available rather than pretend.
+  // The host stations of the three graphs write to the tracker and read its project properties: without a tracker
+  // they are not available, and a ticket that reaches one blocks with station_not_available rather than pretend.
   const models = createModelClient({ metrics: modelMetricsFrom(metrics), tracing });
-  const planning = tracker && modelConfig
-    ? createPlanningStations({
+  const hostDeps = tracker && modelConfig
+    ? {
       tracker, properties: tracker, models, modelConfig,
       repositories: projectConfig.checkProjectRepositories,
       repositoryReader: scmhost,
       proposals: proposalDeps(config, tracker, remotes, scmhost),
-    })
-    : {};
+    }
+    : undefined;
+  const planning = hostDeps ? { ...createPlanningStations(hostDeps), ...createBugStations(hostDeps), ...createTakeoverStations(hostDeps) } : {};
   // Delivery changes code and opens pull requests on a source host: without GitHub's token or a GitLab project in
   // the registry there is nothing to push to, and a ticket that reaches delivery blocks with station_not_available
   // instead of failing on a clone.

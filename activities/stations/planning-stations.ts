@@ -3,19 +3,16 @@ import { createAnswerQuestionStation } from './planning/answer-question';
 import { createDocumentStations } from './planning/document-stations';
 import { createDraftStations, type DraftStationDeps } from './planning/draft-stations';
 import { createProvisionStations } from './planning/provision-stations';
-import { createBugHostStations } from './bug/bug-host-stations';
-import { createBugCodeChangeStations } from './bug/bug-code-change-stations';
 
 export type PlanningStationDeps = DraftStationDeps;
 
-export type PlanningStationName = 'generate_prd' | 'generate_spec' | 'decompose_epics' | 'generate_tasks' | 'answer_question' | 'provision_epics' | 'provision_tasks'
-  | 'triage_check' | 'reflect_rca' | 'plan_bug_fix' | 'generate_plan' | 'decompose_plan' | 'post_merge_summary' | 'complete_task_takeover';
+export type PlanningStationName = 'generate_prd' | 'generate_spec' | 'decompose_epics' | 'generate_tasks' | 'answer_question' | 'provision_epics' | 'provision_tasks';
 
 /**
- * The host stations that read the tracker and call the model (SPEC 3.1, 3.2; REFERENCE "Feature", "Bug", "Task
- * takeover"), registered by the worker under their names: feature planning, bug triage, reflection and fix plan, the
- * takeover's triage and plan, and the tracker work around them (fix Tasks, the summaries after the merge). Every
- * write is returned as an effect intent for the workflow's journal.
+ * The feature graph's planning stations that read the tracker and call the model (SPEC 3.1; REFERENCE "Feature"),
+ * registered by the worker under their names: the PRD, the spec, the epic plan and the tasks, the answers to
+ * questions at any gate, and the epics and tasks they provision. Every write is returned as an effect intent for the
+ * workflow's journal. The bug and takeover graphs register theirs in bug-stations.ts and takeover-stations.ts.
  */
 export function createPlanningStations(deps: PlanningStationDeps): Record<PlanningStationName, StationActivity> {
   return {
@@ -23,7 +20,5 @@ export function createPlanningStations(deps: PlanningStationDeps): Record<Planni
     ...createDraftStations(deps),
     answer_question: createAnswerQuestionStation(deps),
     ...createProvisionStations(deps),
-    ...createBugHostStations(deps),
-    ...createBugCodeChangeStations(deps),
   };
 }

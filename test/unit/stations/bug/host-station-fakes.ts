@@ -1,4 +1,5 @@
-import { createBugHostStations } from '../../../../activities/stations/bug/bug-host-stations';
+import { createBugStations } from '../../../../activities/stations/bug-stations';
+import { createTakeoverStations } from '../../../../activities/stations/takeover-stations';
 import { sha256 } from '../../../../activities/stations/planning/document-stations';
 import { parseModelConfiguration } from '../../../../src/config/model-configuration';
 import type { ModelCallInput, ModelClient } from '../../../../src/models/model-client';
@@ -11,7 +12,7 @@ import type { ArtifactRecord, StationInput } from '../../../../workflows/runtime
  * station's schema, as the real client does) and records the prompts, and a tracker holding one ticket.
  */
 export interface FakeWorld {
-  stations: ReturnType<typeof createBugHostStations>;
+  stations: ReturnType<typeof createBugStations> & ReturnType<typeof createTakeoverStations>;
   /** The prompts and skills the model was given, in call order. */
   calls: Array<{ system?: string; prompt: string; tools: boolean }>;
   /** The next answers of the model, in order. */
@@ -46,7 +47,7 @@ export function fakeWorld(options: { repositories?: ProjectRepositoriesCheck; is
     },
   };
   const repositories = options.repositories ?? { status: 'configured', source: 'project_properties', repositories: ['acme/api', 'acme/web'], default_repo: null };
-  const stations = createBugHostStations({
+  const deps = {
     models,
     modelConfig: parseModelConfiguration(env).config!,
     properties: { getProjectProperty: async () => undefined },
@@ -57,7 +58,8 @@ export function fakeWorld(options: { repositories?: ProjectRepositoriesCheck; is
       searchAllIssues: async () => [],
     } as never,
     repositories: async () => repositories,
-  });
+  };
+  const stations = { ...createBugStations(deps), ...createTakeoverStations(deps) };
   return { stations, calls, answers, issue, comments };
 }
 
