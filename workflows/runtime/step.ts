@@ -18,6 +18,8 @@ import { TRIGGER } from '../vocabulary/command-words';
 
 /** Waiting for CI, `/service skip-gate` judges the checks again (histories from before did not). */
 export const SKIP_GATE_REEVALUATES_PATCH = 'skip-gate-reevaluates';
+/** service:retry at a gate that waits under yolo (switched on while blocked) lets yolo approve it (histories from before waited on). */
+export const RESUMED_YOLO_GATE_PATCH = 'resumed-yolo-gate-approves';
 
 type Moved = { position: Position; actions: Action[] };
 
@@ -241,6 +243,14 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
       return done(transition(definition, leaving, 'rebase_requested', event.node, `/service rebase at ${position.node}`));
     }
     case 'resumed': {
+      // Yolo switched on while the ticket was blocked could not pass the gate it waits at; now it may.
+      const gate = pausedGate(definition, state);
+      if (gate?.auto_approve_in_yolo && position.yolo && env.patched(RESUMED_YOLO_GATE_PATCH)) {
+        const node = position.node;
+        const record: Action = { type: 'record', kind: 'command_decision', status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } };
+        const passed = passGate(definition, state, ticketKey, gate, 'approved', null, YOLO_LABEL);
+        return done({ position: passed.position, actions: [record, ...passed.actions] });
+      }
       // Escalated (a retry bound ran out): the bounded node starts its count again. Otherwise the same visit resumes,
       // so a station run again asks for its writes under the same keys and nothing is written twice.
       const spec = definition.nodes[position.node];
