@@ -477,18 +477,4 @@ export interface KnownBug {
   matches: (c: StepCheck) => boolean;
 }
 
-export const KNOWN_BUGS: readonly KnownBug[] = [
-  {
-    // workflows/runtime/step.ts + interpreter.ts decideRouter: the router reads its visit count as the repository
-    // index, and the rebase detour's `$return` enters the router once more without a decision: each such return skips
-    // one planned repository (test/unit/workflows/runtime/step.test.ts, "a rebase detour back to the router").
-    id: 'a rebase detour back to the router skips a planned repository',
-    invariant: 'a router walks every planned repository',
-    matches: (c) => {
-      if (c.walk.detours === 0) return false;
-      const setOutput = c.result.actions.find((action): action is Extract<Action, { type: 'set_output' }> => action.type === 'set_output');
-      const planned = plannedRepositories(c.before.outputs);
-      return setOutput !== undefined && routedRepository(setOutput) === (planned[c.walk.routed.length + c.walk.detours] ?? null);
-    },
-  },
-];
+export const KNOWN_BUGS: readonly KnownBug[] = [];

@@ -64,15 +64,15 @@ export function plannedRepositoriesOf(outputs: Record<string, unknown>): string[
 
 /**
  * `next_repository` walks the repositories the planning station planned (provision_tasks in the feature graph,
- * decompose_plan in the bug graph, generate_plan in the takeover), one per visit. Its decision is kept as
+ * decompose_plan in the bug graph, generate_plan in the takeover), one per decision. Its decision is kept as
  * `outputs.next_repository` (`{repository, index, count}`), which tells the per-repository stations where they work.
  */
-export function decideRouter(router: string, outputs: Record<string, unknown>, visits: number): RouterDecision {
+export function decideRouter(router: string, outputs: Record<string, unknown>, turn: number): RouterDecision {
   if (router === 'next_repository') {
     const repositories = plannedRepositoriesOf(outputs);
-    // The router is entered once before the first repository and once after each: visit n routes repository n.
-    if (visits <= repositories.length) return { ok: true, outcome: 'next', data: { repository: repositories[visits - 1], index: visits, count: repositories.length } };
-    return { ok: true, outcome: 'done', data: { repository: null, index: visits, count: repositories.length } };
+    // The router decides once before the first repository and once after each: turn n routes repository n.
+    if (turn <= repositories.length) return { ok: true, outcome: 'next', data: { repository: repositories[turn - 1], index: turn, count: repositories.length } };
+    return { ok: true, outcome: 'done', data: { repository: null, index: turn, count: repositories.length } };
   }
   return { ok: false, reason: `no router named "${router}"` };
 }

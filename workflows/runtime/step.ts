@@ -21,6 +21,12 @@ export const SKIP_GATE_REEVALUATES_PATCH = 'skip-gate-reevaluates';
 /** service:retry at a gate that waits under yolo (switched on while blocked) lets yolo approve it (histories from before waited on). */
 export const RESUMED_YOLO_GATE_PATCH = 'resumed-yolo-gate-approves';
 
+/**
+ * The repository router counts its decisions, not its entries: a rebase detour returns (`$return`) to the router
+ * without a decision, and counting that entry skipped a planned repository (histories from before counted entries).
+ */
+export const ROUTER_COUNTS_DECISIONS_PATCH = 'router-counts-decisions';
+
 type Moved = { position: Position; actions: Action[] };
 
 function visitOf(position: Position, node = position.node): number {
@@ -93,8 +99,20 @@ function paramsFor(definition: WorkflowDefinition, position: Position, spec: Sta
   return { ...spec.params, artifact: gate.artifact };
 }
 
+/**
+ * Which turn of the router this is: one more than its last decision (kept in `outputs` under its name). Entries and
+ * decisions differ only after a detour returned to the router, and only then is the patch asked.
+ */
+function routerTurn(state: StepState, router: string, env: StepEnv): number {
+  const entries = visitOf(state.position);
+  const last = (state.outputs[router] as { index?: unknown } | undefined)?.index;
+  const turn = typeof last === 'number' ? last + 1 : 1;
+  return turn !== entries && env.patched(ROUTER_COUNTS_DECISIONS_PATCH) ? turn : entries;
+}
+
 /** What the node the ticket stands at does. */
-function act(definition: WorkflowDefinition, state: StepState, ticketKey: string): Moved {
+function act(definition: WorkflowDefinition, state: StepState, env: StepEnv): Moved {
+  const { ticketKey } = env;
   const { position } = state;
   const node = position.node;
   const spec = definition.nodes[node];
@@ -106,7 +124,7 @@ function act(definition: WorkflowDefinition, state: StepState, ticketKey: string
     case 'gate':
       return openGate(definition, state, ticketKey, spec);
     case 'router': {
-      const decision = decideRouter(spec.router, state.outputs, visitOf(position));
+      const decision = decideRouter(spec.router, state.outputs, routerTurn(state, spec.router, env));
       if (!decision.ok) return block(decision.reason);
       const moved = moveOn(definition, position, decision.outcome, `router ${spec.router} decided ${decision.outcome}`);
       return { position: moved.position, actions: [...(decision.data ? [{ type: 'set_output', key: spec.router, data: decision.data } as const] : []), ...moved.actions] };
@@ -204,7 +222,7 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
   const { position } = state;
   switch (event.type) {
     case 'act':
-      return done(act(definition, state, ticketKey));
+      return done(act(definition, state, env));
     case 'station_returned':
       return done(stationReturned(definition, state, event));
     case 'station_failed':

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
 import { stationTraits } from '../../../../workflows/runtime/node-traits';
-import { RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
+import { RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
 import type { Action } from '../../../../workflows/runtime/step-types';
 import { ENV, INVENTED, PR, stateAt } from './fixtures';
 
@@ -108,7 +108,9 @@ describe('step on an invented definition (every node param)', () => {
     const first = step(INVENTED, stateAt('route', {}, { outputs }), { type: 'act' }, ENV);
     expect(first.actions[0]).toEqual({ type: 'set_output', key: 'next_repository', data: { repository: 'acme/app', index: 1, count: 2 } });
     expect(first.state.position.node).toBe('fix');
-    expect(step(INVENTED, stateAt('route', { visits: { route: 3 } }, { outputs }), { type: 'act' }, ENV).state.position.node).toBe('check');
+    // The third turn, after the router's second decision (kept by the driver under its name): every repository is done.
+    const second = { ...outputs, next_repository: { repository: 'acme/api', index: 2, count: 2 } };
+    expect(step(INVENTED, stateAt('route', { visits: { route: 3 } }, { outputs: second }), { type: 'act' }, ENV).state.position.node).toBe('check');
   });
 
   it('counts CI fix attempts where the node says so, and starts again on the outcome that resets them', () => {
@@ -222,12 +224,12 @@ describe('step: what the simulation found (test/simulation/step-simulation.ts)',
     expect(asked).toEqual([RESUMED_YOLO_GATE_PATCH]);
   });
 
-  // KNOWN BUG, not fixed here: the router reads its visit count as the index of the repository to route, and the
-  // rebase detour returns (`$return`) to the router, entering it once more without a decision. A `/service rebase`
-  // handled while the ticket stands at the router (between a teardown and the next repository) skips a repository:
-  // the ticket completes without ever changing it. `it.fails` until fixed; then make it a plain `it`.
-  it.fails('a rebase detour back to the router does not skip a planned repository', () => {
-    const outputs = { provision_tasks: { repositories: ['acme/app', 'acme/api'] } };
+  // The router read its entries as the index of the repository to route, and the rebase detour returns (`$return`)
+  // to the router, entering it once more without a decision: a `/service rebase` handled while the ticket stood at
+  // the router (between a teardown and the next repository) skipped a repository.
+  it('a rebase detour back to the router does not skip a planned repository', () => {
+    // The router's first decision, as the driver keeps it (set_output).
+    const outputs = { provision_tasks: { repositories: ['acme/app', 'acme/api'] }, next_repository: { repository: 'acme/app', index: 1, count: 2 } };
     const first = stateAt('teardown_workspace', { visits: { task_router: 1, teardown_workspace: 1 } }, { outputs, pull_requests: [PR] });
     const back = step(FEATURE_DEFINITION, first, { type: 'station_returned', node: 'teardown_workspace', station: 'teardown_workspace', outcome: 'done', intents: [] }, ENV);
     expect(back.state.position).toMatchObject({ node: 'task_router', visits: { task_router: 2 } });
@@ -236,5 +238,18 @@ describe('step: what the simulation found (test/simulation/step-simulation.ts)',
     expect(returned.state.position.node).toBe('task_router');
     const routed = step(FEATURE_DEFINITION, returned.state, { type: 'act' }, ENV);
     expect(routed.actions[0]).toMatchObject({ type: 'set_output', key: 'next_repository', data: { repository: 'acme/api' } });
+  });
+
+  it('a rebase detour back to the router skips on in histories from before the patch', () => {
+    const outputs = { provision_tasks: { repositories: ['acme/app', 'acme/api'] }, next_repository: { repository: 'acme/app', index: 1, count: 2 } };
+    const returned = stateAt('task_router', { visits: { task_router: 3 } }, { outputs, pull_requests: [PR] });
+    const asked: string[] = [];
+    const env = { ...ENV, patched: (patch: string) => (asked.push(patch), false) };
+    expect(step(FEATURE_DEFINITION, returned, { type: 'act' }, env).actions[0]).toMatchObject({ type: 'set_output', data: { repository: null, index: 3 } });
+    expect(asked).toEqual([ROUTER_COUNTS_DECISIONS_PATCH]);
+    // Without a detour, entries and decisions agree and the patch is not asked (no marker in every history).
+    const plain = stateAt('task_router', { visits: { task_router: 2 } }, { outputs, pull_requests: [PR] });
+    expect(step(FEATURE_DEFINITION, plain, { type: 'act' }, env).actions[0]).toMatchObject({ type: 'set_output', data: { repository: 'acme/api', index: 2 } });
+    expect(asked).toEqual([ROUTER_COUNTS_DECISIONS_PATCH]);
   });
 });
