@@ -9,7 +9,7 @@ import type { EffectOperation } from '../../workflows/effects/effect-types';
 import type { Observation, WorkflowKind } from '../../workflows/ledger/observation';
 import { rememberPullRequest } from '../../workflows/read-model/ticket-search-attributes';
 import {
-  blockedComment, blockPersistsComment, blockReport, enterBlocked, leaveBlocked, leaveReviewResponseGate, nextBlockRecord, type BlockingCode,
+  blockedComment, blockPersistsComment, blockReport, clearReviewResponseState, enterBlocked, leaveBlocked, nextBlockRecord, type BlockingCode,
 } from '../../workflows/runtime/blocking';
 import { enter } from '../../workflows/runtime/enter';
 import { stationTraits } from '../../workflows/runtime/node-traits';
@@ -183,21 +183,6 @@ export function formatTrace(trace: readonly TraceEntry[]): string {
 
 // -----------------------------------------------------------------------------------------------------------------
 // The driver model.
-
-/**
- * A driver bug the simulation found, not fixed here (workflows/runtime/ticket-commands.ts `retry`): service:retry at
- * the review-response gate takes its label off under `retry_<retry_count>_labels` at the review gate's new visit
- * without counting a retry, so when the ticket then blocks at that visit, the service:retry that resumes it plans the
- * same key with service:blocked added: the journal adopts the first write, and service:blocked and service:retry stay
- * on the ticket. Counted as `known bug: ...` instead of failing the seed; remove with the fix.
- */
-const REVIEW_RETRY_LABELS_REUSED = 'a resume after a review-response retry reuses its label write';
-
-function isReviewRetryLabelsReused(name: string, earlier: string, now: EffectOperation): boolean {
-  const reviewRetry: EffectOperation = { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [RETRY_LABEL] };
-  const resume: EffectOperation = { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [RETRY_LABEL, BLOCKED_LABEL] };
-  return /^retry_\d+_labels$/.test(name) && earlier === JSON.stringify(reviewRetry) && JSON.stringify(now) === JSON.stringify(resume);
-}
 
 interface Simulation {
   readonly seed: number;
@@ -558,11 +543,6 @@ class TicketRun {
       return;
     }
     if (earlier.operation === written) return;
-    if (isReviewRetryLabelsReused(name, earlier.operation, operation)) {
-      this.happened(`known bug: ${REVIEW_RETRY_LABELS_REUSED}`);
-      this.note(`known bug (${REVIEW_RETRY_LABELS_REUSED}): ${key} is adopted, service:blocked and service:retry stay on the ticket`);
-      return;
-    }
     throw new InvariantViolation('one logical write per effect identity', `the driver's write ${key} was ${earlier.operation} at step ${earlier.step} and is now ${written}`, this.sim.steps());
   }
 
@@ -686,12 +666,12 @@ class TicketRun {
     }
     if (command.mode === 'review_response') {
       const back = reviewRetryPosition(this.definition, positionOf(this.checkpoint, this.runtime));
-      leaveReviewResponseGate(this.state);
+      clearReviewResponseState(this.state);
       applyPosition(this.checkpoint, this.runtime, back);
       this.entered(back.node);
       this.happened('retry: review response');
       this.note(`service:retry at the review-response gate: back to ${back.node}`);
-      this.effect(`retry_${this.state.retry_count}_labels`, { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [RETRY_LABEL] }, false);
+      this.effect(`review_retry_${this.state.retry_count}_labels`, { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [RETRY_LABEL] }, false);
       return;
     }
     const episode = this.state.retry_count;

@@ -64,8 +64,11 @@ export function unknownCommandBlockNote(node: string): string {
   return `🚫 An unknown command blocks the ticket (\`unrecognized_command\`) at \`${node}\`. Write what you meant as a command that means something at \`${node}\` (a gate's approval label or command, as its comment says): it clears the block by itself. Or add the label \`${RETRY_LABEL}\` to go on from \`${node}\`.`;
 }
 
-/** SPEC 3.2: service:retry at review_response_gate clears the review state and returns to human_review_gate. */
-export function leaveReviewResponseGate(state: TicketState): void {
+/**
+ * SPEC 3.2: service:retry at a review-response gate clears the contested review state. Where the ticket goes is the
+ * gate's `retry_to` (`reviewRetryPosition` in step.ts), written by the caller.
+ */
+export function clearReviewResponseState(state: TicketState): void {
   state.checkpoint.contested_comments = [];
   state.checkpoint.feedback_comment = null;
   state.checkpoint.revision_requested = null;
@@ -73,7 +76,6 @@ export function leaveReviewResponseGate(state: TicketState): void {
   state.checkpoint.is_paused = false;
   state.checkpoint.is_blocked = false;
   state.checkpoint.force_fresh_invoke = true;
-  state.checkpoint.current_node = 'human_review_gate';
 }
 
 export function blockedComment(input: { node: string; code: BlockingCode; message: string; ticketKey: string }): string {

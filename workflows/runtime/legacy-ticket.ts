@@ -3,7 +3,7 @@ import {
   workflowInfo } from '@temporalio/workflow';
 import type { ProjectConfigActivities } from '../../activities/project-config-activities';
 import {
-  blockedComment, enterBlocked, leaveBlocked, leaveReviewResponseGate, setupInstructionsComment,
+  blockedComment, clearReviewResponseState, enterBlocked, leaveBlocked, setupInstructionsComment,
   type BlockingCode } from './blocking';
 import { applyRetention } from './retention';
 import { runEffect, type EffectContext } from '../effects/effect-runner';
@@ -128,7 +128,9 @@ export async function legacyTicketRun(input: TicketWorkflowInput, carried?: Tick
       return;
     }
     if (mode === 'review_response') {
-      leaveReviewResponseGate(state);
+      clearReviewResponseState(state);
+      // v0.1 tickets run the feature graph of that build, whose review-response gate had no `retry_to`.
+      state.checkpoint.current_node = 'human_review_gate';
       appendTimeline(state.timeline, {
         kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: review state cleared, back to human_review_gate`,
         details: { delivery_identity: observation.delivery_identity, force_fresh_invoke: true },

@@ -1,5 +1,5 @@
 import { patched, proxyActivities, proxySinks } from '@temporalio/workflow';
-import { leaveBlocked, leaveReviewResponseGate, UNKNOWN_COMMAND_ONE_ANSWER_PATCH, unknownCommandBlockNote } from './blocking';
+import { clearReviewResponseState, leaveBlocked, UNKNOWN_COMMAND_ONE_ANSWER_PATCH, unknownCommandBlockNote } from './blocking';
 import { parseCommand, type Command } from '../commands/command-parser';
 import { ticketCommentRequest } from '../commands/command-comments';
 import { permittedCommands } from '../read-model/execution-view';
@@ -37,6 +37,9 @@ function isQuestion(observation: Observation): boolean {
   return observation.event === 'issue_commented' && ticketCommentRequest(observation.facts.comment?.body ?? '') === 'question';
 }
 
+/** service:retry at a review-response gate names its label write apart from the resume's (histories from before shared one). */
+export const REVIEW_RETRY_OWN_LABELS_PATCH = 'review-retry-own-labels';
+
 /**
  * The command intake of the station runtime (SPEC 2.4, 3.2): an accepted delivery is judged (made before the service
  * took the ticket? by an allowed actor?), parsed at the ticket's position, answered where it means nothing, and
@@ -54,13 +57,16 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
     const removeLabels = (episode: number) => effect(`retry_${episode}_labels`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: mode === 'resume' ? [RETRY_LABEL, BLOCKED_LABEL] : [RETRY_LABEL] });
     if (mode === 'review_response') {
       const back = reviewRetryPosition(driver.definition() ?? NO_DEFINITION, positionOf(state.checkpoint, runtime));
-      leaveReviewResponseGate(state);
+      clearReviewResponseState(state);
       applyPosition(state.checkpoint, runtime, back);
       timeline({
         kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: review state cleared, back to ${back.node}`,
         details: { delivery_identity: observation.delivery_identity, force_fresh_invoke: true },
       });
-      await removeLabels(state.retry_count);
+      // A write of its own: under the resume's name, a block at the review gate's new visit resumed by service:retry
+      // would plan this key again, the journal would adopt this write, and service:blocked would stay on the ticket.
+      if (patched(REVIEW_RETRY_OWN_LABELS_PATCH)) await effect(`review_retry_${state.retry_count}_labels`, { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [RETRY_LABEL] });
+      else await removeLabels(state.retry_count);
       return;
     }
     const since = state.waiting?.since;

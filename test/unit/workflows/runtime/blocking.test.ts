@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  blockedComment, blockPersistsComment, blockReport, enterBlocked, leaveBlocked, leaveReviewResponseGate, nextBlockRecord, setupInstructionsComment,
+  blockedComment, blockPersistsComment, blockReport, clearReviewResponseState, enterBlocked, leaveBlocked, nextBlockRecord, setupInstructionsComment,
 } from '../../../../workflows/runtime/blocking';
 import { initialTicketState } from '../../../../workflows/runtime/ticket-state';
 
@@ -22,8 +22,9 @@ describe('blocking', () => {
   it('clears the review state at review_response_gate and forces a fresh invocation', () => {
     const state = initialTicketState(input, 'run', 't0');
     Object.assign(state.checkpoint, { current_node: 'review_response_gate', is_paused: true, contested_comments: [1], feedback_comment: 'x', revision_requested: true });
-    leaveReviewResponseGate(state);
-    expect(state.checkpoint).toMatchObject({ current_node: 'human_review_gate', is_paused: false, is_blocked: false, contested_comments: [], feedback_comment: null, revision_requested: null, force_fresh_invoke: true });
+    clearReviewResponseState(state);
+    // Where the ticket goes is the gate's retry_to (step.ts reviewRetryPosition), not this function's to decide.
+    expect(state.checkpoint).toMatchObject({ current_node: 'review_response_gate', is_paused: false, is_blocked: false, contested_comments: [], feedback_comment: null, revision_requested: null, force_fresh_invoke: true });
   });
 
   it('names the node, the code and the way out in the blocked comment', () => {
