@@ -1,5 +1,8 @@
-import type { Command } from '../../../../workflows/commands/command-types';
-import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
+import { parseCommand } from '../../../../workflows/commands/command-parser';
+import { PROPOSAL_BRANCH_PREFIX } from '../../../../workflows/commands/command-meaning';
+import type { Command, CommandPosition } from '../../../../workflows/commands/command-types';
+import { acceptTable, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
+import type { Observation, ObservationFacts, WorkflowKind } from '../../../../workflows/ledger/observation';
 import type { Position, StepEnv, StepState } from '../../../../workflows/runtime/step-types';
 
 export const ENV: StepEnv = { patched: () => true, ticketKey: 'ACME-1' };
@@ -35,35 +38,94 @@ export const COMMAND_FOR_OUTCOME: Readonly<Record<string, Command>> = {
 };
 
 /**
- * What each trigger a node may accept asks for, as the command boundary (workflows/commands/command-parser.ts) produces it.
- * `ci_skips` and `review_retry` are the two triggers the driver hands to `step` as events of their own; `draft_edit`
- * edits the draft in place (no step). A ticket comment `!` at the triage gate is a retriage (command-comments.ts).
+ * What each trigger a node may accept asks for, as the real command boundary (workflows/commands/command-parser.ts)
+ * reads a person's or a provider's delivery of it at that node. `ci_skips` and `review_retry` are the two triggers
+ * the driver hands to `step` as events of their own; the draft edits edit the draft in place (no step).
  */
 export type TriggerMeaning = { kind: 'command'; command: Command } | { kind: 'ci_skips'; skip: boolean } | { kind: 'review_retry' } | { kind: 'draft_edit' };
 
-export function meaningsOf(trigger: string, gateKind: string | undefined): TriggerMeaning[] {
-  const command = (c: Command): TriggerMeaning => ({ kind: 'command', command: c });
-  if (/^service:[a-z]+-approved$/.test(trigger) || trigger === '/service approve') return [command({ type: 'approve', gate: 'any', via: trigger.startsWith('/') ? 'comment' : 'label' })];
+let deliveries = 0;
+
+function delivery(source_system: Observation['source_system'], event: Observation['event'], facts: ObservationFacts): Observation {
+  deliveries += 1;
+  const id = `d${deliveries}`;
+  return {
+    delivery_identity: id, source: 'webhook', source_system, event, resource: { kind: event, id }, revision: null, fingerprint: id,
+    ticket_key: ENV.ticketKey, facts, observed_at: null, received_at: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+const labelAdded = (label: string) => delivery('tracker', 'issue_updated', { label_change: { added: [label], removed: [] }, actor_ids: ['tracker:ada'] });
+const ticketComment = (body: string) => delivery('tracker', 'issue_commented', { comment: { id: `c${deliveries}`, body, author: 'ada' }, actor_ids: ['tracker:ada'] });
+const onPullRequest = (headRef = 'service/acme-1'): Pick<ObservationFacts, 'repository' | 'pull_request' | 'sender'> => ({ repository: 'acme/app', pull_request: { number: 7, head_ref: headRef }, sender: 'bob' });
+const review = (state: 'approved' | 'changes_requested', headRef?: string) => delivery('scmhost', 'pull_request_review', {
+  ...onPullRequest(headRef), action: 'submitted', review: { id: `r${deliveries}`, state, body: state === 'approved' ? 'lgtm' : 'rename it', author: 'bob' },
+});
+const pullRequestClosed = (merged: boolean, headRef?: string) => delivery('scmhost', 'pull_request', {
+  ...onPullRequest(headRef), action: 'closed', pull_request: { ...onPullRequest(headRef).pull_request!, ...(merged ? { merged: true } : {}) },
+});
+
+/** The proposal branch of a proposal gate (service/prd/<key>), for the triggers only a proposal pull request sends. */
+function proposalBranch(node: string): string {
+  return `${PROPOSAL_BRANCH_PREFIX[node as keyof typeof PROPOSAL_BRANCH_PREFIX] ?? 'service/prd/'}acme-1`;
+}
+
+/** How each trigger reaches the service, as the vendors deliver it (one delivery per meaning it has). */
+export function deliveriesOf(trigger: string, node: string): Observation[] {
+  if (/^service:[a-z]+-approved$/.test(trigger)) return [labelAdded(trigger)];
   switch (trigger) {
-    case 'a question (?)': return [command(COMMAND_FOR_OUTCOME.question!)];
-    case 'feedback (!)': return [command(gateKind === 'triage' ? { type: 'retriage', trigger: 'feedback', text: 'details' } : COMMAND_FOR_OUTCOME.feedback!)];
-    case 'feedback on a draft item (! <n>:)': return [command({ type: 'feedback', text: 'smaller', item_id: 2, via: 'comment' })];
-    case 'service:retry at a paused gate': return [command(COMMAND_FOR_OUTCOME.regenerate!)];
-    case 'service:retry at review_response_gate': return [{ kind: 'review_retry' }];
-    case 'a ticket update': return [command(COMMAND_FOR_OUTCOME.retriage!)];
-    case '>option': return [command(COMMAND_FOR_OUTCOME.option_selected!)];
-    case '/service remove': case '/service exclude': case '/service update': case '/service add': return [{ kind: 'draft_edit' }];
-    case 'a review of the proposal': return [command({ type: 'feedback', text: 'see comments', via: 'review' })];
-    case 'a merged proposal': return [command({ type: 'approve', gate: 'any', via: 'merge' })];
-    case 'a pull request review': return [command(COMMAND_FOR_OUTCOME.review_approved!), command(COMMAND_FOR_OUTCOME.changes_requested!)];
-    case 'a CI result': return [command(COMMAND_FOR_OUTCOME.ci_event!)];
-    case 'a push to the pull request': return [command({ type: 'pr_synchronized', head_sha: 'def', pull_request: { repository: 'acme/app', number: 7 } })];
-    case 'a merged pull request': return [command(COMMAND_FOR_OUTCOME.merged!)];
-    case 'a pull request closed without merging': return [command(COMMAND_FOR_OUTCOME.closed!)];
-    case '/service skip-gate': return [{ kind: 'ci_skips', skip: true }];
-    case '/service unskip-gate': return [{ kind: 'ci_skips', skip: false }];
-    default: throw new Error(`no meaning for trigger "${trigger}" in the test table: add it`);
+    case '/service approve': return [ticketComment('/service approve')];
+    case 'a question (?)': return [ticketComment('? why is the export synchronous')];
+    case 'feedback (!)': return [ticketComment('! shorter, please')];
+    case 'feedback on a draft item (! <n>:)': return [ticketComment('! 2: smaller')];
+    case 'service:retry at a paused gate': case 'service:retry at review_response_gate': return [labelAdded('service:retry')];
+    case 'a ticket update': return [labelAdded('needs-design')];
+    case '>option': return [ticketComment('>option 1')];
+    case '/service remove': return [ticketComment('/service remove 1')];
+    case '/service exclude': return [ticketComment('/service exclude 1')];
+    case '/service update': return [ticketComment('/service update 2 summary="Export as CSV"')];
+    case '/service add': return [ticketComment('/service add summary="Export as PDF" repo=acme/app')];
+    case 'a review of the proposal': return [review('changes_requested', proposalBranch(node))];
+    case 'a merged proposal': return [pullRequestClosed(true, proposalBranch(node))];
+    case 'a pull request review': return [review('approved'), review('changes_requested')];
+    case 'a CI result': return [delivery('scmhost', 'check_run', { ...onPullRequest(), action: 'completed', check_run: { id: `k${deliveries}`, name: 'test', status: 'completed', conclusion: 'success', head_sha: 'abc' } })];
+    case 'a push to the pull request': return [delivery('scmhost', 'pull_request', { ...onPullRequest(), action: 'synchronize', pull_request: { ...onPullRequest().pull_request!, head_sha: 'def' } })];
+    case 'a merged pull request': return [pullRequestClosed(true)];
+    case 'a pull request closed without merging': return [pullRequestClosed(false)];
+    case '/service skip-gate': return [delivery('scmhost', 'issue_comment', { ...onPullRequest(), comment: { id: `p${deliveries}`, body: '/service skip-gate lint', author: 'bob' } })];
+    case '/service unskip-gate': return [delivery('scmhost', 'issue_comment', { ...onPullRequest(), comment: { id: `p${deliveries}`, body: '/service unskip-gate lint', author: 'bob' } })];
+    default: throw new Error(`no delivery for trigger "${trigger}" in the test table: add how a person or provider sends it`);
   }
+}
+
+/** Where a person finds the ticket at `node` of `definition`: paused there if it is a gate, a pull request open, a draft to edit. */
+export function waitingPosition(definition: WorkflowDefinition, kind: WorkflowKind, node: string, trigger: string, overrides: Partial<CommandPosition> = {}): CommandPosition {
+  const proposal = trigger === 'a review of the proposal' || trigger === 'a merged proposal';
+  return {
+    workflow_kind: kind, current_node: node, accepts: acceptTable(definition), is_blocked: false, is_paused: definition.nodes[node]?.kind === 'gate', has_pull_request: true,
+    draft_item_ids: [1, 2, 3], rca_option_count: 2, kill_switch: true, yolo: false, proposal_review: proposal,
+    ...(proposal ? { proposal_open: PR } : {}),
+    ...overrides,
+  };
+}
+
+/** A parse of a delivery at a position: the command, or why the boundary did not make it one. */
+export function parsed(observation: Observation, position: CommandPosition): { command: Command } | { refused: string } {
+  const decision = parseCommand(observation, position);
+  return decision.kind === 'command' ? { command: decision.command } : { refused: `${decision.kind}: ${'reason' in decision ? decision.reason : JSON.stringify(decision)}` };
+}
+
+/** What the trigger means at the node where it is accepted, by the real parser; a trigger it refuses there fails. */
+export function meaningsOf(definition: WorkflowDefinition, kind: WorkflowKind, node: string, trigger: string): TriggerMeaning[] {
+  return deliveriesOf(trigger, node).map((observation) => {
+    const result = parsed(observation, waitingPosition(definition, kind, node, trigger));
+    if ('refused' in result) throw new Error(`${kind}: ${node} accepts "${trigger}", but the parser refuses its delivery there (${result.refused})`);
+    const { command } = result;
+    if (command.type === 'skip_gate' || command.type === 'unskip_gate') return { kind: 'ci_skips', skip: command.type === 'skip_gate' };
+    if (command.type === 'retry' && command.mode === 'review_response') return { kind: 'review_retry' };
+    if (command.type.startsWith('draft_')) return { kind: 'draft_edit' };
+    return { kind: 'command', command };
+  });
 }
 
 /** The definition every node param of the schema is exercised on. */

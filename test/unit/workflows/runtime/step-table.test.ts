@@ -4,7 +4,9 @@ import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions
 import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { reviewRetryPosition, step } from '../../../../workflows/runtime/step';
 import type { Action, StepState } from '../../../../workflows/runtime/step-types';
-import { COMMAND_FOR_OUTCOME, ENV, meaningsOf, PR, stateAt } from './fixtures';
+import type { WorkflowKind } from '../../../../workflows/ledger/observation';
+import { COMMAND_FOR_OUTCOME, deliveriesOf, ENV, meaningsOf, parsed, PR, stateAt, waitingPosition } from './fixtures';
+import { MEANING, type Trigger } from '../../../../workflows/commands/command-meaning';
 
 /**
  * Generated from the built-in definitions: every (node, outcome) and every (node, accepted trigger) pair goes through
@@ -96,7 +98,7 @@ for (const [kind, definition] of Object.entries(BUILT_IN_DEFINITIONS)) {
       });
     }
     for (const trigger of spec.accepts ?? []) {
-      meaningsOf(trigger, spec.kind === 'gate' ? spec.gate : undefined).forEach((meaning, index) => {
+      meaningsOf(definition, kind as WorkflowKind, node, trigger).forEach((meaning, index) => {
         const id = `${kind}: ${node} accepts ${trigger}${index > 0 ? ` (#${index + 1})` : ''}`;
         pairs.push({
           id,
@@ -157,4 +159,50 @@ describe('step on every pair of the built-in definitions', () => {
     expect(pairs.length).toBeGreaterThan(100);
     expect(pairs.filter((pair) => !covered.has(pair.id)).map((pair) => pair.id)).toEqual([]);
   });
+});
+
+/**
+ * The same deliveries in the other states a ticket can be in when they arrive, through the real parser and `step`:
+ * blocked at the node (a stop is a block too: the boundary sees the same position), and away on the question detour
+ * (at the station that answers, the gate waiting to be returned to).
+ */
+describe('each accepted trigger in every state kind', () => {
+  const cases: Array<[string, () => void]> = [];
+  for (const [kind, definition] of Object.entries(BUILT_IN_DEFINITIONS)) {
+    for (const [node, spec] of Object.entries(definition.nodes)) {
+      for (const trigger of spec.kind === 'end' ? [] : spec.accepts ?? []) {
+        cases.push([`${kind}: ${node} blocked (or stopped), ${trigger}`, () => {
+          for (const observation of deliveriesOf(trigger, node)) {
+            const result = parsed(observation, waitingPosition(definition, kind as WorkflowKind, node, trigger, { is_blocked: true }));
+            if (trigger.startsWith('service:retry')) {
+              // service:retry on a blocked ticket resumes it, whatever it means at an open gate.
+              expect(result).toEqual({ command: { type: 'retry', mode: 'resume' } });
+            } else if (MEANING[trigger as Trigger].while_blocked) {
+              // Facts that cannot wait (a merge, a close, the skip list) are taken while blocked.
+              expect(result).toHaveProperty('command');
+            } else {
+              expect(result).toEqual({ refused: expect.stringContaining('blocked') });
+            }
+          }
+        }]);
+        const question = spec.kind === 'gate' ? spec.on.question : undefined;
+        if (!question) continue;
+        cases.push([`${kind}: on the question detour from ${node}, ${trigger}`, () => {
+          const state = stateAt(question, { return_to: node, request: { kind: 'question', text: 'why?' } }, { pull_requests: [PR] });
+          for (const observation of deliveriesOf(trigger, node)) {
+            const result = parsed(observation, waitingPosition(definition, kind as WorkflowKind, question, trigger));
+            if ('refused' in result) {
+              expect(result.refused).toContain(question);
+              continue;
+            }
+            // Meaningful at the station too (a merge, a review): recorded for the station, the ticket stays.
+            const stepped = step(definition, state, { type: 'command', command: result.command, by: 'ada', delivery_identity: 'd1' }, ENV);
+            expect(stepped.actions.filter((a) => a.type === 'enter' || a.type === 'run_station')).toEqual([]);
+            expect(stepped.state.position).toEqual(state.position);
+          }
+        }]);
+      }
+    }
+  }
+  it.each(cases)('%s', (_id, run) => run());
 });
