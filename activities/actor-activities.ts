@@ -1,8 +1,8 @@
 import { ALLOWED_ACTORS_PROPERTY, AllowedActorsError, allowedActors, decideActor, groupsUnreadable } from '../src/config/allowed-actors';
-import { systemOfActorId } from '../workflows/commands/actor-identity';
+import { systemOfActorId } from '../workflows/person-commands/actor-identity';
 import { NotFoundProviderError } from '../src/providers/provider-errors';
 import type { ProjectPropertiesPort } from '../src/config/project-properties-port';
-import type { AuthorizeActorInput, AuthorizeActorResult } from '../workflows/commands/trusted-actors';
+import type { AuthorizeActorInput, AuthorizeActorResult } from '../workflows/person-commands/trusted-actors';
 
 /**
  * Below the workflow's 30 s activity timeout, with room for the property read: a tracker that hangs must end in a

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { editDraftAtGate, type DraftGateEdit, type DraftGateResult } from '../workflows/commands/draft-gate';
+import { editDraftAtGate, type DraftGateEdit, type DraftGateResult } from '../workflows/person-commands/draft-gate';
 
 export type DraftEditResult = DraftGateResult & { digest?: string };
 
 /**
- * A `/service remove|exclude|update|add` at a draft gate. The edit itself is a pure function (workflows/commands/draft-gate.ts);
+ * A `/service remove|exclude|update|add` at a draft gate. The edit itself is a pure function (workflows/person-commands/draft-gate.ts);
  * it runs here because the edited draft is an artifact whose sha256 the approval snapshots, and workflow code has no
  * crypto.
  */

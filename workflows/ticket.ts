@@ -1,13 +1,12 @@
 import { allHandlersFinished, condition, continueAsNew, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { jsonBytesExceed } from './runtime/bounded-json';
 import type { EffectContext } from './effects/effect-runner';
-import { initialRuntime } from './runtime/interpreter';
 import { legacyTicketRun } from './runtime/legacy-ticket';
 import { observeSignal } from './messages';
 import type { TicketWorkflowInput } from './ledger/observation';
 import { recordObservation } from './ledger/record-observation';
 import { applyRetention } from './runtime/retention';
-import { initialTicketState, type TicketState } from './runtime/ticket-state';
+import { initialRuntime, initialTicketState, type TicketState } from './runtime/ticket-state';
 import { startReadModelPublisher } from './read-model/read-model-publisher';
 import { registerReadAndReplayHandlers } from './read-model/read-and-replay-handlers';
 import { registerMigrationUpdate } from './registry/migration-update';
@@ -17,7 +16,7 @@ import { SKIP_GATE_REEVALUATES_PATCH } from './runtime/step';
 import { nowIso } from './runtime/clock';
 import { forInbox, settingsOf } from './runtime/ticket-settings';
 import { createTicketDriver } from './runtime/ticket-driver';
-import { createCommandHandler, TRUSTED_YOLO_AT_START_PATCH } from './runtime/ticket-commands';
+import { createCommandHandler, TRUSTED_YOLO_AT_START_PATCH } from './runtime/intake';
 
 
 /** The marker that tells a ticket run by the station runtime from one started by the v0.1 build (replayed as such). */

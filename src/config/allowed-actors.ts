@@ -1,6 +1,6 @@
 /**
  * Who may approve and command (issue 17, "trusted input"). A list of identities, each named with its system, because
- * the same string on two systems names two different people (workflows/commands/actor-identity.ts):
+ * the same string on two systems names two different people (workflows/person-commands/actor-identity.ts):
  * `tracker:<accountId>` (or a Jira Server/DC user name), `tracker-email:<email>`, `github:<login>`,
  * `gitlab:<username>`, and `group:<name>` for tracker groups. The project property `service.allowed_actors` (a JSON
  * array of such strings) wins over the deployment's SERVICE_ALLOWED_ACTORS (comma-separated). When neither is set,
@@ -23,7 +23,7 @@
  * `github-id:<numeric id>`, `gitlab-id:<numeric id>` (ingress carries the latter from the webhooks); an entry of a
  * weaker form matches nobody and is reported like an unprefixed one.
  */
-import { isActorSystem } from '../../workflows/commands/actor-identity';
+import { isActorSystem } from '../../workflows/person-commands/actor-identity';
 
 export const ALLOWED_ACTORS_ENV = 'SERVICE_ALLOWED_ACTORS';
 export const ALLOWED_ACTORS_PROPERTY = 'service.allowed_actors';

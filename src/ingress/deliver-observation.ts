@@ -5,9 +5,9 @@ import { routeDelivery } from './route-delivery';
 import { redactValue } from '../redaction/redact-secrets';
 import { boundFacts } from './bound-facts';
 import { ownCommentReason, type LoopGuardOptions } from './loop-guard';
-import { sourceHostActorId } from '../../workflows/commands/actor-identity';
+import { sourceHostActorId } from '../../workflows/person-commands/actor-identity';
 import type { RoutingHints, UnroutedObservation } from './normalised-delivery';
-import { ignoredRequestOf } from '../../workflows/commands/ignored-request';
+import { ignoredRequestOf } from '../../workflows/person-commands/ignored-request';
 import { endedTicketReplyPlan } from './ended-ticket-reply';
 
 export type DeliveryOutcome =

@@ -1,11 +1,11 @@
-import type { IgnoredRequest } from '../../workflows/commands/ignored-request';
+import type { IgnoredRequest } from '../../workflows/person-commands/ignored-request';
 import type { EffectOperation } from '../../workflows/effects/effect-types';
 import type { EndedRun, EndedTicketReplyPlan } from '../../workflows/ended-ticket-reply';
 
 export type { EndedRun, EndedTicketReplyPlan };
 import type { Observation } from '../../workflows/ledger/observation';
 import { MANAGED_LABEL } from '../../workflows/vocabulary/labels';
-import { VERBS } from '../../workflows/commands/command-service-verbs';
+import { VERBS } from '../../workflows/person-commands/command-service-verbs';
 
 /**
  * A person's request on a ticket whose workflow has ended gets one answer saying so (issue 43, "Every command gets an

@@ -1,12 +1,12 @@
 import { idempotencyKeyOf } from '../providers/scmhost/idempotency-marker';
-import { actorId } from '../../workflows/commands/actor-identity';
+import { actorId } from '../../workflows/person-commands/actor-identity';
 
 import type { ServiceConfig } from '../config/service-config';
 import { MANAGED_LABEL, SERVICE_LABEL_PREFIX } from '../../workflows/vocabulary/labels';
 
 export interface LoopGuardOptions {
   /**
-   * The service's own identities, each with its system like every actor id (workflows/commands/actor-identity.ts):
+   * The service's own identities, each with its system like every actor id (workflows/person-commands/actor-identity.ts):
    * `tracker-email:<TRACKER_USER_EMAIL>`, `tracker:<its account id>`, `github:`/`gitlab:<SCMHOST_BOT_LOGIN>`.
    */
   botAccounts?: string[];

@@ -1,4 +1,4 @@
-import { commentStartRequest, ticketCommentRequest } from '../../workflows/commands/command-comments';
+import { commentStartRequest, ticketCommentRequest } from '../../workflows/person-commands/command-comments';
 import type { EffectOperation } from '../../workflows/effects/effect-types';
 
 /**
@@ -6,7 +6,7 @@ import type { EffectOperation } from '../../workflows/effects/effect-types';
  * never read as a command when it comes back as a delivery. The loop guard drops the service's own comments; this is
  * the defence behind it, for the day a comment gets past the guard (a changed account, a lost marker).
  *
- * The comment grammar (workflows/commands/command-comments.ts) reads `/service <verb>`, `?`, `@service ask` and `!`
+ * The comment grammar (workflows/person-commands/command-comments.ts) reads `/service <verb>`, `?`, `@service ask` and `!`
  * where a comment starts (after what String.prototype.trimStart removes), and `>option N` (or `&gt;option N`)
  * anywhere. So a zero-width space (U+200B) goes in front of the trigger wherever a line start reads as a command by
  * that grammar's own predicate, and between `>` and `option N` everywhere: the text renders as before, and the grammar
@@ -40,7 +40,7 @@ export class CommandNeutralisationError extends Error {
   constructor(readonly where: string, readonly request: string, readonly line?: number) {
     const found = line === undefined ? request : `${request} from line ${line}`;
     super(`${where} would still read as a command (${found}) after its triggers were broken, so it was not posted; the neutraliser ` +
-      '(src/redaction/neutralise-commands.ts) no longer matches the comment grammar (workflows/commands/command-comments.ts): make it break that trigger');
+      '(src/redaction/neutralise-commands.ts) no longer matches the comment grammar (workflows/person-commands/command-comments.ts): make it break that trigger');
     this.name = 'CommandNeutralisationError';
   }
 }

@@ -1,4 +1,4 @@
-import type { Command } from '../../workflows/commands/command-types';
+import type { Command } from '../../workflows/person-commands/command-types';
 import { RETURN_TARGET, type GateNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { ESCALATE_NODE } from '../../workflows/runtime/enter';
 import { stationTraits } from '../../workflows/runtime/node-traits';
@@ -333,7 +333,7 @@ export function everyMoveHasItsCause(c: StepCheck): string | undefined {
  * `resumed`): no station, no wait, no approval, no completion, no write but labels (the kill switch takes its label
  * off). That holds from the moment the step blocks too: nothing after a `block` action may run (the driver carries the
  * rest out blocked). Refined: a merge or a close is a provider fact that will not come again, so the parser lets it
- * through while blocked (workflows/commands/command-meaning.ts, `while_blocked`) and a gate that maps it is passed
+ * through while blocked (workflows/person-commands/command-meaning.ts, `while_blocked`) and a gate that maps it is passed
  * (otherwise the merge would be lost: service:retry resumes a paused gate without reopening it). The ticket then
  * stands blocked at the node the fact leads to; nothing runs there until service:retry. A completed ticket plans
  * nothing at all, and `complete` is the last thing a step plans.

@@ -1,9 +1,9 @@
 import { BUILT_IN_DEFINITIONS } from '../../workflows/built-in-definitions';
 import { acceptTable, type GateNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
-import { parseCommand, type Command } from '../../workflows/commands/command-parser';
-import { draftIdsAtGate } from '../../workflows/commands/draft-gate';
-import { noteProposalEvent, noteProposalOpened, proposalPosition } from '../../workflows/commands/proposal-review';
-import { actorIdsOf } from '../../workflows/commands/trusted-actors';
+import { parseCommand, type Command } from '../../workflows/person-commands/command-parser';
+import { draftIdsAtGate } from '../../workflows/person-commands/draft-gate';
+import { noteProposalEvent, noteProposalOpened, proposalPosition } from '../../workflows/person-commands/proposal-review';
+import { actorIdsOf } from '../../workflows/person-commands/trusted-actors';
 import { effectKey } from '../../workflows/effects/effect-journal';
 import type { EffectOperation } from '../../workflows/effects/effect-types';
 import type { Observation, WorkflowKind } from '../../workflows/ledger/observation';
@@ -14,14 +14,14 @@ import {
 import { enter } from '../../workflows/runtime/enter';
 import { stationTraits } from '../../workflows/runtime/node-traits';
 import { holdInboxBehindQuestion } from '../../workflows/runtime/inbox-drain';
-import { initialRuntime, rcaOptionCount } from '../../workflows/runtime/interpreter';
+import { rcaOptionCount } from '../../workflows/runtime/routers';
 import { isStopRequest } from '../../workflows/runtime/kill-switch';
 import { noteAcceptedPullRequest } from '../../workflows/runtime/merge-progress';
 import { applyPosition, positionOf, stepStateOf } from '../../workflows/runtime/position';
 import { pullRequestRefOf, rebaseDecision } from '../../workflows/runtime/rebase-decision';
 import { reviewRetryPosition, step } from '../../workflows/runtime/step';
 import type { Action, StepEnv, StepEvent, StepResult } from '../../workflows/runtime/step-types';
-import { initialTicketState, type TicketState } from '../../workflows/runtime/ticket-state';
+import { initialRuntime, initialTicketState, type TicketState } from '../../workflows/runtime/ticket-state';
 import { BLOCKED_LABEL, MANAGED_LABEL, RETRY_LABEL, STOP_LABEL, YOLO_LABEL } from '../../workflows/vocabulary/labels';
 import { followDetours, INVARIANTS, KNOWN_BUGS, liveNodes, PLANNING_STATIONS, type PlannedEffect, type RouterWalk, type StepCheck } from './invariants';
 import { Rng } from './prng';
@@ -36,7 +36,7 @@ import { openedPullRequestRef, proposalPullRequestRef, RECEIVED_AT, TICKET_KEY, 
  *
  * The driver model is a mirror of the real driver, rule by rule (each names the file it mirrors): the main loop of
  * workflows/ticket.ts, the action handling of workflows/runtime/ticket-driver.ts and the command intake of
- * workflows/runtime/ticket-commands.ts. Where the driver calls a pure helper (the command parser, positionOf and
+ * workflows/runtime/intake.ts. Where the driver calls a pure helper (the command parser, positionOf and
  * applyPosition, enterBlocked and leaveBlocked, noteAcceptedPullRequest, rebaseDecision, ...) the model calls the same
  * one on a real TicketState. What it leaves out does not reach the step: replies, the timeline, metrics, search
  * attributes, budgets, the allowed-actor check (every actor is allowed here) and the management moment (every
@@ -573,7 +573,7 @@ class TicketRun {
   }
 
   // ---------------------------------------------------------------------------------------------------------------
-  // The command intake: workflows/runtime/ticket-commands.ts `handleAccepted`.
+  // The command intake: workflows/runtime/intake.ts `handleAccepted`.
 
   private handleAccepted(arrival: Arrival): void {
     const { observation } = arrival;
@@ -631,7 +631,7 @@ class TicketRun {
       case 'draft_exclude':
       case 'draft_update':
       case 'draft_add':
-        // Edited in place by an activity (ticket-commands.ts draftEdit); no step.
+        // Edited in place by an activity (intake.ts draftEdit); no step.
         this.note(`${arrival.note}: draft edited in place`);
         return;
       default:
@@ -653,12 +653,12 @@ class TicketRun {
     this.gateCommand(command, observation, `raw ${command.type}`);
   }
 
-  /** ticket-commands.ts `gateCommand`. */
+  /** intake.ts `gateCommand`. */
   private gateCommand(command: Command, observation: Observation, via: string): void {
     this.decide({ type: 'command', command, by: actorIdsOf(observation)[0] ?? observation.source_system, delivery_identity: observation.delivery_identity }, via);
   }
 
-  /** ticket-commands.ts `retry`: regenerate is a gate command; review_response goes back to the review gate; resume leaves the block, then `resumed`. */
+  /** intake.ts `retry`: regenerate is a gate command; review_response goes back to the review gate; resume leaves the block, then `resumed`. */
   private retry(command: Extract<Command, { type: 'retry' }>, observation: Observation, via: string): void {
     if (command.mode === 'regenerate') {
       this.effect(`reply_${this.state.observations_received}_retry_label`, { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [RETRY_LABEL] }, false);
@@ -683,7 +683,7 @@ class TicketRun {
     this.decide({ type: 'resumed' }, via);
   }
 
-  /** ticket-commands.ts `clearCommandBlock`: a corrected command lifts an unknown command's block by itself. */
+  /** intake.ts `clearCommandBlock`: a corrected command lifts an unknown command's block by itself. */
   private clearCommandBlock(): void {
     const episode = this.state.retry_count;
     const { resumedAt } = leaveBlocked(this.state, NOW, 'corrected_command');
@@ -693,7 +693,7 @@ class TicketRun {
     this.effect(`corrected_${episode}_labels`, { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [BLOCKED_LABEL] }, false);
   }
 
-  /** ticket-commands.ts `rebase`: rebaseDecision says whether it runs, and on which pull request. */
+  /** intake.ts `rebase`: rebaseDecision says whether it runs, and on which pull request. */
   private rebase(command: Extract<Command, { type: 'rebase' }>, observation: Observation, via: string): void {
     const target = command.pull_request ? pullRequestRefOf(command.pull_request, observation) : null;
     const decision = rebaseDecision(this.definition, this.state, target, { mergedAware: true });

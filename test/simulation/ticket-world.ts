@@ -1,9 +1,9 @@
-import type { Command } from '../../workflows/commands/command-types';
+import type { Command } from '../../workflows/person-commands/command-types';
 import { nodeAccepts, type DefinitionNode, type StationNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import type { Observation, ObservationFacts } from '../../workflows/ledger/observation';
 import type { EffectIntent } from '../../workflows/runtime/station-types';
 import type { TicketState } from '../../workflows/runtime/ticket-state';
-import { rcaOptionCount } from '../../workflows/runtime/interpreter';
+import { rcaOptionCount } from '../../workflows/runtime/routers';
 import { APPROVAL_LABELS, RETRY_LABEL, STAGE_LABELS, STOP_LABEL, YOLO_LABEL } from '../../workflows/vocabulary/labels';
 import { TRIGGER } from '../../workflows/vocabulary/command-words';
 import { COMMAND_FOR_OUTCOME } from '../unit/workflows/runtime/fixtures';
@@ -164,7 +164,7 @@ export class TicketWorld {
     return what === 'review' ? this.review(ref, 'commented', gate.branch) : this.pullRequestChange(ref, 'merged', gate.branch);
   }
 
-  /** Every command type of workflows/commands/command-types.ts, as the driver would hand it on. */
+  /** Every command type of workflows/person-commands/command-types.ts, as the driver would hand it on. */
   private rawCommand(state: TicketState): Arrival {
     const { repository, number } = refParts(this.pullRequest(state));
     const pull_request = { repository, number };

@@ -82,7 +82,7 @@ export interface ObservationFacts {
   sender?: string;
   /**
    * Tracker deliveries: who did it, every identity known, tagged with its system (`tracker-email:<email>` first, then
-   * `tracker:<accountId or user name>`; workflows/commands/actor-identity.ts), never a display name: a label change's or a
+   * `tracker:<accountId or user name>`; workflows/person-commands/actor-identity.ts), never a display name: a label change's or a
    * comment's author, for allowed-actor checks (issue 17) and the loop guard. Source hosts name their logins in
    * `comment`/`review`/`sender`, tagged by the observation's system where they are matched, and carry here the
    * numeric user ids of the same people (`github-id:<id>`, `gitlab-id:<id>`), which never change hands.

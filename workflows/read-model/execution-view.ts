@@ -1,8 +1,8 @@
 import type { TicketState, ExecutionStatus, Checkpoint, StationAttempt, Waiting } from '../runtime/ticket-state';
-import { MEANING, whyNotMeaningful, type Trigger } from '../commands/command-meaning';
-import type { CommandPosition } from '../commands/command-types';
+import { MEANING, whyNotMeaningful, type Trigger } from '../person-commands/command-meaning';
+import type { CommandPosition } from '../person-commands/command-types';
 import { acceptTable, nodeAccepts, outcomesOf } from '../built-in-definitions/definition-types';
-import { proposalPosition } from '../commands/proposal-review';
+import { proposalPosition } from '../person-commands/proposal-review';
 import { rebaseDecision } from '../runtime/rebase-decision';
 import { listEffects } from '../effects/effect-journal';
 import type { MigrationDecision } from '../registry/migration-messages';
@@ -124,7 +124,7 @@ function possibleNow(trigger: string, position: CommandPosition, state: TicketSt
   if (!Object.hasOwn(MEANING, trigger)) return true;
   if (whyNotMeaningful(trigger as Trigger, position) !== undefined) return false;
   switch (trigger) {
-    // Regenerating needs the gate to have paused with its artifact shown (workflows/commands/command-meaning.ts retryMode).
+    // Regenerating needs the gate to have paused with its artifact shown (workflows/person-commands/command-meaning.ts retryMode).
     case TRIGGER.retryAtPausedGate:
       return position.is_paused;
     // The same judgement `/service rebase` gets when it arrives (merged pull requests have nothing left to rebase).

@@ -8,7 +8,7 @@ import {
 import { applyRetention } from './retention';
 import { runEffect, type EffectContext } from '../effects/effect-runner';
 import type { EffectOperation } from '../effects/effect-types';
-import { parseCommand } from '../commands/command-parser';
+import { parseCommand } from '../person-commands/command-parser';
 import { observeSignal } from '../messages';
 import type { ServiceMetricsSinks } from '../read-model/metrics-sink';
 import type { Observation, TicketWorkflowInput, TicketWorkflowSettings } from '../ledger/observation';

@@ -1,4 +1,4 @@
-import type { PullRequestTarget } from '../commands/command-types';
+import type { PullRequestTarget } from '../person-commands/command-types';
 import type { WorkflowDefinition } from '../built-in-definitions/definition-types';
 import type { Observation } from '../ledger/observation';
 import type { TicketState } from './ticket-state';

@@ -1,4 +1,4 @@
-import type { Command } from '../commands/command-types';
+import type { Command } from '../person-commands/command-types';
 import type { GateNode, StationNode } from '../built-in-definitions/definition-types';
 import type { EffectOperation } from '../effects/effect-types';
 import type { EffectIntent, StationRequest } from './station-types';

@@ -1,6 +1,7 @@
-import type { Command } from '../commands/command-types';
+import type { Command } from '../person-commands/command-types';
 import type { GateNode, StationNode, WorkflowDefinition } from '../built-in-definitions/definition-types';
-import { decideRouter, gateCommandEffect, stageLabels } from './interpreter';
+import { gateCommandEffect, stageLabels } from './gate-meaning';
+import { decideRouter } from './routers';
 import { mergeProgress } from './merge-progress';
 import type { StationRequest } from './station-types';
 import { enter, resolveOutcome } from './enter';

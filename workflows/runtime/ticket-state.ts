@@ -196,3 +196,8 @@ export function initialTicketState(input: TicketWorkflowInput, runId: string, no
     timeline: emptyTimeline(),
   };
 }
+
+/** Where a new run stands before its first node: nothing visited, nothing spent. */
+export function initialRuntime(now: string): Runtime {
+  return { visits: {}, bound_counts: {}, return_to: null, resume_at: null, request: null, entered_at: now, ended: null, yolo: false, tokens_spent: 0 };
+}

@@ -2,7 +2,7 @@ import { RETRY_LABEL, STAGE_LABEL, STOP_LABEL, YOLO_LABEL } from './labels';
 
 /**
  * The words a person commands the service with (REFERENCE "Commands"), defined here once. The comment grammar
- * (workflows/commands/command-comments.ts, command-service-verbs.ts) and the neutraliser of posted text
+ * (workflows/person-commands/command-comments.ts, command-service-verbs.ts) and the neutraliser of posted text
  * (src/redaction/neutralise-commands.ts) read these words; test/unit/workflows/vocabulary/vocabulary.test.ts checks
  * that both recognise every one of them.
  */

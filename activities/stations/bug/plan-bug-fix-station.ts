@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning-context/planning-prompt';
 import { artifactPostIntents } from '../../../workflows/effects/artifact-posting';
-import { clip } from '../../../workflows/commands/drafts';
+import { clip } from '../../../workflows/person-commands/drafts';
 import type { StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { plannedRepositories } from '../plan-repositories';
 import { requestSections, sha256, toolsFor, type PlanningDeps } from '../planning/document-stations';

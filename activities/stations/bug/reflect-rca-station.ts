@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { composePrompt, ticketSections } from '../../../src/planning-context/planning-prompt';
 import { artifactPostIntents } from '../../../workflows/effects/artifact-posting';
-import { clip } from '../../../workflows/commands/drafts';
+import { clip } from '../../../workflows/person-commands/drafts';
 import type { StationActivity } from '../../../workflows/runtime/station-types';
 import { sha256, toolsFor, type PlanningDeps } from '../planning/document-stations';
 import { runModelStep } from '../planning/model-step';

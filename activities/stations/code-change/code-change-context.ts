@@ -3,7 +3,7 @@ import type { StationInput } from '../../../workflows/runtime/station-types';
 
 /**
  * Where a code-change station works. The task router keeps its decision as `outputs.next_repository`
- * (`{repository, index, count}`, workflows/runtime/interpreter.ts): the per-repository stations between `task_router` and
+ * (`{repository, index, count}`, workflows/runtime/routers.ts): the per-repository stations between `task_router` and
  * `teardown_workspace` work on that repository. Stations after the router is done (CI, review, completion) work on
  * every pull request of the ticket (`input.pull_requests`).
  */

@@ -1,4 +1,4 @@
-import type { DraftItem } from '../../../workflows/commands/drafts';
+import type { DraftItem } from '../../../workflows/person-commands/drafts';
 import { trustedArtifactText } from '../station-input';
 import type { StationInput } from '../../../workflows/runtime/station-types';
 import { currentDraft } from '../planning/draft-schema';

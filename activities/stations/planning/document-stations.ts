@@ -15,7 +15,7 @@ import { readableRepositories, type RepositoriesReader } from './repositories';
 import { parseStationInput } from '../station-input';
 import { stationFailure } from '../station-failure';
 import { ProposalSettingsError, type ProposalSettings } from '../../../src/config/proposal-settings';
-import type { ProposalKind, ProposalOutput } from '../../../workflows/commands/proposal-review';
+import type { ProposalKind, ProposalOutput } from '../../../workflows/person-commands/proposal-review';
 import { latestReviewComments, prepareProposal, proposalIntents, type PreparedProposal, type ProposalDeps } from './proposal-publisher';
 import { STAGE_LABEL } from '../../../workflows/vocabulary/labels';
 

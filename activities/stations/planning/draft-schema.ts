@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Draft } from '../../../workflows/commands/drafts';
+import type { Draft } from '../../../workflows/person-commands/drafts';
 import type { StationInput } from '../../../workflows/runtime/station-types';
 
 export const draftItemSchema = z.object({

@@ -6,7 +6,7 @@ import { hostTreeDir } from '../../../src/containers/workspace-sync';
 import type { ProposalSettings } from '../../../src/config/proposal-settings';
 import { parseRepoRef } from '../../../src/providers/scmhost/repo-ref';
 import type { ScmhostClient } from '../../../src/providers/scmhost/scmhost-client';
-import { proposalBranch, proposalFile, type ProposalKind, type ProposalOutput } from '../../../workflows/commands/proposal-review';
+import { proposalBranch, proposalFile, type ProposalKind, type ProposalOutput } from '../../../workflows/person-commands/proposal-review';
 import type { EffectIntent, StationInput } from '../../../workflows/runtime/station-types';
 
 export interface ProposalDeps {

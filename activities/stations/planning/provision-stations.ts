@@ -1,6 +1,6 @@
 import { checkItemRepositories } from '../../../src/planning-context/repo-assignment';
 import { epicItemLabel, parentLabel, taskItemLabel } from '../../../src/planning-context/provisioning-labels';
-import type { Draft, DraftItem } from '../../../workflows/commands/drafts';
+import type { Draft, DraftItem } from '../../../workflows/person-commands/drafts';
 import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { parseStationInput } from '../station-input';
 import { currentDraft } from './draft-schema';

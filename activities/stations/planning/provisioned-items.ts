@@ -1,5 +1,5 @@
 import { epicItemLabel, parentLabel } from '../../../src/planning-context/provisioning-labels';
-import type { Draft } from '../../../workflows/commands/drafts';
+import type { Draft } from '../../../workflows/person-commands/drafts';
 import type { StationInput } from '../../../workflows/runtime/station-types';
 import type { PlanningTracker } from './ticket-material';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { composePrompt, referencesSection, ticketSections } from '../../../src/planning-context/planning-prompt';
 import { artifactPostIntents } from '../../../workflows/effects/artifact-posting';
-import { clip } from '../../../workflows/commands/drafts';
+import { clip } from '../../../workflows/person-commands/drafts';
 import type { StationActivity } from '../../../workflows/runtime/station-types';
 import { planGateHelp, planStepSchema, planStepsMarkdown, repositoryMissing, untagged, withoutHeadings } from '../bug/plan-bug-fix-station';
 import { TAKEOVER_PLAN_ARTIFACT, type TakeoverPlanData } from '../bug/flow-data';

@@ -1,7 +1,7 @@
 import { factFingerprint } from '../fact-fingerprint';
 import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../normalised-delivery';
 import type { DiscussionFact } from '../../../workflows/ledger/observation';
-import { sourceHostUserId } from '../../../workflows/commands/actor-identity';
+import { sourceHostUserId } from '../../../workflows/person-commands/actor-identity';
 import type { GitLabHook } from './gitlab-webhook-schema';
 import { formatPullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 

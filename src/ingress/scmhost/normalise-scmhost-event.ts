@@ -1,7 +1,7 @@
 import { factFingerprint } from '../fact-fingerprint';
 import { isoOrNull, type NormalisedDelivery, type NormaliseOptions } from '../normalised-delivery';
 import type { ScmhostEventName, ScmhostPayload } from './scmhost-webhook-schema';
-import { sourceHostUserId } from '../../../workflows/commands/actor-identity';
+import { sourceHostUserId } from '../../../workflows/person-commands/actor-identity';
 import { formatPullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 
 const REVIEW_STATES = new Set(['approved', 'changes_requested', 'commented']);

@@ -1,5 +1,5 @@
 import type { LabelChange, Observation, ObservationSource } from '../../../workflows/ledger/observation';
-import { trackerActorIds, type TrackerUserIds } from '../../../workflows/commands/actor-identity';
+import { trackerActorIds, type TrackerUserIds } from '../../../workflows/person-commands/actor-identity';
 import { factFingerprint } from '../fact-fingerprint';
 import { isoOrNull } from '../normalised-delivery';
 

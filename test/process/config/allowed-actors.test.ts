@@ -5,7 +5,7 @@ import { NotFoundProviderError, RetryableProviderError, TerminalProviderError } 
 import { trackerGroupMembership } from '../../../src/providers/tracker/group-membership-cache';
 import { createTrackerClient } from '../../../src/providers/tracker/tracker-client';
 import { startTrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
-import { actorIdsOf, commandLabelsOf, needsAllowedActor } from '../../../workflows/commands/trusted-actors';
+import { actorIdsOf, commandLabelsOf, needsAllowedActor } from '../../../workflows/person-commands/trusted-actors';
 import type { Observation } from '../../../workflows/ledger/observation';
 
 const ACCOUNT_ID = '712020:5b10ac8d-82e0-4b22-8c7d-4ef5a1b2c3d4';

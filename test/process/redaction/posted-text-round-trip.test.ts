@@ -13,8 +13,8 @@ import { adfToJiraWiki } from '../../../src/sandbox/tracker-simulator/adf-to-jir
 import { startGitLabSimulator, type GitLabSimulator } from '../../../src/sandbox/gitlab-simulator/gitlab-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
-import { ticketCommentRequest } from '../../../workflows/commands/command-comments';
-import { parseCommand, type CommandPosition } from '../../../workflows/commands/command-parser';
+import { ticketCommentRequest } from '../../../workflows/person-commands/command-comments';
+import { parseCommand, type CommandPosition } from '../../../workflows/person-commands/command-parser';
 import { BUILT_IN_DEFINITIONS } from '../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../workflows/built-in-definitions/definition-types';
 import type { Observation, WorkflowKind } from '../../../workflows/ledger/observation';

@@ -16,7 +16,7 @@ import { createScmhostClient } from '../../../src/providers/scmhost/scmhost-clie
 import { startModelSimulator, type ModelSimulator } from '../../../src/sandbox/model-simulator/model-simulator';
 import { startScmhostSimulator, type ScmhostSimulator } from '../../../src/sandbox/scmhost-simulator/scmhost-simulator';
 import { startTrackerSimulator, type TrackerSimulator } from '../../../src/sandbox/tracker-simulator/tracker-simulator';
-import { applyDraftCommand, type Draft } from '../../../workflows/commands/drafts';
+import { applyDraftCommand, type Draft } from '../../../workflows/person-commands/drafts';
 import type { ArtifactRecord, StationInput, StationResult } from '../../../workflows/runtime/station-types';
 
 /**

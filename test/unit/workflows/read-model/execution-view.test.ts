@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { openPullRequests, permittedCommands } from '../../../../workflows/read-model/execution-view';
-import { initialRuntime } from '../../../../workflows/runtime/interpreter';
+import { initialRuntime } from '../../../../workflows/runtime/ticket-state';
 import type { WorkflowKind } from '../../../../workflows/ledger/observation';
 import { initialTicketState, type TicketState } from '../../../../workflows/runtime/ticket-state';
 

@@ -5,7 +5,7 @@ import { BUG_DEFINITION, TASK_TAKEOVER_DEFINITION } from '../../../../workflows/
 import { pinDefinition } from '../../../../src/definition-rules/definition-digest';
 import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { analyzeMigration, applyMigration, decideMigration, describeNodeChange, type MigrationPosition } from '../../../../workflows/registry/migration-compatibility';
-import { initialRuntime } from '../../../../workflows/runtime/interpreter';
+import { initialRuntime } from '../../../../workflows/runtime/ticket-state';
 import { initialTicketState, type TicketState } from '../../../../workflows/runtime/ticket-state';
 
 function feature(revision: number, change: Partial<{ approvedTo: string; gateName: string; gateKind: string; label: string; waiting: string }> = {}): WorkflowDefinition {

@@ -1,6 +1,6 @@
-import { parseCommand } from '../../../../workflows/commands/command-parser';
-import { PROPOSAL_BRANCH_PREFIX } from '../../../../workflows/commands/command-meaning';
-import type { Command, CommandPosition } from '../../../../workflows/commands/command-types';
+import { parseCommand } from '../../../../workflows/person-commands/command-parser';
+import { PROPOSAL_BRANCH_PREFIX } from '../../../../workflows/person-commands/command-meaning';
+import type { Command, CommandPosition } from '../../../../workflows/person-commands/command-types';
 import { acceptTable, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import type { Observation, ObservationFacts, WorkflowKind } from '../../../../workflows/ledger/observation';
 import type { Position, StepEnv, StepState } from '../../../../workflows/runtime/step-types';
@@ -22,7 +22,7 @@ export function stateAt(node: string, overrides: Partial<Position> = {}, rest: P
   };
 }
 
-/** A command whose meaning at a gate is `outcome` (workflows/runtime/interpreter.ts gateCommandEffect). */
+/** A command whose meaning at a gate is `outcome` (workflows/runtime/gate-meaning.ts gateCommandEffect). */
 export const COMMAND_FOR_OUTCOME: Readonly<Record<string, Command>> = {
   approved: { type: 'approve', gate: 'any', via: 'label' },
   feedback: { type: 'feedback', text: 'shorter, please', via: 'comment' },
@@ -38,7 +38,7 @@ export const COMMAND_FOR_OUTCOME: Readonly<Record<string, Command>> = {
 };
 
 /**
- * What each trigger a node may accept asks for, as the real command boundary (workflows/commands/command-parser.ts)
+ * What each trigger a node may accept asks for, as the real command boundary (workflows/person-commands/command-parser.ts)
  * reads a person's or a provider's delivery of it at that node. `ci_skips` and `review_retry` are the two triggers
  * the driver hands to `step` as events of their own; the draft edits edit the draft in place (no step).
  */

@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Command } from '../../../../workflows/commands/command-types';
+import type { Command } from '../../../../workflows/person-commands/command-types';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { reviewRetryPosition, step } from '../../../../workflows/runtime/step';
 import type { Action, StepState } from '../../../../workflows/runtime/step-types';
 import type { WorkflowKind } from '../../../../workflows/ledger/observation';
 import { COMMAND_FOR_OUTCOME, deliveriesOf, ENV, meaningsOf, parsed, PR, stateAt, waitingPosition } from './fixtures';
-import { MEANING, type Trigger } from '../../../../workflows/commands/command-meaning';
+import { MEANING, type Trigger } from '../../../../workflows/person-commands/command-meaning';
 
 /**
  * Generated from the built-in definitions: every (node, outcome) and every (node, accepted trigger) pair goes through

@@ -3,9 +3,9 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { neutraliseCommands } from '../../../../src/redaction/neutralise-commands';
 import { TRIGGER_OUTCOME } from '../../../../workflows/built-in-definitions/catalogue';
-import { ticketCommentRequest } from '../../../../workflows/commands/command-comments';
-import { MEANING } from '../../../../workflows/commands/command-meaning';
-import { serviceVerbOf, VERBS } from '../../../../workflows/commands/command-service-verbs';
+import { ticketCommentRequest } from '../../../../workflows/person-commands/command-comments';
+import { MEANING } from '../../../../workflows/person-commands/command-meaning';
+import { serviceVerbOf, VERBS } from '../../../../workflows/person-commands/command-service-verbs';
 import { ASK_MENTION, FEEDBACK_MARK, OPTION_WORD, QUESTION_MARK, SERVICE_COMMAND_PREFIX, SERVICE_VERBS, TRIGGER } from '../../../../workflows/vocabulary/command-words';
 import * as labels from '../../../../workflows/vocabulary/labels';
 

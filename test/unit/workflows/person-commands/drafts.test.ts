@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decideServiceCommand } from '../../../../workflows/commands/command-service-verbs';
-import type { CommandPosition } from '../../../../workflows/commands/command-types';
-import { renderDraft } from '../../../../workflows/commands/draft-markdown';
-import { applyDraftCommand, draftItemIds, replaceDraftItem, type Draft, type DraftCommand, type DraftItem } from '../../../../workflows/commands/drafts';
+import { decideServiceCommand } from '../../../../workflows/person-commands/command-service-verbs';
+import type { CommandPosition } from '../../../../workflows/person-commands/command-types';
+import { renderDraft } from '../../../../workflows/person-commands/draft-markdown';
+import { applyDraftCommand, draftItemIds, replaceDraftItem, type Draft, type DraftCommand, type DraftItem } from '../../../../workflows/person-commands/drafts';
 
 const item = (id: number, summary: string, repo: string, extra: Partial<DraftItem> = {}): DraftItem => ({
   id, summary, description: `${summary} in detail`, repo, acceptance_criteria: [`${summary} works`], excluded: false, epic_key: null, ...extra,

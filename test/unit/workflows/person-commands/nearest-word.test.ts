@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editDistance, nearestWord } from '../../../../workflows/commands/nearest-word';
+import { editDistance, nearestWord } from '../../../../workflows/person-commands/nearest-word';
 
 const VERBS = ['approve', 'remove', 'exclude', 'update', 'add', 'skip-gate', 'unskip-gate', 'stop', 'rebase'];
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommand, type CommandPosition } from '../../../../workflows/commands/command-parser';
+import { parseCommand, type CommandPosition } from '../../../../workflows/person-commands/command-parser';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../../workflows/built-in-definitions/definition-types';
 import type { Observation, ObservationFacts } from '../../../../workflows/ledger/observation';
-import { isProposalBranch, noteProposalEvent, noteProposalOpened, proposalBranch, proposalFile, proposalPosition } from '../../../../workflows/commands/proposal-review';
+import { isProposalBranch, noteProposalEvent, noteProposalOpened, proposalBranch, proposalFile, proposalPosition } from '../../../../workflows/person-commands/proposal-review';
 import type { Runtime } from '../../../../workflows/runtime/ticket-state';
 
 function observation(event: Observation['event'], facts: ObservationFacts, source_system: Observation['source_system'] = 'scmhost'): Observation {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ticketCommentRequest } from '../../../../workflows/commands/command-comments';
-import { serviceVerbOf } from '../../../../workflows/commands/command-service-verbs';
-import { ignoredRequestOf, requestReplyName } from '../../../../workflows/commands/ignored-request';
+import { ticketCommentRequest } from '../../../../workflows/person-commands/command-comments';
+import { serviceVerbOf } from '../../../../workflows/person-commands/command-service-verbs';
+import { ignoredRequestOf, requestReplyName } from '../../../../workflows/person-commands/ignored-request';
 import type { Observation, ObservationFacts, SourceSystem } from '../../../../workflows/ledger/observation';
 
 function observation(event: Observation['event'], facts: ObservationFacts, source_system: SourceSystem = 'tracker'): Observation {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { actorId, sourceHostActorId, systemOfActorId, trackerActorIdOf, trackerActorIds } from '../../../../workflows/commands/actor-identity';
-import { actorIdsOf } from '../../../../workflows/commands/trusted-actors';
+import { actorId, sourceHostActorId, systemOfActorId, trackerActorIdOf, trackerActorIds } from '../../../../workflows/person-commands/actor-identity';
+import { actorIdsOf } from '../../../../workflows/person-commands/trusted-actors';
 import type { Observation } from '../../../../workflows/ledger/observation';
 
 const ACCOUNT_ID = '712020:5b10ac8d-82e0-4b22-8c7d-4ef5a1b2c3d4';

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { acceptTable, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
-import { decideRouter, gateCommandEffect, initialRuntime, plannedRepositoriesOf, rcaOptionCount, stageLabels } from '../../../../workflows/runtime/interpreter';
+import { gateCommandEffect, stageLabels } from '../../../../workflows/runtime/gate-meaning';
+import { decideRouter, plannedRepositoriesOf, rcaOptionCount } from '../../../../workflows/runtime/routers';
+import { initialRuntime } from '../../../../workflows/runtime/ticket-state';
 import { enter, resolveOutcome } from '../../../../workflows/runtime/enter';
 import { positionOf } from '../../../../workflows/runtime/position';
 import { initialCheckpoint, initialTicketState } from '../../../../workflows/runtime/ticket-state';
-import { statusReply } from '../../../../workflows/commands/status-reply';
+import { statusReply } from '../../../../workflows/person-commands/status-reply';
 import { effectKey } from '../../../../workflows/effects/effect-journal';
 
 const NOW = '2026-11-23T10:00:00.000Z';
@@ -24,7 +26,7 @@ const definition: WorkflowDefinition = {
   },
 };
 
-describe('the interpreter', () => {
+describe('the gate and router helpers of step', () => {
   it('follows mapped outcomes and names the unmapped ones', () => {
     expect(resolveOutcome(definition, null, 'draft', 'drafted')).toEqual({ ok: true, target: 'review_gate' });
     expect(resolveOutcome(definition, null, 'draft', 'exploded')).toEqual({ ok: false, reason: 'draft has no transition for outcome "exploded" in test r1 (it maps: drafted)' });

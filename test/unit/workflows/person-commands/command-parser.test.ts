@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MEANING, parseCommand, type Command, type CommandDecision, type CommandPosition } from '../../../../workflows/commands/command-parser';
+import { MEANING, parseCommand, type Command, type CommandDecision, type CommandPosition } from '../../../../workflows/person-commands/command-parser';
 import type { Observation, ObservationFacts, SourceSystem, WorkflowKind } from '../../../../workflows/ledger/observation';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../../workflows/built-in-definitions/definition-types';

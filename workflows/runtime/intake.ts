@@ -1,24 +1,24 @@
 import { patched, proxyActivities, proxySinks } from '@temporalio/workflow';
 import { clearReviewResponseState, leaveBlocked, UNKNOWN_COMMAND_ONE_ANSWER_PATCH, unknownCommandBlockNote } from './blocking';
-import { parseCommand, type Command } from '../commands/command-parser';
-import { ticketCommentRequest } from '../commands/command-comments';
+import { parseCommand, type Command } from '../person-commands/command-parser';
+import { ticketCommentRequest } from '../person-commands/command-comments';
 import { permittedCommands } from '../read-model/execution-view';
-import { ignoredRequestOf, ONE_REPLY_PATCH, requestReplyName, type IgnoredRequest } from '../commands/ignored-request';
+import { ignoredRequestOf, ONE_REPLY_PATCH, requestReplyName, type IgnoredRequest } from '../person-commands/ignored-request';
 import { BEFORE_MANAGEMENT, BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor, noteManagement } from './management-moment';
-import { rcaOptionCount } from './interpreter';
+import { rcaOptionCount } from './routers';
 import type { ServiceMetricsSinks } from '../read-model/metrics-sink';
 import type { Observation, TicketWorkflowInput } from '../ledger/observation';
-import { requestReply, statusReply } from '../commands/status-reply';
-import { draftIdsAtGate } from '../commands/draft-gate';
+import { requestReply, statusReply } from '../person-commands/status-reply';
+import { draftIdsAtGate } from '../person-commands/draft-gate';
 import { pullRequestRefOf, REBASE_MERGED_PATCH, rebaseDecision } from './rebase-decision';
 import { noteAcceptedPullRequest } from './merge-progress';
-import { noteProposalEvent, proposalPosition } from '../commands/proposal-review';
-import type { DraftCommand } from '../commands/drafts';
+import { noteProposalEvent, proposalPosition } from '../person-commands/proposal-review';
+import type { DraftCommand } from '../person-commands/drafts';
 import type { DraftEditActivities } from '../../activities/draft-edit-activities';
 import type { TicketState } from './ticket-state';
 import { rememberPullRequest } from '../read-model/ticket-search-attributes';
 import { isStopRequest, KILL_SWITCH_PATCH } from './kill-switch';
-import { actorIdsOf } from '../commands/trusted-actors';
+import { actorIdsOf } from '../person-commands/trusted-actors';
 import { applyPosition, positionOf } from './position';
 import { NO_DEFINITION, reviewRetryPosition } from './step';
 import { nowIso } from './clock';
@@ -150,7 +150,7 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
     decide({ type: 'command', command, by: actorIdsOf(observation)[0] ?? observation.source_system, delivery_identity: observation.delivery_identity });
 
   /**
-   * A person's request ignored where the ticket stands (workflows/commands/ignored-request.ts): its request labels are taken off
+   * A person's request ignored where the ticket stands (workflows/person-commands/ignored-request.ts): its request labels are taken off
    * at once, and one reply per request and position says where the ticket stands and what moves it.
    */
   const answerIgnored = async (observation: Observation, reason: string, decisionId: number) => {

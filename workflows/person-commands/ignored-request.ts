@@ -25,7 +25,7 @@ export interface IgnoredRequest {
   /**
    * Request labels taken off again: a stray approval label would otherwise stand on the ticket as if it approved
    * something, and `service:retry` or `service:stop` could not be added again when they do mean something (the same
-   * as for labels from someone not allowed; workflows/commands/trusted-actors.ts).
+   * as for labels from someone not allowed; workflows/person-commands/trusted-actors.ts).
    */
   remove_labels: string[];
 }

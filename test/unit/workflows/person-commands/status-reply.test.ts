@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestReply, type RequestReplyInput } from '../../../../workflows/commands/status-reply';
+import { requestReply, type RequestReplyInput } from '../../../../workflows/person-commands/status-reply';
 import { initialCheckpoint } from '../../../../workflows/runtime/ticket-state';
 
 const NOW = '2026-11-27T10:00:00.000Z';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { draftIdsAtGate, editDraftAtGate } from '../../../../workflows/commands/draft-gate';
-import type { Draft } from '../../../../workflows/commands/drafts';
+import { draftIdsAtGate, editDraftAtGate } from '../../../../workflows/person-commands/draft-gate';
+import type { Draft } from '../../../../workflows/person-commands/drafts';
 
 const draft: Draft = {
   kind: 'epics',

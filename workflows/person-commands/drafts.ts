@@ -5,7 +5,7 @@ import type { Command, DraftFields } from './command-types';
 /**
  * Drafts of the epic plan and of the tasks (REFERENCE "Commands", "Tracker conventions"): what a person edits at
  * plan_approval_gate and task_approval_gate before anything is created in the tracker. Editing is pure and
- * deterministic: the workflow applies a parsed draft command (workflows/commands/command-service-verbs.ts) and gets the new
+ * deterministic: the workflow applies a parsed draft command (workflows/person-commands/command-service-verbs.ts) and gets the new
  * draft and a ✅ reply, or the reason for a ❌ reply and the draft unchanged.
  */
 

@@ -26,7 +26,7 @@ function trimPeriod(text: string): string {
 }
 
 /**
- * The one reply to an ignored request (workflows/commands/ignored-request.ts): what was asked and why it changed nothing, then
+ * The one reply to an ignored request (workflows/person-commands/ignored-request.ts): what was asked and why it changed nothing, then
  * where the ticket stands in words a person acts on, e.g. "SBX-1 waits at `prd_approval_gate`: approval of the PRD:
  * add the label service:prd-approved (or comment `!` to revise, `?` to ask)."
  */

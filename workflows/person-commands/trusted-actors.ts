@@ -14,7 +14,7 @@ export interface AuthorizeActorInput {
   project_key: string;
   /**
    * Every identity known of the person, each with its system (`tracker:<accountId>`, `tracker-email:<email>`,
-   * `github:<login>`, `gitlab:<username>`, `github-id:<id>`, `gitlab-id:<id>`; workflows/commands/actor-identity.ts).
+   * `github:<login>`, `gitlab:<username>`, `github-id:<id>`, `gitlab-id:<id>`; workflows/person-commands/actor-identity.ts).
    */
   actor_ids: string[];
   /** The command type, for the log. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeItems, parseAssignments, parseDraftFields, parseItemId } from '../../../../workflows/commands/command-args';
-import { echo, ECHO_LIMIT, invalidCommand } from '../../../../workflows/commands/command-replies';
+import { describeItems, parseAssignments, parseDraftFields, parseItemId } from '../../../../workflows/person-commands/command-args';
+import { echo, ECHO_LIMIT, invalidCommand } from '../../../../workflows/person-commands/command-replies';
 
 describe('parseAssignments', () => {
   it.each([
