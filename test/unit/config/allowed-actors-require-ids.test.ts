@@ -11,7 +11,7 @@ import { normaliseGitLabEvent } from '../../../src/ingress/gitlab/normalise-gitl
 import { gitlabHookSchema } from '../../../src/ingress/gitlab/gitlab-webhook-schema';
 import { normaliseScmhostEvent } from '../../../src/ingress/scmhost/normalise-scmhost-event';
 import { SCMHOST_EVENT_SCHEMAS } from '../../../src/ingress/scmhost/scmhost-webhook-schema';
-import { actorIdsOf } from '../../../workflows/commands/trusted-actors';
+import { actorIdsOf } from '../../../workflows/person-commands/trusted-actors';
 import type { Observation } from '../../../workflows/ledger/observation';
 import { fixture } from '../../helpers/fixtures';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertNoCommand, COMMAND_BREAK, CommandNeutralisationError, neutraliseCommands, neutraliseEffectText } from '../../../src/redaction/neutralise-commands';
-import { ticketCommentRequest } from '../../../workflows/commands/command-comments';
-import { parseCommand, type CommandPosition } from '../../../workflows/commands/command-parser';
+import { ticketCommentRequest } from '../../../workflows/person-commands/command-comments';
+import { parseCommand, type CommandPosition } from '../../../workflows/person-commands/command-parser';
 import { BUILT_IN_DEFINITIONS } from '../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../workflows/built-in-definitions/definition-types';
 import type { Observation, ObservationFacts, SourceSystem, WorkflowKind } from '../../../workflows/ledger/observation';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { gitlabHookSchema } from '../../../../src/ingress/gitlab/gitlab-webhook-schema';
 import { gitlabTime, normaliseGitLabEvent } from '../../../../src/ingress/gitlab/normalise-gitlab-event';
 import { fixture } from '../../../helpers/fixtures';
-import { parseCommand } from '../../../../workflows/commands/command-parser';
+import { parseCommand } from '../../../../workflows/person-commands/command-parser';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../../workflows/built-in-definitions/definition-types';
 import type { Observation } from '../../../../workflows/ledger/observation';

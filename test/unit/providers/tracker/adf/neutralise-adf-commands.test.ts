@@ -4,7 +4,7 @@ import type { AdfDocument, AdfNode } from '../../../../../src/providers/tracker/
 import { markdownToAdf } from '../../../../../src/providers/tracker/adf/markdown-to-adf';
 import { adfPlainText, neutraliseAdfCommands } from '../../../../../src/providers/tracker/adf/neutralise-adf-commands';
 import { COMMAND_BREAK, CommandNeutralisationError } from '../../../../../src/redaction/neutralise-commands';
-import { ticketCommentRequest } from '../../../../../workflows/commands/command-comments';
+import { ticketCommentRequest } from '../../../../../workflows/person-commands/command-comments';
 import { HOSTILE_COMMAND_TEXTS, ORDINARY_TEXTS } from '../../../../fixtures/hostile-command-lines';
 
 const B = COMMAND_BREAK;
