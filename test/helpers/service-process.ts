@@ -26,7 +26,7 @@ export interface ServiceProcess {
  * program the same way (a test worker built from the compiled service).
  */
 export function startService(args: string[], env: NodeJS.ProcessEnv, script = SERVICE_BIN): ServiceProcess {
-  if (!existsSync(join(root, 'dist', 'src', 'commands'))) {
+  if (!existsSync(join(root, 'dist', 'src', 'cli'))) {
     throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the integration tests');
   }
   const child = spawn(process.execPath, [script, ...args], {
