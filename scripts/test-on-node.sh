@@ -2,7 +2,7 @@
 # Runs the suite (scripts/test.sh: build, typecheck, lint, vitest) on another Node.js release line than the machine's.
 #
 #   scripts/test-on-node.sh <major> [vitest arguments...]
-#   scripts/test-on-node.sh 24 --project unit
+#   scripts/test-on-node.sh 24 --project pure
 #   scripts/test-on-node.sh 22 --project integration test/integration/foundation.test.ts
 #
 # The Node binary is installed (once) by scripts/install-node.sh from the npm registry and put first on PATH, so
