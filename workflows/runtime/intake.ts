@@ -32,13 +32,13 @@ const { editDraft } = proxyActivities<DraftEditActivities>({ startToCloseTimeout
 /** service:yolo standing at a ticket's start counts only from an allowed actor (histories from before: from anyone). */
 export const TRUSTED_YOLO_AT_START_PATCH = 'trusted-yolo-at-start';
 
+/** service:retry at a review-response gate names its label write apart from the resume's (histories from before shared one). */
+export const REVIEW_RETRY_OWN_LABELS_PATCH = 'review-retry-own-labels';
+
 /** A ticket comment asking a question (`?` or `@service ask`, REFERENCE "Commands"). */
 function isQuestion(observation: Observation): boolean {
   return observation.event === 'issue_commented' && ticketCommentRequest(observation.facts.comment?.body ?? '') === 'question';
 }
-
-/** service:retry at a review-response gate names its label write apart from the resume's (histories from before shared one). */
-export const REVIEW_RETRY_OWN_LABELS_PATCH = 'review-retry-own-labels';
 
 /**
  * The command intake of the station runtime (SPEC 2.4, 3.2): an accepted delivery is judged (made before the service

@@ -1,3 +1,5 @@
+import type { SourceSystem } from '../ledger/observation';
+
 /**
  * How the service names one pull request (a merge request on GitLab) everywhere: `owner/repo#12` on GitHub,
  * `group/subgroup/project!12` on GitLab. The gateway's pull-request index, the workflow's lists of pull requests,
@@ -18,7 +20,7 @@ export function formatPullRequestRef(repository: string, number: number, host: S
 }
 
 /** The host of a delivery's source system (`scmhost` is GitHub). */
-export function sourceHostOf(sourceSystem: string): SourceHost {
+export function sourceHostOf(sourceSystem: SourceSystem): SourceHost {
   return sourceSystem === 'gitlab' ? 'gitlab' : 'github';
 }
 
