@@ -7,10 +7,12 @@
  * every probe answered 200 within 200 ms, held bytes within the budget, RSS growth within 192 MiB.
  *
  *   npm run bench:flood -- [--seconds 10] [--per-route 100] [--fast-mib 2] [--pause 100] [--probe-every 50] [--rounds 1]
+ *     [--read-mib 16]
  *
  * --per-route: connections at once on each of the three webhook routes (half send 9 MiB chunked at --fast-mib MiB/s
  * each, 0 meaning as fast as the gateway reads; half trickle a declared 4 MiB); --pause: ms before an answered
- * connection is replaced; --rounds: attacks one after another on the same gateway (each reported). A CPU profile of
+ * connection is replaced; --rounds: attacks one after another on the same gateway (each reported); --read-mib: the
+ * gateway's read rate of unauthenticated bodies (its default 16; a large value shows it without the rate). A CPU profile of
  * the gateway: `node --cpu-prof --cpu-prof-dir <dir> dist-bench/bench/webhook-flood.js ...`.
  */
 import { execFile } from 'node:child_process';
@@ -60,9 +62,16 @@ async function main(): Promise<void> {
   const everyMs = numberOption('probe-every', 50, 1);
   const rounds = numberOption('rounds', 1, 1);
   const attackerNice = numberOption('attacker-nice', 19);
+  // The gateway's read rate of unauthenticated bodies (SERVICE_GATEWAY_PENDING_BODY_READ_MIB_PER_S); a large value
+  // shows the gateway as it was before the rate.
+  const readMiB = process.argv.includes('--read-mib') ? String(numberOption('read-mib', 16, 1)) : undefined;
 
   process.env.GL_FLOOD_HOOK = 'flood-gitlab-secret';
-  const loaded = loadServiceConfig({ TRACKER_WEBHOOK_SECRET: 'flood-tracker-secret', SCMHOST_WEBHOOK_SECRET: 'flood-scmhost-secret' });
+  const loaded = loadServiceConfig({
+    TRACKER_WEBHOOK_SECRET: 'flood-tracker-secret',
+    SCMHOST_WEBHOOK_SECRET: 'flood-scmhost-secret',
+    ...(readMiB ? { SERVICE_GATEWAY_PENDING_BODY_READ_MIB_PER_S: readMiB } : {}),
+  });
   if (!loaded.config) throw new Error('the bench configuration did not load');
   const config = loaded.config;
   const registry = parseRepositoryRegistry([
@@ -81,13 +90,14 @@ async function main(): Promise<void> {
   const app = createGatewayApp({ config, workflows, metrics, logger: createLogger({ level: 'info', write: () => undefined }), registry, pendingBodies });
   const server = await listen(createGatewayServer(app, config.gateway), '127.0.0.1', 0, 'flooded gateway');
   const limits = config.gateway.pendingBodies;
-  console.log(`gateway ${server.url}: ${perRoute} connections per route for ${seconds} s, fast senders at ${fastMiBPerSecond || 'full'} MiB/s, replaced after ${pauseMs} ms; budget ${limits.maxBodiesPerRoute} bodies per route, ${limits.maxBodies} in all, ${limits.maxBytes / MIB} MiB`);
+  console.log(`gateway ${server.url}: ${perRoute} connections per route for ${seconds} s, fast senders at ${fastMiBPerSecond || 'full'} MiB/s, replaced after ${pauseMs} ms; budget ${limits.maxBodiesPerRoute} bodies per route, ${limits.maxBodies} in all, ${limits.maxBytes / MIB} MiB, read at ${limits.readBytesPerSecond / MIB} MiB/s`);
 
   let allHeld = true;
   try {
     for (let round = 1; round <= rounds; round++) {
       global.gc?.();
       const baseline = process.memoryUsage().rss;
+      const cpuBefore = process.cpuUsage();
       let peakRss = baseline;
       let lag = 0;
       let last = performance.now();
@@ -102,6 +112,7 @@ async function main(): Promise<void> {
         runChild<Record<string, Record<string, number>>>('webhook-flood-attacker.cjs', { url: server.url, seconds, perRoute, fastMiBPerSecond, pauseMs }, timeoutMs, attackerNice),
         runChild<Array<{ ms: number; status?: number; error?: string }>>('health-prober.cjs', { url: server.url, seconds, everyMs }, timeoutMs),
       ]).finally(() => clearInterval(sampling));
+      const cpu = process.cpuUsage(cpuBefore);
       const times = probes.map((p) => p.ms).sort((a, b) => a - b);
       const failed = probes.filter((p) => p.status !== 200).length;
       const growth = peakRss - baseline;
@@ -110,7 +121,7 @@ async function main(): Promise<void> {
       allHeld &&= ok;
       console.log(`round ${round}:`);
       console.log(`  health: ${probes.length} probes, ${failed} not answered 200; p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, slowest ${times.at(-1)!.toFixed(1)} ms (target: every probe under ${HEALTH_TARGET_MS} ms)`);
-      console.log(`  gateway event loop: longest stall ${lag.toFixed(0)} ms`);
+      console.log(`  gateway event loop: longest stall ${lag.toFixed(0)} ms; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s in the round (${(cpu.system / 1e6).toFixed(1)} s in the kernel)`);
       console.log(`  memory: RSS grew ${(growth / MIB).toFixed(0)} MiB (target under ${RSS_GROWTH_TARGET / MIB} MiB); unauthenticated bodies held at most ${(pendingBodies.peakBytes / MIB).toFixed(1)} MiB${held === undefined ? ' since start' : ''} (budget ${limits.maxBytes / MIB} MiB)`);
       for (const [route, codes] of Object.entries(answers)) {
         console.log(`  ${route}: ${Object.entries(codes).map(([code, n]) => `${n} × ${code}`).join(', ')}`);
