@@ -453,6 +453,33 @@ export function ticketCanStillReachAGateOrEnd(c: StepCheck): string | undefined 
   return c.live.has(c.after.node) ? undefined : `the ticket stands at ${c.after.node}, from which no gate and no end can be reached`;
 }
 
+/**
+ * A retry bound counts the times a station is sent to again, not the times a detour comes back to it: returning from
+ * a `/service rebase` (`$return`) never runs a bound out, or rebases alone would escalate a ticket.
+ */
+export function detourReturnsDoNotEscalate(c: StepCheck): string | undefined {
+  for (const action of c.result.actions) {
+    if (action.type !== 'enter' || !action.transition.exhausted) continue;
+    const from = c.definition.nodes[action.transition.from];
+    if (from && from.kind !== 'end' && from.on[action.transition.outcome] === RETURN_TARGET) {
+      return `returning from ${action.transition.from} to ${action.transition.exhausted.node} ran its retry bound out`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A bound that runs out blocks the ticket with the bounded node's `exhausted_code` where it names one (`ci_fix_limit`,
+ * which the alerts watch), not with the escalation end's generic code.
+ */
+export function exhaustedBoundsBlockWithTheirCode(c: StepCheck): string | undefined {
+  const block = c.result.actions.find((action) => action.type === 'block');
+  const resumeAt = c.before.position.resume_at;
+  const bounded = resumeAt ? c.definition.nodes[resumeAt] : undefined;
+  if (block?.type !== 'block' || c.definition.nodes[c.before.position.node]?.kind !== 'end' || bounded?.kind !== 'station' || !bounded.exhausted_code) return undefined;
+  return block.code === bounded.exhausted_code ? undefined : `${resumeAt} ran out of attempts and the ticket blocked with ${block.code}, not its ${bounded.exhausted_code}`;
+}
+
 export const INVARIANTS: readonly Invariant[] = [
   { name: 'at most one stage label', check: atMostOneStageLabel },
   { name: 'one logical write per effect identity', check: effectIdentityIsOneLogicalAction },
@@ -464,6 +491,8 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: 'a router walks every planned repository', check: routerWalksEveryPlannedRepository },
   { name: 'yolo gates do not wait', check: yoloGatesDoNotWait },
   { name: 'a station run ends the step', check: aStationRunEndsTheStep },
+  { name: 'a detour\'s return does not escalate', check: detourReturnsDoNotEscalate },
+  { name: 'an exhausted bound blocks with its own code', check: exhaustedBoundsBlockWithTheirCode },
 ];
 
 /**

@@ -5,7 +5,8 @@ import type { Position, Transition } from './step-types';
 export const ESCALATE_NODE = 'escalate_blocked';
 export const DEFAULT_EXHAUSTED_CODE = 'retry_bound_exhausted';
 
-export type Resolution = { ok: true; target: string } | { ok: false; reason: string };
+/** `returned`: the target is where a detour (`$return`) goes back to, not a node the outcome names. */
+export type Resolution = { ok: true; target: string; returned: boolean } | { ok: false; reason: string };
 
 /** Where `outcome` at `from` leads in the definition; `$return` goes back to the node that sent the ticket here. */
 export function resolveOutcome(definition: WorkflowDefinition, returnTo: string | null, from: string, outcome: string): Resolution {
@@ -16,22 +17,23 @@ export function resolveOutcome(definition: WorkflowDefinition, returnTo: string 
     return { ok: false, reason: `${from} has no transition for outcome "${outcome}" in ${definition.name} r${definition.revision} (it maps: ${Object.keys(node.on).join(', ')})` };
   }
   if (target === RETURN_TARGET) {
-    return returnTo ? { ok: true, target: returnTo } : { ok: false, reason: `${from} returns to the node that sent the ticket here, but none is recorded` };
+    return returnTo ? { ok: true, target: returnTo, returned: true } : { ok: false, reason: `${from} returns to the node that sent the ticket here, but none is recorded` };
   }
-  return { ok: true, target };
+  return { ok: true, target, returned: false };
 }
 
 /**
  * The position after entering `target`: the visit is counted, and a station's retry bound applies (exhausted: the
  * escalation node instead, with the bounded node kept for service:retry). A gate pauses once its label is set.
+ * `countsBound: false` enters without counting against the bound (the ticket comes back from a detour it did not fail).
  */
-export function enter(definition: WorkflowDefinition, position: Position, target: string): { position: Position; visit: number; exhausted?: Transition['exhausted'] } {
+export function enter(definition: WorkflowDefinition, position: Position, target: string, countsBound = true): { position: Position; visit: number; exhausted?: Transition['exhausted'] } {
   const spec = definition.nodes[target];
   let node = target;
   let exhausted: Transition['exhausted'];
   let boundCounts = position.bound_counts;
   let resumeAt = position.resume_at;
-  if (spec?.kind === 'station' && spec.retry_bound !== undefined) {
+  if (spec?.kind === 'station' && spec.retry_bound !== undefined && countsBound) {
     const count = (boundCounts[target] ?? 0) + 1;
     if (count > spec.retry_bound) {
       node = spec.on_exhausted ?? ESCALATE_NODE;

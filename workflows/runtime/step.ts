@@ -28,6 +28,18 @@ export const RESUMED_YOLO_GATE_PATCH = 'resumed-yolo-gate-approves';
  */
 export const ROUTER_COUNTS_DECISIONS_PATCH = 'router-counts-decisions';
 
+/**
+ * Coming back from a detour (a `/service rebase`, `$return`) to a station with a retry bound does not count against
+ * the bound: the station did not fail, and rebases alone escalated a ticket (histories from before counted it).
+ */
+export const DETOUR_RETURN_UNBOUNDED_PATCH = 'detour-return-not-bounded';
+
+/**
+ * A station whose retry bound ran out blocks with its own `exhausted_code` (`ci_fix_limit` for CI fixes, which the
+ * alerts and docs name), not the escalation end's generic code (histories from before blocked with the end's).
+ */
+export const EXHAUSTED_CODE_BLOCKS_PATCH = 'exhausted-code-blocks';
+
 type Moved = { position: Position; actions: Action[] };
 
 function visitOf(position: Position, node = position.node): number {
@@ -38,8 +50,8 @@ function labelsEffect(state: StepState, ticketKey: string, name: string, node: s
   return { type: 'effect', name, node, visit: visitOf(state.position, node), operation: { kind: 'tracker.labels', issue_key: ticketKey, add, remove }, required: false };
 }
 
-function transition(definition: WorkflowDefinition, position: Position, outcome: string, target: string, reason: string): Moved {
-  const entered = enter(definition, position, target);
+function transition(definition: WorkflowDefinition, position: Position, outcome: string, target: string, reason: string, countsBound = true): Moved {
+  const entered = enter(definition, position, target, countsBound);
   return {
     position: entered.position,
     actions: [{
@@ -133,12 +145,26 @@ function act(definition: WorkflowDefinition, state: StepState, env: StepEnv): Mo
     case 'end': {
       if (spec.result === 'completed') return { position, actions: [{ type: 'complete', node }] };
       const resume = position.resume_at ? `; service:retry resumes at ${position.resume_at}` : '';
-      return { position, actions: [{ type: 'block', code: spec.code ?? 'escalated', message: `${spec.message ?? `reached ${node}`}${resume}` }] };
+      return { position, actions: [{ type: 'block', code: endBlockCode(definition, position, spec.code ?? 'escalated', env), message: `${spec.message ?? `reached ${node}`}${resume}` }] };
     }
   }
 }
 
-function stationReturned(definition: WorkflowDefinition, state: StepState, event: Extract<StepEvent, { type: 'station_returned' }>): Moved {
+/** A blocked end reached because a station's retry bound ran out blocks with that station's code, where it names one. */
+function endBlockCode(definition: WorkflowDefinition, position: Position, code: string, env: StepEnv): string {
+  const bounded = position.resume_at ? definition.nodes[position.resume_at] : undefined;
+  const own = bounded?.kind === 'station' ? bounded.exhausted_code : undefined;
+  return own !== undefined && own !== code && env.patched(EXHAUSTED_CODE_BLOCKS_PATCH) ? own : code;
+}
+
+/** Whether entering `target` counts against its retry bound: not when a detour returns to it (patched). */
+function countsBound(definition: WorkflowDefinition, target: string, returned: boolean, env: StepEnv): boolean {
+  const spec = definition.nodes[target];
+  if (!returned || spec?.kind !== 'station' || spec.retry_bound === undefined) return true;
+  return !env.patched(DETOUR_RETURN_UNBOUNDED_PATCH);
+}
+
+function stationReturned(definition: WorkflowDefinition, state: StepState, event: Extract<StepEvent, { type: 'station_returned' }>, env: StepEnv): Moved {
   const { position } = state;
   const mapped = resolveOutcome(definition, position.return_to, event.node, event.outcome);
   if (!mapped.ok) {
@@ -163,7 +189,7 @@ function stationReturned(definition: WorkflowDefinition, state: StepState, event
   if (traits.counts_ci_fix_attempt) attempts += 1;
   if (traits.resets_ci_fix_attempts_on === event.outcome) attempts = 0;
   const done: Position = { ...position, request: null, rebase_target: traits.takes_rebase_target ? null : position.rebase_target, ci_fix_attempts: attempts };
-  const moved = transition(definition, done, event.outcome, mapped.target, `${event.station} returned ${event.outcome}`);
+  const moved = transition(definition, done, event.outcome, mapped.target, `${event.station} returned ${event.outcome}`, countsBound(definition, mapped.target, mapped.returned, env));
   return { position: moved.position, actions: [...actions, ...moved.actions] };
 }
 
@@ -225,7 +251,7 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
     case 'act':
       return done(act(definition, state, env));
     case 'station_returned':
-      return done(stationReturned(definition, state, event));
+      return done(stationReturned(definition, state, event, env));
     case 'station_failed':
       return done({
         position,

@@ -28,10 +28,10 @@ const definition: WorkflowDefinition = {
 
 describe('the gate and router helpers of step', () => {
   it('follows mapped outcomes and names the unmapped ones', () => {
-    expect(resolveOutcome(definition, null, 'draft', 'drafted')).toEqual({ ok: true, target: 'review_gate' });
+    expect(resolveOutcome(definition, null, 'draft', 'drafted')).toEqual({ ok: true, target: 'review_gate', returned: false });
     expect(resolveOutcome(definition, null, 'draft', 'exploded')).toEqual({ ok: false, reason: 'draft has no transition for outcome "exploded" in test r1 (it maps: drafted)' });
     expect(resolveOutcome(definition, null, 'answer', 'answered')).toMatchObject({ ok: false });
-    expect(resolveOutcome(definition, 'review_gate', 'answer', 'answered')).toEqual({ ok: true, target: 'review_gate' });
+    expect(resolveOutcome(definition, 'review_gate', 'answer', 'answered')).toEqual({ ok: true, target: 'review_gate', returned: true });
     expect(resolveOutcome(definition, null, 'done', 'anything')).toEqual({ ok: false, reason: 'done is not a node that leads anywhere in test r1' });
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
 import { stationTraits } from '../../../../workflows/runtime/node-traits';
-import { RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
+import { DETOUR_RETURN_UNBOUNDED_PATCH, EXHAUSTED_CODE_BLOCKS_PATCH, RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
 import type { Action } from '../../../../workflows/runtime/step-types';
 import { ENV, INVENTED, PR, stateAt } from './fixtures';
 
@@ -21,8 +21,11 @@ describe('step on an invented definition (every node param)', () => {
     expect(entry).toMatchObject({ type: 'enter', transition: { from: 'note_gate', to: 'gave_up', exhausted: { node: 'write', bound: 2, code: 'too_many_drafts' } } });
     expect(feedback.state.position).toMatchObject({ node: 'gave_up', resume_at: 'write', bound_counts: { write: 2 } });
 
+    // The block names the bounded node's exhausted_code, not the end's own code (which other ways in would use).
     const atEnd = step(INVENTED, feedback.state, { type: 'act' }, ENV);
-    expect(atEnd.actions).toEqual([{ type: 'block', code: 'gave_up', message: 'the note could not be written; service:retry resumes at write' }]);
+    expect(atEnd.actions).toEqual([{ type: 'block', code: 'too_many_drafts', message: 'the note could not be written; service:retry resumes at write' }]);
+    const before = step(INVENTED, feedback.state, { type: 'act' }, { ...ENV, patched: (patch: string) => patch !== EXHAUSTED_CODE_BLOCKS_PATCH });
+    expect(before.actions).toEqual([{ type: 'block', code: 'gave_up', message: 'the note could not be written; service:retry resumes at write' }]);
 
     const resumed = step(INVENTED, feedback.state, { type: 'resumed' }, ENV);
     expect(resumed.actions).toEqual([expect.objectContaining({ type: 'enter', transition: expect.objectContaining({ to: 'write', outcome: 'retry' }) })]);
@@ -252,4 +255,42 @@ describe('step: what the simulation found (test/simulation/step-simulation.ts)',
     expect(step(FEATURE_DEFINITION, plain, { type: 'act' }, env).actions[0]).toMatchObject({ type: 'set_output', data: { repository: 'acme/api', index: 2 } });
     expect(asked).toEqual([ROUTER_COUNTS_DECISIONS_PATCH]);
   });
+
+  // The simulation's findings: an exhausted CI-fix bound blocked with the escalation end's generic code, though the
+  // alerts (ServiceCiFixLimitHit) and the docs name ci_fix_limit; and a rebase detour returning to a bounded station
+  // counted against its bound, so rebases alone could escalate a ticket.
+  it('blocks with ci_fix_limit when attempt_ci_fix runs out of attempts, and with the end\'s code in histories from before', () => {
+    const fixed = stateAt('ci_evaluator', { bound_counts: { attempt_ci_fix: 5 } }, { pull_requests: [PR] });
+    const failed = step(FEATURE_DEFINITION, fixed, { type: 'station_returned', node: 'ci_evaluator', station: 'ci_evaluator', outcome: 'fail', intents: [] }, ENV);
+    expect(failed.state.position).toMatchObject({ node: 'escalate_blocked', resume_at: 'attempt_ci_fix' });
+    const asked: string[] = [];
+    const blocked = step(FEATURE_DEFINITION, failed.state, { type: 'act' }, { ...ENV, patched: (patch: string) => (asked.push(patch), true) });
+    expect(blocked.actions).toEqual([{ type: 'block', code: 'ci_fix_limit', message: expect.stringContaining('service:retry resumes at attempt_ci_fix') }]);
+    expect(asked).toEqual([EXHAUSTED_CODE_BLOCKS_PATCH]);
+    const before = step(FEATURE_DEFINITION, failed.state, { type: 'act' }, { ...ENV, patched: () => false });
+    expect(before.actions).toEqual([expect.objectContaining({ type: 'block', code: 'retry_bound_exhausted' })]);
+    // A bounded node without an exhausted_code of its own (local_review) keeps the end's code, and no patch is asked.
+    asked.length = 0;
+    const review = step(FEATURE_DEFINITION, stateAt('escalate_blocked', { resume_at: 'local_review' }), { type: 'act' }, { ...ENV, patched: (patch: string) => (asked.push(patch), true) });
+    expect(review.actions).toEqual([expect.objectContaining({ type: 'block', code: 'retry_bound_exhausted' })]);
+    expect(asked).toEqual([]);
+  });
+
+  it('a rebase detour back to a bounded station does not count against its bound', () => {
+    const atBound = stateAt('implement_review', { bound_counts: { implement_review: 3 } }, { pull_requests: [PR] });
+    const detour = step(FEATURE_DEFINITION, atBound, { type: 'rebase', node: 'rebase', target: PR }, ENV);
+    const rebased = { type: 'station_returned', node: 'rebase', station: 'rebase', outcome: 'rebased', intents: [] } as const;
+    const back = step(FEATURE_DEFINITION, detour.state, rebased, ENV);
+    expect(back.state.position).toMatchObject({ node: 'implement_review', bound_counts: { implement_review: 3 }, resume_at: null });
+    expect(step(FEATURE_DEFINITION, back.state, { type: 'act' }, ENV).actions[0]).toMatchObject({ type: 'run_station', node: 'implement_review' });
+    // Histories from before counted the return: at the bound, the ticket escalated.
+    const before = step(FEATURE_DEFINITION, detour.state, rebased, { ...ENV, patched: (patch: string) => patch !== DETOUR_RETURN_UNBOUNDED_PATCH });
+    expect(before.state.position).toMatchObject({ node: 'escalate_blocked', resume_at: 'implement_review' });
+    // The station's own outcomes still count: it failing its way back is bounded as before.
+    const again = step(FEATURE_DEFINITION, stateAt('human_review_gate', { paused: true, bound_counts: { implement_review: 3 } }, { pull_requests: [PR] }), {
+      type: 'command', command: { type: 'review_changes_requested', review_id: 'r1', state: 'changes_requested', body: 'rename it' }, by: 'ada', delivery_identity: 'd9',
+    }, ENV);
+    expect(again.state.position).toMatchObject({ node: 'escalate_blocked', resume_at: 'implement_review' });
+  });
 });
+
