@@ -21,7 +21,7 @@ export interface Position {
   bound_counts: Readonly<Record<string, number>>;
   /** Where `$return` leads (the question and rebase detours come back here). */
   return_to: string | null;
-  /** The node an escalation came from: service:retry at the escalation node resumes there. */
+  /** Where a blocked end was reached from (a retry bound ran out, or an outcome led there): service:retry resumes there. */
   resume_at: string | null;
   /** What a person asked at a gate, handed to the next station. */
   request: StationRequest | null;

@@ -40,6 +40,12 @@ export const DETOUR_RETURN_UNBOUNDED_PATCH = 'detour-return-not-bounded';
  */
 export const EXHAUSTED_CODE_BLOCKS_PATCH = 'exhausted-code-blocks';
 
+/**
+ * A blocked end reached by an outcome (a pull request closed without merging) keeps where the ticket came from, and
+ * service:retry resumes there (histories from before blocked again).
+ */
+export const BLOCKED_END_RESUMES_PATCH = 'blocked-end-resumes';
+
 type Moved = { position: Position; actions: Action[] };
 
 function visitOf(position: Position, node = position.node): number {
@@ -50,8 +56,14 @@ function labelsEffect(state: StepState, ticketKey: string, name: string, node: s
   return { type: 'effect', name, node, visit: visitOf(state.position, node), operation: { kind: 'tracker.labels', issue_key: ticketKey, add, remove }, required: false };
 }
 
-function transition(definition: WorkflowDefinition, position: Position, outcome: string, target: string, reason: string, countsBound = true): Moved {
+function transition(definition: WorkflowDefinition, position: Position, outcome: string, target: string, reason: string, env: StepEnv, countsBound = true): Moved {
   const entered = enter(definition, position, target, countsBound);
+  // A blocked end reached by an outcome (not by a bound running out): service:retry goes back where the ticket came
+  // from, as the end's message promises ("reopen it and add service:retry"). Histories from before stayed blocked.
+  const end = definition.nodes[entered.position.node];
+  if (end?.kind === 'end' && end.result === 'blocked' && !entered.exhausted && env.patched(BLOCKED_END_RESUMES_PATCH)) {
+    entered.position = { ...entered.position, resume_at: position.node };
+  }
   return {
     position: entered.position,
     actions: [{
@@ -61,43 +73,43 @@ function transition(definition: WorkflowDefinition, position: Position, outcome:
   };
 }
 
-function moveOn(definition: WorkflowDefinition, position: Position, outcome: string, reason: string): Moved {
+function moveOn(definition: WorkflowDefinition, position: Position, outcome: string, reason: string, env: StepEnv): Moved {
   const resolved = resolveOutcome(definition, position.return_to, position.node, outcome);
   if (!resolved.ok) return { position, actions: [{ type: 'block', code: 'invalid_station_result', message: resolved.reason }] };
-  return transition(definition, position, outcome, resolved.target, reason);
+  return transition(definition, position, outcome, resolved.target, reason, env);
 }
 
 /** A gate's outcome: approval snapshots the artifact and takes the pending label off; the request goes along. */
-function passGate(definition: WorkflowDefinition, state: StepState, ticketKey: string, spec: GateNode, outcome: string, request: StationRequest | null, by: string): Moved {
+function passGate(definition: WorkflowDefinition, state: StepState, env: StepEnv, spec: GateNode, outcome: string, request: StationRequest | null, by: string): Moved {
   const node = state.position.node;
   const actions: Action[] = [{ type: 'wait_ended' }];
   // Choosing an RCA option (`>option N`) approves the analysis it was chosen from, as an approval label would.
   const approves = outcome === 'approved' || outcome === 'option_selected';
   if (approves && spec.artifact) actions.push({ type: 'approve_artifact', artifact: spec.artifact, by });
-  if (approves && spec.pending_label) actions.push(labelsEffect(state, ticketKey, 'clear_stage_label', node, [], [spec.pending_label]));
+  if (approves && spec.pending_label) actions.push(labelsEffect(state, env.ticketKey, 'clear_stage_label', node, [], [spec.pending_label]));
   // The question detour: the answering station returns (`$return`) to the gate that was asked.
   const position: Position = { ...state.position, request, return_to: outcome === 'question' ? node : state.position.return_to, paused: false };
   actions.push({ type: 'set_position', position });
-  const moved = moveOn(definition, position, outcome, `${node}: ${outcome} by ${by}`);
+  const moved = moveOn(definition, position, outcome, `${node}: ${outcome} by ${by}`, env);
   return { position: moved.position, actions: [...actions, ...moved.actions] };
 }
 
 /** Entering a gate: its stage label replaces the others, then every merge or yolo passes it, or it waits. */
-function openGate(definition: WorkflowDefinition, state: StepState, ticketKey: string, spec: GateNode): Moved {
+function openGate(definition: WorkflowDefinition, state: StepState, env: StepEnv, spec: GateNode): Moved {
   const node = state.position.node;
   const actions: Action[] = [];
   if (spec.pending_label) {
     const others = stageLabels(definition).filter((label) => label !== spec.pending_label);
-    actions.push(labelsEffect(state, ticketKey, 'stage_label', node, [spec.pending_label], others));
+    actions.push(labelsEffect(state, env.ticketKey, 'stage_label', node, [spec.pending_label], others));
   }
   if (state.blocked) return { position: state.position, actions };
   let passed: Moved | undefined;
   // Every pull request was merged while the ticket was elsewhere (a merge is remembered wherever it arrives).
   if (spec.on.merged && mergeProgress(state.pull_requests, state.merged_pull_requests).all) {
-    passed = passGate(definition, state, ticketKey, spec, 'merged', null, 'the merge of every pull request');
+    passed = passGate(definition, state, env, spec, 'merged', null, 'the merge of every pull request');
   } else if (state.position.yolo && spec.auto_approve_in_yolo) {
     actions.push({ type: 'record', kind: 'command_decision', status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } });
-    passed = passGate(definition, state, ticketKey, spec, 'approved', null, YOLO_LABEL);
+    passed = passGate(definition, state, env, spec, 'approved', null, YOLO_LABEL);
   }
   if (passed) return { position: passed.position, actions: [...actions, ...passed.actions] };
   const position = { ...state.position, paused: true };
@@ -125,7 +137,6 @@ function routerTurn(state: StepState, router: string, env: StepEnv): number {
 
 /** What the node the ticket stands at does. */
 function act(definition: WorkflowDefinition, state: StepState, env: StepEnv): Moved {
-  const { ticketKey } = env;
   const { position } = state;
   const node = position.node;
   const spec = definition.nodes[node];
@@ -135,11 +146,11 @@ function act(definition: WorkflowDefinition, state: StepState, env: StepEnv): Mo
     case 'station':
       return { position, actions: [{ type: 'run_station', node, visit: visitOf(position), spec, params: paramsFor(definition, position, spec) }] };
     case 'gate':
-      return openGate(definition, state, ticketKey, spec);
+      return openGate(definition, state, env, spec);
     case 'router': {
       const decision = decideRouter(spec.router, state.outputs, routerTurn(state, spec.router, env));
       if (!decision.ok) return block(decision.reason);
-      const moved = moveOn(definition, position, decision.outcome, `router ${spec.router} decided ${decision.outcome}`);
+      const moved = moveOn(definition, position, decision.outcome, `router ${spec.router} decided ${decision.outcome}`, env);
       return { position: moved.position, actions: [...(decision.data ? [{ type: 'set_output', key: spec.router, data: decision.data } as const] : []), ...moved.actions] };
     }
     case 'end': {
@@ -189,12 +200,12 @@ function stationReturned(definition: WorkflowDefinition, state: StepState, event
   if (traits.counts_ci_fix_attempt) attempts += 1;
   if (traits.resets_ci_fix_attempts_on === event.outcome) attempts = 0;
   const done: Position = { ...position, request: null, rebase_target: traits.takes_rebase_target ? null : position.rebase_target, ci_fix_attempts: attempts };
-  const moved = transition(definition, done, event.outcome, mapped.target, `${event.station} returned ${event.outcome}`, countsBound(definition, mapped.target, mapped.returned, env));
+  const moved = transition(definition, done, event.outcome, mapped.target, `${event.station} returned ${event.outcome}`, env, countsBound(definition, mapped.target, mapped.returned, env));
   return { position: moved.position, actions: [...actions, ...moved.actions] };
 }
 
 /** A command at the ticket's node: a gate moves by the outcome it maps; elsewhere the station decides when it runs. */
-function commandAt(definition: WorkflowDefinition, state: StepState, ticketKey: string, command: Command, by: string, deliveryIdentity: string): Moved {
+function commandAt(definition: WorkflowDefinition, state: StepState, env: StepEnv, command: Command, by: string, deliveryIdentity: string): Moved {
   const { position } = state;
   const node = position.node;
   const meaning = gateCommandEffect(command);
@@ -223,7 +234,7 @@ function commandAt(definition: WorkflowDefinition, state: StepState, ticketKey: 
       };
     }
   }
-  return passGate(definition, state, ticketKey, spec, meaning.outcome, meaning.request, by);
+  return passGate(definition, state, env, spec, meaning.outcome, meaning.request, by);
 }
 
 /** The actions, closed by a `set_position` when the last position they carry is not the step's result. */
@@ -262,11 +273,11 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
         ],
       });
     case 'command':
-      return done(commandAt(definition, state, ticketKey, event.command, event.by, event.delivery_identity));
+      return done(commandAt(definition, state, env, event.command, event.by, event.delivery_identity));
     case 'yolo': {
       const switched: StepState = { ...state, position: { ...position, yolo: event.enabled } };
       const gate = pausedGate(definition, switched);
-      if (event.enabled && gate?.auto_approve_in_yolo) return done(passGate(definition, switched, ticketKey, gate, 'approved', null, YOLO_LABEL));
+      if (event.enabled && gate?.auto_approve_in_yolo) return done(passGate(definition, switched, env, gate, 'approved', null, YOLO_LABEL));
       return done({ position: switched.position, actions: [] });
     }
     case 'ci_skips': {
@@ -279,13 +290,13 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
       // Waiting for CI (or for a review with CI still open): the checks are judged again with the new skip list, so
       // skipping a check that will never finish ends the wait.
       const gate = pausedGate(definition, state);
-      if (gate?.on.ci_event && env.patched(SKIP_GATE_REEVALUATES_PATCH)) return done(passGate(definition, state, ticketKey, gate, 'ci_event', null, event.via));
+      if (gate?.on.ci_event && env.patched(SKIP_GATE_REEVALUATES_PATCH)) return done(passGate(definition, state, env, gate, 'ci_event', null, event.via));
       return done({ position, actions: [] });
     }
     case 'rebase': {
       // The rebase detour returns (`$return`) to where the ticket stood; a gate pauses there again.
       const leaving: Position = { ...position, rebase_target: event.target, return_to: position.node, request: null, paused: false };
-      return done(transition(definition, leaving, 'rebase_requested', event.node, `/service rebase at ${position.node}`));
+      return done(transition(definition, leaving, 'rebase_requested', event.node, `/service rebase at ${position.node}`, env));
     }
     case 'resumed': {
       // Yolo switched on while the ticket was blocked could not pass the gate it waits at; now it may.
@@ -293,16 +304,17 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
       if (gate?.auto_approve_in_yolo && position.yolo && env.patched(RESUMED_YOLO_GATE_PATCH)) {
         const node = position.node;
         const record: Action = { type: 'record', kind: 'command_decision', status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } };
-        const passed = passGate(definition, state, ticketKey, gate, 'approved', null, YOLO_LABEL);
+        const passed = passGate(definition, state, env, gate, 'approved', null, YOLO_LABEL);
         return done({ position: passed.position, actions: [record, ...passed.actions] });
       }
-      // Escalated (a retry bound ran out): the bounded node starts its count again. Otherwise the same visit resumes,
-      // so a station run again asks for its writes under the same keys and nothing is written twice.
+      // At a blocked end that keeps where the ticket came from (a retry bound ran out, or an outcome such as a pull
+      // request closed led here): back there, and a bounded node starts its count again. Otherwise the same visit
+      // resumes, so a station run again asks for its writes under the same keys and nothing is written twice.
       const spec = definition.nodes[position.node];
       if (spec?.kind !== 'end' || !position.resume_at) return done({ position, actions: [] });
       const target = position.resume_at;
       const restarted: Position = { ...position, bound_counts: { ...position.bound_counts, [target]: 0 }, resume_at: null };
-      return done(transition(definition, restarted, 'retry', target, `${RETRY_LABEL} after escalation`));
+      return done(transition(definition, restarted, 'retry', target, `${RETRY_LABEL} after ${position.node}`, env));
     }
     case 'stop': {
       const node = position.node;

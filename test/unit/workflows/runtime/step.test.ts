@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
 import { stationTraits } from '../../../../workflows/runtime/node-traits';
-import { DETOUR_RETURN_UNBOUNDED_PATCH, EXHAUSTED_CODE_BLOCKS_PATCH, RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
+import { BLOCKED_END_RESUMES_PATCH, DETOUR_RETURN_UNBOUNDED_PATCH, EXHAUSTED_CODE_BLOCKS_PATCH, RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
 import type { Action } from '../../../../workflows/runtime/step-types';
 import { ENV, INVENTED, PR, stateAt } from './fixtures';
 
@@ -291,6 +291,22 @@ describe('step: what the simulation found (test/simulation/step-simulation.ts)',
       type: 'command', command: { type: 'review_changes_requested', review_id: 'r1', state: 'changes_requested', body: 'rename it' }, by: 'ada', delivery_identity: 'd9',
     }, ENV);
     expect(again.state.position).toMatchObject({ node: 'escalate_blocked', resume_at: 'implement_review' });
+  });
+
+  it('service:retry after a pull request closed without merging goes back to the gate it was closed at, as the end says', () => {
+    const closed = { type: 'command', command: { type: 'pr_closed', pull_request: { repository: 'acme/app', number: 7 } }, by: 'ada', delivery_identity: 'd1' } as const;
+    const atReview = stateAt('human_review_gate', { paused: true, visits: { human_review_gate: 1 } }, { pull_requests: [PR] });
+    const ended = step(FEATURE_DEFINITION, atReview, closed, ENV);
+    expect(ended.state.position).toMatchObject({ node: 'pull_request_closed', resume_at: 'human_review_gate' });
+    const blocked = step(FEATURE_DEFINITION, ended.state, { type: 'act' }, ENV);
+    expect(blocked.actions).toEqual([{ type: 'block', code: 'pull_request_closed', message: 'the pull request was closed without merging; reopen it and add service:retry; service:retry resumes at human_review_gate' }]);
+    const resumed = step(FEATURE_DEFINITION, { ...ended.state, blocked: true }, { type: 'resumed' }, ENV);
+    expect(resumed.state.position).toMatchObject({ node: 'human_review_gate', resume_at: null, visits: { human_review_gate: 2 } });
+    expect(step(FEATURE_DEFINITION, { ...resumed.state, blocked: false }, { type: 'act' }, ENV).actions.at(-1)).toMatchObject({ type: 'wait', node: 'human_review_gate' });
+    // Histories from before kept nowhere to go: service:retry found the end again and blocked.
+    const before = step(FEATURE_DEFINITION, atReview, closed, { ...ENV, patched: (patch: string) => patch !== BLOCKED_END_RESUMES_PATCH });
+    expect(before.state.position).toMatchObject({ node: 'pull_request_closed', resume_at: null });
+    expect(step(FEATURE_DEFINITION, before.state, { type: 'resumed' }, ENV).actions).toEqual([]);
   });
 });
 
