@@ -123,12 +123,30 @@ export function isServiceCommand(text: string): boolean {
   return PREFIX.test(text);
 }
 
-/** The verb of a `/service <verb>` comment as people know it (`/service approve`), or undefined when there is none. */
-export function serviceVerbOf(text: string): string | undefined {
+/**
+ * The verb and its words on the first line of a `/service <verb>` comment, as `decideServiceCommand` reads them;
+ * undefined when the comment is no `/service` command or names no verb.
+ */
+function firstLineVerb(text: string): { verb: string; words: string[] } | undefined {
   const body = text.trimStart();
   if (!PREFIX.test(body)) return undefined;
-  const verb = body.replace(PREFIX, '').split(/\r?\n/, 1)[0]!.trim().split(/\s+/)[0];
-  return verb ? `/service ${verb.toLowerCase()}` : undefined;
+  const [verb, ...words] = body.replace(PREFIX, '').split(/\r?\n/, 1)[0]!.trim().split(/\s+/).filter(Boolean);
+  return verb === undefined ? undefined : { verb: verb.toLowerCase(), words };
+}
+
+/**
+ * Whether a comment is `/service stop` as the parser takes it (the verb alone on its first line). The kill switch
+ * asks this while a station runs, before the command boundary judges the comment where the ticket stands.
+ */
+export function isStopComment(text: string): boolean {
+  const written = firstLineVerb(text);
+  return written?.verb === 'stop' && written.words.length === 0;
+}
+
+/** The verb of a `/service <verb>` comment as people know it (`/service approve`), or undefined when there is none. */
+export function serviceVerbOf(text: string): string | undefined {
+  const written = firstLineVerb(text);
+  return written ? `/service ${written.verb}` : undefined;
 }
 
 export function decideServiceCommand(written: WrittenCommand, position: CommandPosition): CommandDecision {

@@ -1,6 +1,7 @@
 import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { Observation } from '../ledger/observation';
 import { STOP_LABEL } from '../vocabulary/labels';
+import { isStopComment } from '../person-commands/command-service-verbs';
 
 export { STOP_LABEL };
 
@@ -16,14 +17,12 @@ export { STOP_LABEL };
 
 export const KILL_SWITCH_PATCH = 'kill-switch';
 
-const STOP_COMMENT = /^\s*\/service\s+stop\s*$/i;
-
 /** Whether an observation asks to stop the ticket (before the command boundary judges it where it stands). */
 export function isStopRequest(observation: Observation): boolean {
   if (observation.facts.label_change?.added.includes(STOP_LABEL)) return true;
   const comment = observation.facts.comment;
   if (!comment || !['issue_commented', 'issue_comment', 'note'].includes(observation.event)) return false;
-  return STOP_COMMENT.test(comment.body.split(/\r?\n/, 1)[0] ?? '');
+  return isStopComment(comment.body);
 }
 
 export interface StoppableRun<T> {

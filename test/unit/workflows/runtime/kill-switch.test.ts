@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isStopRequest } from '../../../../workflows/runtime/kill-switch';
 import type { Observation, ObservationFacts } from '../../../../workflows/ledger/observation';
+import { FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
+import { decideTicketComment } from '../../../../workflows/person-commands/command-comments';
+import { waitingPosition } from './fixtures';
 
 const observation = (event: Observation['event'], facts: ObservationFacts): Observation => ({
   delivery_identity: 'i', source: 'webhook', source_system: event === 'issue_comment' ? 'scmhost' : 'tracker', event, resource: { kind: 'x', id: '1' },
@@ -16,4 +19,21 @@ describe('stop requests seen while a station runs', () => {
     expect(isStopRequest(observation('issue_commented', { comment: { id: 'c', body: 'do not /service stop' } }))).toBe(false);
     expect(isStopRequest(observation('issue_commented', { comment: { id: 'c', body: '/service stopwatch' } }))).toBe(false);
   });
+
+  // The kill switch asks before the command boundary does, but by the parser's own reading of the verb: a comment it
+  // takes for a stop is one the boundary takes for a stop, and the other way round.
+  it('takes a comment for a stop exactly where the comment parser reads `/service stop`', () => {
+    const position = waitingPosition(FEATURE_DEFINITION, 'feature', 'implement_task', '/service stop');
+    const corpus = [
+      '/service stop', '  /Service STOP \nplease', '/service\tstop', '/service  stop  ', '\n/service stop', '/service stop now', '/service stop!',
+      '/service\nstop', '/servicestop', '/service stopwatch', 'please /service stop', '/service', '/service approve', '/service STOP\r\nbecause',
+      '\u00a0/service stop', '/service\u00a0stop', '/ service stop', '> /service stop', '`/service stop`', '/service stop\u200b',
+    ];
+    for (const body of corpus) {
+      const parsed = decideTicketComment(body, position);
+      const parserStops = parsed.kind === 'command' && parsed.command.type === 'stop';
+      expect([body, isStopRequest(observation('issue_commented', { comment: { id: 'c', body } }))]).toEqual([body, parserStops]);
+    }
+  });
 });
+
