@@ -134,7 +134,73 @@ function failingOf(input: StationInput): FailingPullRequest | undefined {
   return Array.isArray(failing) ? failing[0] : undefined;
 }
 
-export function createCiStations(deps: CiStationDeps): Record<string, StationActivity> {
+/** The head commit of an open pull request (GitHub) or merge request (GitLab) and the checks reported for it. */
+async function headAndChecks(deps: CiStationDeps, parsed: { repository: string; number: number; host: 'github' | 'gitlab' }): Promise<{ sha: string; checks: CheckRun[] } | { closed: string }> {
+  const gitlab = deps.gitlab?.(parsed.repository);
+  if (gitlab) {
+    const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, parsed.number);
+    if (mr.state !== 'opened') return { closed: mr.state };
+    // The merge request's own pipeline list, not the project's: a merge request from a fork (fork mode) has its
+    // pipelines in the fork, and GitLab lists them here (the project's pipelines of that commit would be none).
+    const pipelines = await gitlab.client.listMergeRequestPipelines(gitlab.entry.namespace, parsed.number);
+    return { sha: mr.sha, checks: pipelineCheckRuns(pipelines.filter((pipeline) => pipeline.sha === mr.sha)) };
+  }
+  if (parsed.host !== 'github' || !deps.scmhost) {
+    throw stationFailure({ code: 'source_host_not_configured', message: `${parsed.repository} is neither a GitHub repository this worker can read (SCMHOST_TOKEN) nor an entry of the repository registry`, recovery: 'configure the source host of this repository, restart the worker, then add service:retry' });
+  }
+  const scmhost = await deps.scmhost();
+  const pull = await scmhost.getPullRequest(refOf(parsed.repository), parsed.number);
+  if (pull.state !== 'open') return { closed: pull.merged ? 'merged' : 'closed' };
+  return { sha: pull.headSha, checks: await scmhost.listCheckRuns(refOf(pull.headRepoFullName ?? parsed.repository), pull.headSha) };
+}
+
+function createCiEvaluator(deps: CiStationDeps): StationActivity {
+  return async (input) => {
+    const refs = (input.pull_requests ?? []).map((ref) => ({ ref, parsed: parsePullRequestRef(ref) }));
+    if (refs.length === 0) {
+      throw stationFailure({ code: 'pull_request_missing', message: `${input.ticket_key} has no pull request whose CI could be evaluated`, recovery: 'open the pull request (or add service:retry at create_pr), then add service:retry' });
+    }
+    const skipped = input.ci?.skipped_checks ?? [];
+    const failing: FailingPullRequest[] = [];
+    const pending: string[] = [];
+    const passed: string[] = [];
+    const notes: string[] = [];
+    for (const { ref, parsed } of refs) {
+      if (!parsed) {
+        notes.push(`${ref}: not evaluated (not a pull request reference)`);
+        continue;
+      }
+      const head = await headAndChecks(deps, parsed);
+      if ('closed' in head) {
+        notes.push(`${ref}: ${head.closed}`);
+        continue;
+      }
+      const verdict = ciVerdict(head.checks, { ignored: deps.ignoredChecks, skipped });
+      if (verdict.verdict === 'fail') failing.push({ pull_request: ref, repository: parsed.repository, head_sha: head.sha, failures: verdict.failures });
+      else if (verdict.verdict === 'wait') pending.push(`${ref}: ${verdict.reason}${verdict.pending.length ? ` (${verdict.pending.join(', ')})` : ''}`);
+      else passed.push(`${ref}: ${verdict.passed.length} passed${verdict.skipped.length ? `, skipped ${verdict.skipped.join(', ')}` : ''}`);
+    }
+    const attempts = input.ci?.fix_attempts ?? 0;
+    // Each pull request is judged on its own: one whose checks all finished with a failure is fixed now, whatever
+    // the checks of the ticket's other pull requests are still doing.
+    if (failing.length > 0) {
+      const what = failing.map((f) => `${f.pull_request} (${f.failures.map((c) => `${c.name}: ${c.conclusion}`).join(', ')})`).join('; ');
+      if (attempts >= deps.maxFixAttempts) {
+        throw stationFailure({
+          code: 'ci_fix_limit', message: `CI fix attempt limit reached (${attempts}/${deps.maxFixAttempts}): ${what}`.slice(0, 1000),
+          recovery: 'fix the checks by hand on the ticket branch (or skip one with /service skip-gate <name>), then add service:retry',
+        });
+      }
+      return { outcome: 'fail', data: { failing, passed, notes }, summary: `CI failed: ${what}`.slice(0, 500) };
+    }
+    if (pending.length > 0) {
+      return { outcome: 'wait', data: { pending, passed, notes, failing: [] }, summary: `CI still running: ${pending.join('; ')}`.slice(0, 500) };
+    }
+    return { outcome: 'pass', data: { passed, notes, failing: [] }, summary: `CI passed: ${[...passed, ...notes].join('; ')}`.slice(0, 500) };
+  };
+}
+
+function createCiFixAttempt(deps: CiStationDeps): StationActivity {
   const analyseInContainer = createContainerStations(deps.container)({
     skill: 'ci_analysis',
     step: 'ci_analysis',
@@ -149,112 +215,53 @@ export function createCiStations(deps: CiStationDeps): Record<string, StationAct
     commitMessage: (input) => `[${input.ticket_key}] fix: address CI failures (attempt ${(input.ci?.fix_attempts ?? 0) + 1})`,
   });
 
-  /** The head commit of an open pull request (GitHub) or merge request (GitLab) and the checks reported for it. */
-  async function headAndChecks(parsed: { repository: string; number: number; host: 'github' | 'gitlab' }): Promise<{ sha: string; checks: CheckRun[] } | { closed: string }> {
-    const gitlab = deps.gitlab?.(parsed.repository);
-    if (gitlab) {
-      const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, parsed.number);
-      if (mr.state !== 'opened') return { closed: mr.state };
-      // The merge request's own pipeline list, not the project's: a merge request from a fork (fork mode) has its
-      // pipelines in the fork, and GitLab lists them here (the project's pipelines of that commit would be none).
-      const pipelines = await gitlab.client.listMergeRequestPipelines(gitlab.entry.namespace, parsed.number);
-      return { sha: mr.sha, checks: pipelineCheckRuns(pipelines.filter((pipeline) => pipeline.sha === mr.sha)) };
+  return async (input) => {
+    const failing = failingOf(input);
+    if (!failing) {
+      throw stationFailure({ code: 'invalid_station_input', message: 'attempt_ci_fix runs after ci_evaluator found a failure, but outputs.ci_evaluator.failing is empty', recovery: 'add service:retry to evaluate CI again' });
     }
-    if (parsed.host !== 'github' || !deps.scmhost) {
-      throw stationFailure({ code: 'source_host_not_configured', message: `${parsed.repository} is neither a GitHub repository this worker can read (SCMHOST_TOKEN) nor an entry of the repository registry`, recovery: 'configure the source host of this repository, restart the worker, then add service:retry' });
+    const attempt = (input.ci?.fix_attempts ?? 0) + 1;
+    // First a read-only diagnosis (policy key ci_analysis); whatever it changed is not pushed.
+    const analysed = await analyseInContainer({ ...input, model_key: 'ci_analysis', params: { ...input.params, repository: failing.repository } });
+    const analysis = parseCiAnalysis((analysed.data as { outputs: Record<string, string> }).outputs[CI_ANALYSIS_FILE]);
+    if (analysed.outcome === 'agent_failed' || 'error' in analysis) {
+      const why = 'error' in analysis ? analysis.error : (analysed.data as { agent: { message?: string } }).agent.message ?? 'no reason given';
+      throw stationFailure({ code: analysed.outcome === 'agent_failed' ? 'agent_failed' : 'agent_output_invalid', message: `the CI analysis of ${failing.pull_request} failed: ${why}`, recovery: 'add service:retry to analyse again, or fix the checks by hand' });
     }
-    const scmhost = await deps.scmhost();
-    const pull = await scmhost.getPullRequest(refOf(parsed.repository), parsed.number);
-    if (pull.state !== 'open') return { closed: pull.merged ? 'merged' : 'closed' };
-    return { sha: pull.headSha, checks: await scmhost.listCheckRuns(refOf(pull.headRepoFullName ?? parsed.repository), pull.headSha) };
-  }
+    const result = await fixInContainer({ ...input, params: { ...input.params, repository: failing.repository, analysis } });
+    const data = result.data as { commit_sha: string | null; base_sha: string; resumed: boolean; agent: { message?: string } };
+    if (result.outcome === 'agent_failed' || result.outcome === 'outputs_missing') {
+      throw stationFailure({ code: result.outcome === 'agent_failed' ? 'agent_failed' : 'agent_output_missing', message: `the CI fix agent in ${failing.repository} ${result.outcome === 'agent_failed' ? `gave up: ${data.agent.message ?? 'no reason given'}` : `did not write ${CI_FIX_NOTES}`}`, recovery: 'fix the checks by hand on the ticket branch, then add service:retry' });
+    }
+    // A run after a crash finds its own earlier fix on the branch (the head moved past the failing commit).
+    const alreadyPushed = !data.commit_sha && data.resumed && data.base_sha !== failing.head_sha;
+    if (!data.commit_sha && !alreadyPushed) {
+      throw stationFailure({ code: 'nothing_fixed', message: `the CI fix agent changed nothing in ${failing.repository} (${failing.failures.map((f) => f.name).join(', ')} failed)`, recovery: 'fix the checks by hand on the ticket branch (or skip one with /service skip-gate <name>), then add service:retry' });
+    }
+    if (data.commit_sha) deps.onFixAttempt?.();
+    const number = parsePullRequestRef(failing.pull_request)?.number;
+    const notes = (result.data as { outputs?: Record<string, string> }).outputs?.[CI_FIX_NOTES] ?? result.summary ?? '';
+    const sync = data.commit_sha && number && deps.syncDescription
+      ? await deps.syncDescription(input, { repository: failing.repository, number }, `A fix for the failed CI checks ${failing.failures.map((f) => f.name).join(', ')} (attempt ${attempt}):\n\n${notes}`)
+      : undefined;
+    const names = failing.failures.map((f) => `\`${f.name}\``).join(', ');
+    const progress: EffectIntent = {
+      name: 'ci_fix_progress',
+      operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: `🔧 CI fix attempt ${attempt}/${deps.maxFixAttempts} on ${failing.pull_request}: ${names} failed; a fix was pushed${data.commit_sha ? ` (${data.commit_sha.slice(0, 7)})` : ''}. CI runs again.` },
+    };
+    const spent = [analysed.usage, result.usage, sync?.usage].filter((u): u is NonNullable<typeof u> => Boolean(u));
+    return boundStationResult({
+      ...result, outcome: 'fixed', effects: [...(result.effects ?? []), ...(sync ? [sync.effect] : []), progress],
+      ...(spent.length ? { usage: { ...spent[0]!, input_tokens: spent.reduce((n, u) => n + u.input_tokens, 0), output_tokens: spent.reduce((n, u) => n + u.output_tokens, 0) } } : {}),
+      data: { ...result.data, attempt, pull_request: failing.pull_request, analysis },
+      summary: `CI fix attempt ${attempt}/${deps.maxFixAttempts} in ${failing.repository}: ${result.summary ?? ''}`.slice(0, 500),
+    }).result;
+  };
+}
 
+export function createCiStations(deps: CiStationDeps): Record<string, StationActivity> {
   return {
-    ci_evaluator: async (input) => {
-      const refs = (input.pull_requests ?? []).map((ref) => ({ ref, parsed: parsePullRequestRef(ref) }));
-      if (refs.length === 0) {
-        throw stationFailure({ code: 'pull_request_missing', message: `${input.ticket_key} has no pull request whose CI could be evaluated`, recovery: 'open the pull request (or add service:retry at create_pr), then add service:retry' });
-      }
-      const skipped = input.ci?.skipped_checks ?? [];
-      const failing: FailingPullRequest[] = [];
-      const pending: string[] = [];
-      const passed: string[] = [];
-      const notes: string[] = [];
-      for (const { ref, parsed } of refs) {
-        if (!parsed) {
-          notes.push(`${ref}: not evaluated (not a pull request reference)`);
-          continue;
-        }
-        const head = await headAndChecks(parsed);
-        if ('closed' in head) {
-          notes.push(`${ref}: ${head.closed}`);
-          continue;
-        }
-        const verdict = ciVerdict(head.checks, { ignored: deps.ignoredChecks, skipped });
-        if (verdict.verdict === 'fail') failing.push({ pull_request: ref, repository: parsed.repository, head_sha: head.sha, failures: verdict.failures });
-        else if (verdict.verdict === 'wait') pending.push(`${ref}: ${verdict.reason}${verdict.pending.length ? ` (${verdict.pending.join(', ')})` : ''}`);
-        else passed.push(`${ref}: ${verdict.passed.length} passed${verdict.skipped.length ? `, skipped ${verdict.skipped.join(', ')}` : ''}`);
-      }
-      const attempts = input.ci?.fix_attempts ?? 0;
-      // Each pull request is judged on its own: one whose checks all finished with a failure is fixed now, whatever
-      // the checks of the ticket's other pull requests are still doing.
-      if (failing.length > 0) {
-        const what = failing.map((f) => `${f.pull_request} (${f.failures.map((c) => `${c.name}: ${c.conclusion}`).join(', ')})`).join('; ');
-        if (attempts >= deps.maxFixAttempts) {
-          throw stationFailure({
-            code: 'ci_fix_limit', message: `CI fix attempt limit reached (${attempts}/${deps.maxFixAttempts}): ${what}`.slice(0, 1000),
-            recovery: 'fix the checks by hand on the ticket branch (or skip one with /service skip-gate <name>), then add service:retry',
-          });
-        }
-        return { outcome: 'fail', data: { failing, passed, notes }, summary: `CI failed: ${what}`.slice(0, 500) };
-      }
-      if (pending.length > 0) {
-        return { outcome: 'wait', data: { pending, passed, notes, failing: [] }, summary: `CI still running: ${pending.join('; ')}`.slice(0, 500) };
-      }
-      return { outcome: 'pass', data: { passed, notes, failing: [] }, summary: `CI passed: ${[...passed, ...notes].join('; ')}`.slice(0, 500) };
-    },
-
-    attempt_ci_fix: async (input) => {
-      const failing = failingOf(input);
-      if (!failing) {
-        throw stationFailure({ code: 'invalid_station_input', message: 'attempt_ci_fix runs after ci_evaluator found a failure, but outputs.ci_evaluator.failing is empty', recovery: 'add service:retry to evaluate CI again' });
-      }
-      const attempt = (input.ci?.fix_attempts ?? 0) + 1;
-      // First a read-only diagnosis (policy key ci_analysis); whatever it changed is not pushed.
-      const analysed = await analyseInContainer({ ...input, model_key: 'ci_analysis', params: { ...input.params, repository: failing.repository } });
-      const analysis = parseCiAnalysis((analysed.data as { outputs: Record<string, string> }).outputs[CI_ANALYSIS_FILE]);
-      if (analysed.outcome === 'agent_failed' || 'error' in analysis) {
-        const why = 'error' in analysis ? analysis.error : (analysed.data as { agent: { message?: string } }).agent.message ?? 'no reason given';
-        throw stationFailure({ code: analysed.outcome === 'agent_failed' ? 'agent_failed' : 'agent_output_invalid', message: `the CI analysis of ${failing.pull_request} failed: ${why}`, recovery: 'add service:retry to analyse again, or fix the checks by hand' });
-      }
-      const result = await fixInContainer({ ...input, params: { ...input.params, repository: failing.repository, analysis } });
-      const data = result.data as { commit_sha: string | null; base_sha: string; resumed: boolean; agent: { message?: string } };
-      if (result.outcome === 'agent_failed' || result.outcome === 'outputs_missing') {
-        throw stationFailure({ code: result.outcome === 'agent_failed' ? 'agent_failed' : 'agent_output_missing', message: `the CI fix agent in ${failing.repository} ${result.outcome === 'agent_failed' ? `gave up: ${data.agent.message ?? 'no reason given'}` : `did not write ${CI_FIX_NOTES}`}`, recovery: 'fix the checks by hand on the ticket branch, then add service:retry' });
-      }
-      // A run after a crash finds its own earlier fix on the branch (the head moved past the failing commit).
-      const alreadyPushed = !data.commit_sha && data.resumed && data.base_sha !== failing.head_sha;
-      if (!data.commit_sha && !alreadyPushed) {
-        throw stationFailure({ code: 'nothing_fixed', message: `the CI fix agent changed nothing in ${failing.repository} (${failing.failures.map((f) => f.name).join(', ')} failed)`, recovery: 'fix the checks by hand on the ticket branch (or skip one with /service skip-gate <name>), then add service:retry' });
-      }
-      if (data.commit_sha) deps.onFixAttempt?.();
-      const number = parsePullRequestRef(failing.pull_request)?.number;
-      const notes = (result.data as { outputs?: Record<string, string> }).outputs?.[CI_FIX_NOTES] ?? result.summary ?? '';
-      const sync = data.commit_sha && number && deps.syncDescription
-        ? await deps.syncDescription(input, { repository: failing.repository, number }, `A fix for the failed CI checks ${failing.failures.map((f) => f.name).join(', ')} (attempt ${attempt}):\n\n${notes}`)
-        : undefined;
-      const names = failing.failures.map((f) => `\`${f.name}\``).join(', ');
-      const progress: EffectIntent = {
-        name: 'ci_fix_progress',
-        operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: `🔧 CI fix attempt ${attempt}/${deps.maxFixAttempts} on ${failing.pull_request}: ${names} failed; a fix was pushed${data.commit_sha ? ` (${data.commit_sha.slice(0, 7)})` : ''}. CI runs again.` },
-      };
-      const spent = [analysed.usage, result.usage, sync?.usage].filter((u): u is NonNullable<typeof u> => Boolean(u));
-      return boundStationResult({
-        ...result, outcome: 'fixed', effects: [...(result.effects ?? []), ...(sync ? [sync.effect] : []), progress],
-        ...(spent.length ? { usage: { ...spent[0]!, input_tokens: spent.reduce((n, u) => n + u.input_tokens, 0), output_tokens: spent.reduce((n, u) => n + u.output_tokens, 0) } } : {}),
-        data: { ...result.data, attempt, pull_request: failing.pull_request, analysis },
-        summary: `CI fix attempt ${attempt}/${deps.maxFixAttempts} in ${failing.repository}: ${result.summary ?? ''}`.slice(0, 500),
-      }).result;
-    },
+    ci_evaluator: createCiEvaluator(deps),
+    attempt_ci_fix: createCiFixAttempt(deps),
   };
 }
