@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from '../logging/logger';
-import { checkTemporalAddress, DEFAULT_STORE_URL, parseStoreUrl } from './store-url';
+import { checkTemporalAddress, DEFAULT_STORE_URL, parseStoreUrl, type StoreUrlResult } from './store-url';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS, MAX_SHUTDOWN_GRACE_SECONDS, SHUTDOWN_GRACE_VARIABLE } from '../process/shutdown-grace';
 import { DEFAULT_GATEWAY_MAX_CONNECTIONS, DEFAULT_PENDING_BODY_LIMITS, MIB, MIN_PENDING_BODY_MIB, type PendingBodyLimits } from './gateway-limits';
 
@@ -215,9 +215,10 @@ function temporalSecurity(r: Reader): { tls?: TemporalTlsFiles; apiKey?: string 
   return { ...(tls ? { tls } : {}), ...(apiKey ? { apiKey } : {}) };
 }
 
-export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
-  const r = new Reader(env);
+type AliasedValue = ReturnType<Reader['aliased']>;
 
+/** STORE_URL and TEMPORAL_ADDRESS, checked first; the address and namespace toward Temporal fall back to the store's. */
+function temporalTarget(r: Reader): { store: StoreUrlResult; temporalAddress?: string } {
   const storeUrl = r.str('STORE_URL') ?? DEFAULT_STORE_URL;
   const store = parseStoreUrl(storeUrl);
   if (!store.ok) r.problems.push(`STORE_URL: ${store.problem}`);
@@ -226,23 +227,33 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
     const problem = checkTemporalAddress(temporalAddress);
     if (problem) r.problems.push(`TEMPORAL_ADDRESS: ${problem}`);
   }
+  return { store, temporalAddress };
+}
 
+function containerMemoryLimit(r: Reader): AliasedValue {
   const memory = r.aliased('CONTAINER_MEMORY_LIMIT', 'CONTAINER_MEMORY');
   if (memory.value !== undefined && !/^\d+(\.\d+)?[bkmg]?$/i.test(memory.value)) {
     r.problems.push(`${memory.name}: expected a size like 512m or 4g, got "${memory.value}"`);
   }
-  const cpus = r.aliased('CONTAINER_CPU_LIMIT', 'CONTAINER_CPUS');
-  const attempts = r.aliased('CI_MAX_FIX_ATTEMPTS', 'CI_FIX_MAX_RETRIES');
+  return memory;
+}
 
+function autoReviewRecordPolledFiles(r: Reader): string {
   const recordPolled = (r.str('AUTO_REVIEW_RECORD_POLLED_FILES') ?? 'none').toLowerCase();
   if (!['none', 'log', 'copy'].includes(recordPolled)) {
     r.problems.push(`AUTO_REVIEW_RECORD_POLLED_FILES: expected none, log or copy, got "${recordPolled}"`);
   }
+  return recordPolled;
+}
 
+function logLevelSetting(r: Reader): LogLevel | undefined {
   const rawLevel = r.str('LOG_LEVEL');
   const logLevel = parseLogLevel(rawLevel ?? 'info');
   if (!logLevel) r.problems.push(`LOG_LEVEL: expected DEBUG, INFO, WARNING or ERROR, got "${rawLevel}"`);
+  return logLevel;
+}
 
+function traceAttributeLists(r: Reader): { traceTags: string[]; traceMetadata: string[] } {
   const traceTags = r.list('TRACING_TRACE_TAGS');
   const traceMetadata = r.list('TRACING_TRACE_METADATA');
   for (const tag of traceTags.filter((t) => !(TRACE_ATTRIBUTES as readonly string[]).includes(t))) {
@@ -251,110 +262,136 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
   for (const tag of traceMetadata.filter((t) => !(TRACE_METADATA_ATTRIBUTES as readonly string[]).includes(t))) {
     r.warnings.push(`TRACING_TRACE_METADATA: unknown trace attribute "${tag}" is ignored`);
   }
+  return { traceTags, traceMetadata };
+}
 
+function botCommentPrefix(r: Reader, env: NodeJS.ProcessEnv): string | undefined {
   const botPrefix = env.SERVICE_BOT_COMMENT_PREFIX && env.SERVICE_BOT_COMMENT_PREFIX.length > 0 ? env.SERVICE_BOT_COMMENT_PREFIX : undefined;
   if (botPrefix !== undefined) {
     r.warnings.push('SERVICE_BOT_COMMENT_PREFIX is set: it is meant for development and tests only, not production');
   }
+  return botPrefix;
+}
 
+function scmhostRepoLists(r: Reader): { knownRepos: string[]; forkRepos: string[] } {
   const knownRepos = r.list('SCMHOST_KNOWN_REPOS');
   for (const repo of knownRepos) r.repo('SCMHOST_KNOWN_REPOS', repo);
   const forkRepos = r.list('SCMHOST_FORK_REPOS');
   for (const repo of forkRepos) if (repo !== '*') r.repo('SCMHOST_FORK_REPOS', repo);
+  return { knownRepos, forkRepos };
+}
 
-  const config: ServiceConfig = {
-    tracker: {
-      baseUrl: r.url('TRACKER_BASE_URL'),
-      userEmail: r.str('TRACKER_USER_EMAIL'),
-      apiToken: r.str('TRACKER_API_TOKEN'),
-      webhookSecret: r.str('TRACKER_WEBHOOK_SECRET'),
-    },
-    webhooks: { allowUnsigned: r.bool('SERVICE_ALLOW_UNSIGNED_WEBHOOKS', false) },
-    scmhost: {
-      token: r.str('SCMHOST_TOKEN'),
-      webhookSecret: r.str('SCMHOST_WEBHOOK_SECRET'),
-      defaultRepo: r.repo('SCMHOST_DEFAULT_REPO'),
-      knownRepos,
-      botLogin: r.str('SCMHOST_BOT_LOGIN'),
-      apiUrl: r.url('SCMHOST_API_URL'),
-      draftRepos: r.list('SCMHOST_DRAFT_REPOS'),
-      forkRepos,
-    },
-    botCommentPrefix: botPrefix,
-    temporal: {
-      address: temporalAddress ?? (store.ok ? store.store.address : '127.0.0.1:7233'),
-      namespace: r.str('TEMPORAL_NAMESPACE') ?? (store.ok ? store.store.namespace : 'default'),
-      taskQueue: r.str('SERVICE_TASK_QUEUE') ?? 'service-tickets',
-      ...temporalSecurity(r),
-    },
-    operatorToken: r.str('SERVICE_OPERATOR_TOKEN'),
-    effectOperatorToken: r.str('EFFECT_OPERATOR_TOKEN'),
-    console: { enabled: r.bool('SERVICE_CONSOLE_ENABLED', true), temporalUiUrl: r.url('TEMPORAL_UI_URL') },
-    requireProjectConfig: r.bool('SERVICE_REQUIRE_PROJECT_CONFIG', true),
-    reposConfigPath: r.str('SERVICE_REPOS_CONFIG_PATH'),
-    prdProposals: { repo: r.repo('PRD_PROPOSALS_REPO'), path: r.str('PRD_PROPOSALS_PATH') },
-    ci: { ignoredChecks: r.list('CI_IGNORED_CHECKS'), maxFixAttempts: r.int(attempts.name, 5, 0, 100, attempts.value) },
-    container: {
-      image: r.str('CONTAINER_IMAGE') ?? 'service-dev:latest',
-      memoryLimit: (memory.value ?? '4g').toLowerCase(),
-      cpuLimit: r.number(cpus.name, 2, 0, cpus.value),
-      timeoutSeconds: r.int('CONTAINER_TIMEOUT', 1800, 1),
-      pidsLimit: r.int('CONTAINER_PIDS_LIMIT', 1024, 16),
-      egressRepos: r.list('CONTAINER_EGRESS'),
-      workDir: resolve(r.str('CONTAINER_WORK_DIR') ?? join('.data', 'workspaces')),
-      podmanUser: r.str('SERVICE_PODMAN_USER') ?? 'service-podman',
-      agentMaxSteps: r.int('AGENT_MAX_STEPS', 60, 1, 1000),
-      agentCommandTimeoutSeconds: r.int('AGENT_COMMAND_TIMEOUT', 300, 1),
-    },
-    autoReview: {
-      maxRetries: r.int('AUTO_REVIEW_MAX_RETRIES', 3, 0, 100),
-      pollIntervalSeconds: r.number('AUTO_REVIEW_POLL_INTERVAL', 5.0, 0),
-      recordPolledFiles: recordPolled as ServiceConfig['autoReview']['recordPolledFiles'],
-    },
-    tracing: {
-      enabled: r.bool('TRACING_ENABLED', false),
-      publicKey: r.str('TRACING_PUBLIC_KEY'),
-      secretKey: r.str('TRACING_SECRET_KEY'),
-      host: r.url('TRACING_HOST'),
-      traceTags: traceTags.filter((t) => (TRACE_ATTRIBUTES as readonly string[]).includes(t)),
-      traceMetadata: traceMetadata.filter((t) => (TRACE_METADATA_ATTRIBUTES as readonly string[]).includes(t)),
-    },
-    logLevel: logLevel ?? 'info',
-    effects: {
-      timeoutSeconds: r.int('SERVICE_EFFECT_TIMEOUT_SECONDS', 60, 1, 3600),
-      retainTimelineEntries: r.int('SERVICE_RETENTION_TIMELINE_ENTRIES', 2000, 10, 1_000_000),
-      retainTerminalEffects: r.int('SERVICE_RETENTION_TERMINAL_EFFECTS', 500, 0, 1_000_000),
-      historyEventLimit: r.int('SERVICE_HISTORY_EVENT_LIMIT', 10_000, 50, 50_000),
-    },
-    poller: {
-      intervalSeconds: r.int('SERVICE_POLL_INTERVAL_SECONDS', 120, 0, 86_400),
-      lookbackSeconds: r.str('SERVICE_POLL_LOOKBACK_SECONDS') === undefined ? undefined : r.int('SERVICE_POLL_LOOKBACK_SECONDS', 600, 60, 7 * 86_400),
-      overlapSeconds: r.int('SERVICE_POLL_OVERLAP_SECONDS', 60, 0, 3600),
-    },
-    gateway: {
-      host: r.str('SERVICE_GATEWAY_HOST') ?? '0.0.0.0',
-      port: r.int('SERVICE_GATEWAY_PORT', 8000, 0, 65535),
-      ...(r.str('SERVICE_GATEWAY_METRICS_PORT') !== undefined
-        ? { metrics: { host: r.str('SERVICE_GATEWAY_METRICS_HOST') ?? '0.0.0.0', port: r.int('SERVICE_GATEWAY_METRICS_PORT', 0, 0, 65535) } }
-        : {}),
-      maxConnections: r.int('SERVICE_GATEWAY_MAX_CONNECTIONS', DEFAULT_GATEWAY_MAX_CONNECTIONS, 16, 1_000_000),
-      pendingBodies: {
-        maxBodies: r.int('SERVICE_GATEWAY_MAX_PENDING_BODIES', DEFAULT_PENDING_BODY_LIMITS.maxBodies, 1, 100_000),
-        maxBodiesPerRoute: r.int('SERVICE_GATEWAY_MAX_PENDING_BODIES_PER_ROUTE', DEFAULT_PENDING_BODY_LIMITS.maxBodiesPerRoute, 1, 100_000),
-        maxBytes: r.int('SERVICE_GATEWAY_MAX_PENDING_BODY_MIB', DEFAULT_PENDING_BODY_LIMITS.maxBytes / MIB, MIN_PENDING_BODY_MIB, 1_000_000) * MIB,
-        readBytesPerSecond: r.int('SERVICE_GATEWAY_PENDING_BODY_READ_MIB_PER_S', DEFAULT_PENDING_BODY_LIMITS.readBytesPerSecond / MIB, 1, 1_000_000) * MIB,
-      },
-    },
-    metrics: { token: r.str('SERVICE_METRICS_TOKEN') },
-    worker: {
-      metricsHost: r.str('SERVICE_WORKER_METRICS_HOST') ?? '0.0.0.0',
-      metricsPort: r.int('SERVICE_WORKER_METRICS_PORT', 8001, 0, 65535),
-      maxCachedWorkflows: r.int('SERVICE_WORKER_MAX_CACHED_WORKFLOWS', DEFAULT_MAX_CACHED_WORKFLOWS, 2, 1_000_000),
-      heapGrowingPercent: r.int('SERVICE_WORKER_HEAP_GROWING_PERCENT', DEFAULT_HEAP_GROWING_PERCENT, 0, 1_000),
-    },
-    shutdown: { graceSeconds: r.int(SHUTDOWN_GRACE_VARIABLE, DEFAULT_SHUTDOWN_GRACE_SECONDS, 0, MAX_SHUTDOWN_GRACE_SECONDS) },
+function trackerSettings(r: Reader): ServiceConfig['tracker'] {
+  return {
+    baseUrl: r.url('TRACKER_BASE_URL'),
+    userEmail: r.str('TRACKER_USER_EMAIL'),
+    apiToken: r.str('TRACKER_API_TOKEN'),
+    webhookSecret: r.str('TRACKER_WEBHOOK_SECRET'),
   };
+}
 
+function scmhostSettings(r: Reader, repos: { knownRepos: string[]; forkRepos: string[] }): ServiceConfig['scmhost'] {
+  return {
+    token: r.str('SCMHOST_TOKEN'),
+    webhookSecret: r.str('SCMHOST_WEBHOOK_SECRET'),
+    defaultRepo: r.repo('SCMHOST_DEFAULT_REPO'),
+    knownRepos: repos.knownRepos,
+    botLogin: r.str('SCMHOST_BOT_LOGIN'),
+    apiUrl: r.url('SCMHOST_API_URL'),
+    draftRepos: r.list('SCMHOST_DRAFT_REPOS'),
+    forkRepos: repos.forkRepos,
+  };
+}
+
+function temporalSettings(r: Reader, target: { store: StoreUrlResult; temporalAddress?: string }): ServiceConfig['temporal'] {
+  const { store, temporalAddress } = target;
+  return {
+    address: temporalAddress ?? (store.ok ? store.store.address : '127.0.0.1:7233'),
+    namespace: r.str('TEMPORAL_NAMESPACE') ?? (store.ok ? store.store.namespace : 'default'),
+    taskQueue: r.str('SERVICE_TASK_QUEUE') ?? 'service-tickets',
+    ...temporalSecurity(r),
+  };
+}
+
+function containerSettings(r: Reader, memory: AliasedValue, cpus: AliasedValue): ServiceConfig['container'] {
+  return {
+    image: r.str('CONTAINER_IMAGE') ?? 'service-dev:latest',
+    memoryLimit: (memory.value ?? '4g').toLowerCase(),
+    cpuLimit: r.number(cpus.name, 2, 0, cpus.value),
+    timeoutSeconds: r.int('CONTAINER_TIMEOUT', 1800, 1),
+    pidsLimit: r.int('CONTAINER_PIDS_LIMIT', 1024, 16),
+    egressRepos: r.list('CONTAINER_EGRESS'),
+    workDir: resolve(r.str('CONTAINER_WORK_DIR') ?? join('.data', 'workspaces')),
+    podmanUser: r.str('SERVICE_PODMAN_USER') ?? 'service-podman',
+    agentMaxSteps: r.int('AGENT_MAX_STEPS', 60, 1, 1000),
+    agentCommandTimeoutSeconds: r.int('AGENT_COMMAND_TIMEOUT', 300, 1),
+  };
+}
+
+function autoReviewSettings(r: Reader, recordPolled: string): ServiceConfig['autoReview'] {
+  return {
+    maxRetries: r.int('AUTO_REVIEW_MAX_RETRIES', 3, 0, 100),
+    pollIntervalSeconds: r.number('AUTO_REVIEW_POLL_INTERVAL', 5.0, 0),
+    recordPolledFiles: recordPolled as ServiceConfig['autoReview']['recordPolledFiles'],
+  };
+}
+
+function tracingSettings(r: Reader, lists: { traceTags: string[]; traceMetadata: string[] }): ServiceConfig['tracing'] {
+  return {
+    enabled: r.bool('TRACING_ENABLED', false),
+    publicKey: r.str('TRACING_PUBLIC_KEY'),
+    secretKey: r.str('TRACING_SECRET_KEY'),
+    host: r.url('TRACING_HOST'),
+    traceTags: lists.traceTags.filter((t) => (TRACE_ATTRIBUTES as readonly string[]).includes(t)),
+    traceMetadata: lists.traceMetadata.filter((t) => (TRACE_METADATA_ATTRIBUTES as readonly string[]).includes(t)),
+  };
+}
+
+function effectsSettings(r: Reader): ServiceConfig['effects'] {
+  return {
+    timeoutSeconds: r.int('SERVICE_EFFECT_TIMEOUT_SECONDS', 60, 1, 3600),
+    retainTimelineEntries: r.int('SERVICE_RETENTION_TIMELINE_ENTRIES', 2000, 10, 1_000_000),
+    retainTerminalEffects: r.int('SERVICE_RETENTION_TERMINAL_EFFECTS', 500, 0, 1_000_000),
+    historyEventLimit: r.int('SERVICE_HISTORY_EVENT_LIMIT', 10_000, 50, 50_000),
+  };
+}
+
+function pollerSettings(r: Reader): ServiceConfig['poller'] {
+  return {
+    intervalSeconds: r.int('SERVICE_POLL_INTERVAL_SECONDS', 120, 0, 86_400),
+    lookbackSeconds: r.str('SERVICE_POLL_LOOKBACK_SECONDS') === undefined ? undefined : r.int('SERVICE_POLL_LOOKBACK_SECONDS', 600, 60, 7 * 86_400),
+    overlapSeconds: r.int('SERVICE_POLL_OVERLAP_SECONDS', 60, 0, 3600),
+  };
+}
+
+function gatewaySettings(r: Reader): ServiceConfig['gateway'] {
+  return {
+    host: r.str('SERVICE_GATEWAY_HOST') ?? '0.0.0.0',
+    port: r.int('SERVICE_GATEWAY_PORT', 8000, 0, 65535),
+    ...(r.str('SERVICE_GATEWAY_METRICS_PORT') !== undefined
+      ? { metrics: { host: r.str('SERVICE_GATEWAY_METRICS_HOST') ?? '0.0.0.0', port: r.int('SERVICE_GATEWAY_METRICS_PORT', 0, 0, 65535) } }
+      : {}),
+    maxConnections: r.int('SERVICE_GATEWAY_MAX_CONNECTIONS', DEFAULT_GATEWAY_MAX_CONNECTIONS, 16, 1_000_000),
+    pendingBodies: {
+      maxBodies: r.int('SERVICE_GATEWAY_MAX_PENDING_BODIES', DEFAULT_PENDING_BODY_LIMITS.maxBodies, 1, 100_000),
+      maxBodiesPerRoute: r.int('SERVICE_GATEWAY_MAX_PENDING_BODIES_PER_ROUTE', DEFAULT_PENDING_BODY_LIMITS.maxBodiesPerRoute, 1, 100_000),
+      maxBytes: r.int('SERVICE_GATEWAY_MAX_PENDING_BODY_MIB', DEFAULT_PENDING_BODY_LIMITS.maxBytes / MIB, MIN_PENDING_BODY_MIB, 1_000_000) * MIB,
+      readBytesPerSecond: r.int('SERVICE_GATEWAY_PENDING_BODY_READ_MIB_PER_S', DEFAULT_PENDING_BODY_LIMITS.readBytesPerSecond / MIB, 1, 1_000_000) * MIB,
+    },
+  };
+}
+
+function workerSettings(r: Reader): ServiceConfig['worker'] {
+  return {
+    metricsHost: r.str('SERVICE_WORKER_METRICS_HOST') ?? '0.0.0.0',
+    metricsPort: r.int('SERVICE_WORKER_METRICS_PORT', 8001, 0, 65535),
+    maxCachedWorkflows: r.int('SERVICE_WORKER_MAX_CACHED_WORKFLOWS', DEFAULT_MAX_CACHED_WORKFLOWS, 2, 1_000_000),
+    heapGrowingPercent: r.int('SERVICE_WORKER_HEAP_GROWING_PERCENT', DEFAULT_HEAP_GROWING_PERCENT, 0, 1_000),
+  };
+}
+
+/** Checks on the assembled config, most of them across variables; they run after every section is read, so their problems come last. */
+function checkCombinations(r: Reader, config: ServiceConfig): void {
   if (config.tracker.userEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(config.tracker.userEmail)) {
     r.problems.push(`TRACKER_USER_EMAIL: expected an e-mail address, got "${config.tracker.userEmail}"`);
   }
@@ -373,6 +410,48 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigR
   if (config.tracing.enabled && (!config.tracing.publicKey || !config.tracing.secretKey)) {
     r.problems.push('TRACING_ENABLED is true but TRACING_PUBLIC_KEY and TRACING_SECRET_KEY are not both set');
   }
+}
 
+export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
+  const r = new Reader(env);
+
+  // Problems are reported in the order the variables are read: these come first, then the sections in the order of
+  // the object below, then the checks across sections. Moving a read changes the order of startup's problem lines.
+  const target = temporalTarget(r);
+  const memory = containerMemoryLimit(r);
+  const cpus = r.aliased('CONTAINER_CPU_LIMIT', 'CONTAINER_CPUS');
+  const attempts = r.aliased('CI_MAX_FIX_ATTEMPTS', 'CI_FIX_MAX_RETRIES');
+  const recordPolled = autoReviewRecordPolledFiles(r);
+  const logLevel = logLevelSetting(r);
+  const traceLists = traceAttributeLists(r);
+  const botPrefix = botCommentPrefix(r, env);
+  const repos = scmhostRepoLists(r);
+
+  const config: ServiceConfig = {
+    tracker: trackerSettings(r),
+    webhooks: { allowUnsigned: r.bool('SERVICE_ALLOW_UNSIGNED_WEBHOOKS', false) },
+    scmhost: scmhostSettings(r, repos),
+    botCommentPrefix: botPrefix,
+    temporal: temporalSettings(r, target),
+    operatorToken: r.str('SERVICE_OPERATOR_TOKEN'),
+    effectOperatorToken: r.str('EFFECT_OPERATOR_TOKEN'),
+    console: { enabled: r.bool('SERVICE_CONSOLE_ENABLED', true), temporalUiUrl: r.url('TEMPORAL_UI_URL') },
+    requireProjectConfig: r.bool('SERVICE_REQUIRE_PROJECT_CONFIG', true),
+    reposConfigPath: r.str('SERVICE_REPOS_CONFIG_PATH'),
+    prdProposals: { repo: r.repo('PRD_PROPOSALS_REPO'), path: r.str('PRD_PROPOSALS_PATH') },
+    ci: { ignoredChecks: r.list('CI_IGNORED_CHECKS'), maxFixAttempts: r.int(attempts.name, 5, 0, 100, attempts.value) },
+    container: containerSettings(r, memory, cpus),
+    autoReview: autoReviewSettings(r, recordPolled),
+    tracing: tracingSettings(r, traceLists),
+    logLevel: logLevel ?? 'info',
+    effects: effectsSettings(r),
+    poller: pollerSettings(r),
+    gateway: gatewaySettings(r),
+    metrics: { token: r.str('SERVICE_METRICS_TOKEN') },
+    worker: workerSettings(r),
+    shutdown: { graceSeconds: r.int(SHUTDOWN_GRACE_VARIABLE, DEFAULT_SHUTDOWN_GRACE_SECONDS, 0, MAX_SHUTDOWN_GRACE_SECONDS) },
+  };
+
+  checkCombinations(r, config);
   return r.problems.length > 0 ? { problems: r.problems, warnings: r.warnings } : { config, problems: [], warnings: r.warnings };
 }
