@@ -7,12 +7,10 @@
  * every probe answered 200 within 200 ms, held bytes within the budget, RSS growth within 192 MiB.
  *
  *   npm run bench:flood -- [--seconds 10] [--per-route 100] [--fast-mib 2] [--pause 100] [--probe-every 50] [--rounds 1]
- *     [--read-mib 16]
  *
  * --per-route: connections at once on each of the three webhook routes (half send 9 MiB chunked at --fast-mib MiB/s
  * each, 0 meaning as fast as the gateway reads; half trickle a declared 4 MiB); --pause: ms before an answered
- * connection is replaced; --rounds: attacks one after another on the same gateway (each reported); --read-mib: the
- * gateway's read rate of unauthenticated bodies (its default 16; a large value shows it without the rate). A CPU profile of
+ * connection is replaced; --rounds: attacks one after another on the same gateway (each reported). A CPU profile of
  * the gateway: `node --cpu-prof --cpu-prof-dir <dir> dist-bench/bench/webhook-flood.js ...`.
  */
 import { execFile } from 'node:child_process';
@@ -62,16 +60,9 @@ async function main(): Promise<void> {
   const everyMs = numberOption('probe-every', 50, 1);
   const rounds = numberOption('rounds', 1, 1);
   const attackerNice = numberOption('attacker-nice', 19);
-  // The gateway's read rate of unauthenticated bodies (SERVICE_GATEWAY_PENDING_BODY_READ_MIB_PER_S); a large value
-  // shows the gateway as it was before the rate.
-  const readMiB = process.argv.includes('--read-mib') ? String(numberOption('read-mib', 16, 1)) : undefined;
 
   process.env.GL_FLOOD_HOOK = 'flood-gitlab-secret';
-  const loaded = loadServiceConfig({
-    TRACKER_WEBHOOK_SECRET: 'flood-tracker-secret',
-    SCMHOST_WEBHOOK_SECRET: 'flood-scmhost-secret',
-    ...(readMiB ? { SERVICE_GATEWAY_PENDING_BODY_READ_MIB_PER_S: readMiB } : {}),
-  });
+  const loaded = loadServiceConfig({ TRACKER_WEBHOOK_SECRET: 'flood-tracker-secret', SCMHOST_WEBHOOK_SECRET: 'flood-scmhost-secret' });
   if (!loaded.config) throw new Error('the bench configuration did not load');
   const config = loaded.config;
   const registry = parseRepositoryRegistry([
@@ -90,7 +81,7 @@ async function main(): Promise<void> {
   const app = createGatewayApp({ config, workflows, metrics, logger: createLogger({ level: 'info', write: () => undefined }), registry, pendingBodies });
   const server = await listen(createGatewayServer(app, config.gateway), '127.0.0.1', 0, 'flooded gateway');
   const limits = config.gateway.pendingBodies;
-  console.log(`gateway ${server.url}: ${perRoute} connections per route for ${seconds} s, fast senders at ${fastMiBPerSecond || 'full'} MiB/s, replaced after ${pauseMs} ms; budget ${limits.maxBodiesPerRoute} bodies per route, ${limits.maxBodies} in all, ${limits.maxBytes / MIB} MiB, read at ${limits.readBytesPerSecond / MIB} MiB/s`);
+  console.log(`gateway ${server.url}: ${perRoute} connections per route for ${seconds} s, fast senders at ${fastMiBPerSecond || 'full'} MiB/s, replaced after ${pauseMs} ms; budget ${limits.maxBodiesPerRoute} bodies per route, ${limits.maxBodies} in all, ${limits.maxBytes / MIB} MiB`);
 
   let allHeld = true;
   try {

@@ -13,19 +13,9 @@ export interface PendingBodyLimits {
   maxBodiesPerRoute: number;
   /** Bytes those bodies hold together (SERVICE_GATEWAY_MAX_PENDING_BODY_MIB). */
   maxBytes: number;
-  /**
-   * Bytes per second read from those bodies together (SERVICE_GATEWAY_PENDING_BODY_READ_MIB_PER_S). Past it the
-   * gateway stops reading them for a moment and TCP holds the sender back, so a flood costs the machine a fixed share
-   * of its CPU (the kernel's copying over the network included), not whatever the attacker can send.
-   */
-  readBytesPerSecond: number;
 }
 
-/**
- * 16 MiB/s: real deliveries are tens of kilobytes, so this is hundreds a second, more than any provider sends; on two
- * cores it left every health probe under 200 ms while hundreds of forged bodies arrived (docs/benchmarks.md).
- */
-export const DEFAULT_PENDING_BODY_LIMITS: PendingBodyLimits = { maxBodies: 64, maxBodiesPerRoute: 32, maxBytes: 64 * MIB, readBytesPerSecond: 16 * MIB };
+export const DEFAULT_PENDING_BODY_LIMITS: PendingBodyLimits = { maxBodies: 64, maxBodiesPerRoute: 32, maxBytes: 64 * MIB };
 
 /**
  * The least SERVICE_GATEWAY_MAX_PENDING_BODY_MIB may be: one body of the largest route limit (WEBHOOK_BODY_LIMIT_BYTES,

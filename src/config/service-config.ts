@@ -82,8 +82,7 @@ export interface ServiceConfig {
    * metrics: where the gateway's /metrics is served apart from the public port (SERVICE_GATEWAY_METRICS_HOST and
    * _PORT); unset, the public port serves it. maxConnections: the connections the public port holds at once
    * (SERVICE_GATEWAY_MAX_CONNECTIONS). pendingBodies: what webhook bodies may hold before their signature is checked
-   * (SERVICE_GATEWAY_MAX_PENDING_BODIES, _PER_ROUTE, SERVICE_GATEWAY_MAX_PENDING_BODY_MIB,
-   * SERVICE_GATEWAY_PENDING_BODY_READ_MIB_PER_S; src/gateway/pending-body-budget.ts).
+   * (SERVICE_GATEWAY_MAX_PENDING_BODIES, _PER_ROUTE, SERVICE_GATEWAY_MAX_PENDING_BODY_MIB; src/gateway/pending-body-budget.ts).
    */
   gateway: { host: string; port: number; metrics?: { host: string; port: number }; maxConnections: number; pendingBodies: PendingBodyLimits };
   /** SERVICE_METRICS_TOKEN: when set, the gateway's and the worker's /metrics need it as a bearer token. */
@@ -376,7 +375,6 @@ function gatewaySettings(r: Reader): ServiceConfig['gateway'] {
       maxBodies: r.int('SERVICE_GATEWAY_MAX_PENDING_BODIES', DEFAULT_PENDING_BODY_LIMITS.maxBodies, 1, 100_000),
       maxBodiesPerRoute: r.int('SERVICE_GATEWAY_MAX_PENDING_BODIES_PER_ROUTE', DEFAULT_PENDING_BODY_LIMITS.maxBodiesPerRoute, 1, 100_000),
       maxBytes: r.int('SERVICE_GATEWAY_MAX_PENDING_BODY_MIB', DEFAULT_PENDING_BODY_LIMITS.maxBytes / MIB, MIN_PENDING_BODY_MIB, 1_000_000) * MIB,
-      readBytesPerSecond: r.int('SERVICE_GATEWAY_PENDING_BODY_READ_MIB_PER_S', DEFAULT_PENDING_BODY_LIMITS.readBytesPerSecond / MIB, 1, 1_000_000) * MIB,
     },
   };
 }

@@ -28,37 +28,10 @@ export function admissionRefusal(state: PendingBodyState, limits: PendingBodyLim
   return undefined;
 }
 
-/**
- * The rate at which unauthenticated bytes are read, as a bucket of bytes that fills at `bytesPerSecond` up to one
- * second's worth. Reading past it runs the bucket into debt, and the answer is how long the reader must pause for the
- * debt to be paid: readers that take turns pay in turn, so together they read no faster than the rate, whatever each
- * sender offers. Pure apart from the clock it is given.
- */
-export class ReadPace {
-  private tokens: number;
-  private last: number;
-
-  constructor(private readonly bytesPerSecond: number, private readonly now: () => number = () => performance.now()) {
-    this.tokens = bytesPerSecond;
-    this.last = now();
-  }
-
-  /** Takes `bytes` read; the milliseconds to pause before reading more (0 while the bucket holds them). */
-  take(bytes: number): number {
-    const now = this.now();
-    this.tokens = Math.min(this.bytesPerSecond, this.tokens + ((now - this.last) / 1000) * this.bytesPerSecond);
-    this.last = now;
-    this.tokens -= bytes;
-    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.bytesPerSecond) * 1000);
-  }
-}
-
 /** One admitted body: it holds bytes as its chunks arrive and gives everything back once, when released. */
 export interface PendingBody {
   /** Takes `bytes` more from the budget; false (nothing taken) when that would go past it. */
   hold(bytes: number): boolean;
-  /** Counts `bytes` read against the shared read rate; the milliseconds to pause reading before the next chunk. */
-  pace(bytes: number): number;
   release(): void;
 }
 
@@ -74,11 +47,8 @@ export class PendingBodyBudget {
   private bytes = 0;
   private peak = 0;
   private readonly routes = new Map<string, number>();
-  private readonly readPace: ReadPace;
 
-  constructor(readonly limits: PendingBodyLimits, private readonly onBytes?: (bytes: number) => void, now?: () => number) {
-    this.readPace = new ReadPace(limits.readBytesPerSecond, now);
-  }
+  constructor(readonly limits: PendingBodyLimits, private readonly onBytes?: (bytes: number) => void) {}
 
   /** Bytes held right now by bodies not yet authenticated. */
   get heldBytes(): number {
@@ -117,7 +87,6 @@ export class PendingBodyBudget {
           this.changeBytes(bytes);
           return true;
         },
-        pace: (bytes) => (released ? 0 : this.readPace.take(bytes)),
         release: () => {
           if (released) return;
           released = true;

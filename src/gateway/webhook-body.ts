@@ -63,19 +63,16 @@ export const PENDING_BYTES_REFUSAL: BodyRefusal = {
  * body that grows past the limit (chunked, without a Content-Length) is refused at the chunk that crosses it: the
  * rest is drained and discarded, never kept, and the connection is closed after the answer. `hold`, when given, is
  * asked before each chunk is kept (the budget of unauthenticated bodies); a chunk it refuses ends the read the same
- * way, with 503. `pace`, when given, says after each chunk kept how long to stop reading (the shared read rate of
- * unauthenticated bodies): the request is paused, so the socket is not read and TCP makes the sender wait.
+ * way, with 503.
  */
-export function readBody(req: IncomingMessage, limitBytes: number, onChunk?: (chunk: Buffer) => void, hold?: (bytes: number) => boolean, pace?: (bytes: number) => number): Promise<ReadBody> {
+export function readBody(req: IncomingMessage, limitBytes: number, onChunk?: (chunk: Buffer) => void, hold?: (bytes: number) => boolean): Promise<ReadBody> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    let paused: NodeJS.Timeout | undefined;
     const settle = (result: ReadBody) => {
       if (settled) return;
       settled = true;
-      if (paused) clearTimeout(paused);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -99,14 +96,6 @@ export function readBody(req: IncomingMessage, limitBytes: number, onChunk?: (ch
       }
       onChunk?.(chunk);
       chunks.push(chunk);
-      const wait = pace ? pace(chunk.length) : 0;
-      if (wait > 0 && !paused) {
-        req.pause();
-        paused = setTimeout(() => {
-          paused = undefined;
-          if (!settled) req.resume();
-        }, wait);
-      }
     };
     const onEnd = () => settle({ ok: true, raw: Buffer.concat(chunks, size) });
     const onError = (error: Error) => settle({ ok: false, refusal: { status: 400, code: 'body_unreadable', message: `the body could not be read: ${error.message}` } });

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { declaredBodyRefusal, readBody, type BodyRefusal } from './webhook-body';
-import type { PendingBody, PendingBodyBudget, PendingBodyRefusalReason } from './pending-body-budget';
+import type { PendingBodyBudget, PendingBodyRefusalReason } from './pending-body-budget';
 import { hmacSha256Verifier, type HmacVerifier } from './webhook-signature';
 import type { WebhookReply } from './webhook-reply';
 import { ALLOW_UNSIGNED_WEBHOOKS_ENV } from '../config/webhook-secrets';
@@ -56,9 +56,8 @@ export async function readWebhookBody(req: Request, reply: WebhookReply, limitBy
 }
 
 /** The read itself; a body cut off is answered, and the connection closed after the answer. */
-async function readRefusing(req: Request, reply: WebhookReply, limitBytes: number, onChunk?: (chunk: Buffer) => void, pending?: PendingBody): Promise<Buffer | undefined> {
-  const hold = pending?.hold;
-  const read = await readBody(req, limitBytes, onChunk, hold, pending?.pace);
+async function readRefusing(req: Request, reply: WebhookReply, limitBytes: number, onChunk?: (chunk: Buffer) => void, hold?: (bytes: number) => boolean): Promise<Buffer | undefined> {
+  const read = await readBody(req, limitBytes, onChunk, hold);
   if (read.ok) return read.raw;
   // A body cut off would otherwise be drained to its end, however long the sender keeps sending.
   if (read.refusal.status === 413 || read.refusal.status === 503) reply.closeConnection();
@@ -106,7 +105,7 @@ export async function readSignedWebhook(req: Request, reply: WebhookReply, optio
     return void reply.fail(refusal.status, refusal.code, refusal.message);
   }
   try {
-    return verified(await readRefusing(req, reply, options.limitBytes, onChunk, admission.body), verifier, reply, options.header);
+    return verified(await readRefusing(req, reply, options.limitBytes, onChunk, admission.body.hold), verifier, reply, options.header);
   } finally {
     admission.body.release();
   }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PENDING_BODY_LIMITS, MIB, MIN_PENDING_BODY_MIB } from '../../../src/config/gateway-limits';
-import { admissionRefusal, PendingBodyBudget, ReadPace } from '../../../src/gateway/pending-body-budget';
+import { admissionRefusal, PendingBodyBudget } from '../../../src/gateway/pending-body-budget';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../../../src/gateway/webhook-body';
 
-const limits = { maxBodies: 3, maxBodiesPerRoute: 2, maxBytes: 100, readBytesPerSecond: 1_000 };
+const limits = { maxBodies: 3, maxBodiesPerRoute: 2, maxBytes: 100 };
 
 describe('admissionRefusal', () => {
   it('checks the route\'s count, then the total, then whether a declared length fits in the bytes left', () => {
@@ -48,37 +48,5 @@ describe('PendingBodyBudget', () => {
   it('lets one body of the largest route limit fit in the least budget the configuration accepts', () => {
     expect(MIN_PENDING_BODY_MIB * MIB).toBe(WEBHOOK_BODY_LIMIT_BYTES);
     expect(DEFAULT_PENDING_BODY_LIMITS.maxBytes).toBeGreaterThanOrEqual(WEBHOOK_BODY_LIMIT_BYTES);
-  });
-});
-
-describe('ReadPace', () => {
-  it('lets a second of bytes through at once, then asks each reader to pause until the rate has paid for what it read', () => {
-    let now = 0;
-    const pace = new ReadPace(1_000, () => now);
-    expect(pace.take(600)).toBe(0);
-    expect(pace.take(400)).toBe(0);
-    // The bucket is empty: 500 bytes more are half a second's debt, and the next reader pays after it.
-    expect(pace.take(500)).toBe(500);
-    expect(pace.take(500)).toBe(1_000);
-    now = 1_000;
-    expect(pace.take(0)).toBe(0);
-    // It refills at the rate and never holds more than one second's worth, however long it was idle.
-    now = 60_000;
-    expect(pace.take(1_000)).toBe(0);
-    expect(pace.take(1)).toBe(1);
-  });
-
-  it('is shared by every body of a budget, and a released body no longer counts', () => {
-    let now = 0;
-    const budget = new PendingBodyBudget(limits, undefined, () => now);
-    const first = budget.admit('tracker');
-    const second = budget.admit('scmhost');
-    if (!first.ok || !second.ok) throw new Error('both admitted');
-    expect(first.body.pace(800)).toBe(0);
-    expect(second.body.pace(400)).toBe(200);
-    second.body.release();
-    expect(second.body.pace(400)).toBe(0);
-    now = 200;
-    expect(first.body.pace(0)).toBe(0);
   });
 });
