@@ -1,25 +1,24 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import type { BudgetLimits } from '../budgets/token-budget';
 import type { Logger } from '../logging/logger';
 import type { TicketWorkflowsPort } from '../temporal/ticket-workflows';
-import { TemporalUnavailableError } from '../temporal/temporal-unavailable-error';
 import { buildBoard, placeTicket, type Board } from './board/board-groups';
 import { filtersQuery, matchesFilters, parseBoardFilters, ticketKeyParam, type BoardFilters } from './board/board-filters';
 import { boardTicketOf, type BoardTicket } from './board/board-ticket';
 import { builtInDefinitions, rememberingDefinitions, type ConsoleDefinitionsPort } from './console-definitions';
-import { checkCredential, clearedSessionCookie, sameSecret, sessionCookie } from './console-session';
-import { consoleSecurityHeaders, newNonce } from './content-security-policy';
-import type { SafeHtml } from './html';
+import { ConsoleError, createConsoleResponses, type ConsoleResponses } from './console-responses';
+import { registerSignInRoutes } from './console-sign-in-routes';
 import { boardFragment, boardPage, boardQueryString, filterChoices, type FilterChoices } from './pages/board-page';
 import { definitionPage, definitionsIndex } from './pages/definition-page';
 import { definitionDiffPage } from './pages/definition-diff-page';
 import { diffDefinitions } from './graph/definition-diff';
-import { errorPage, loginPage } from './pages/message-pages';
-import { pageShell } from './pages/page-shell';
+import { errorPage } from './pages/message-pages';
 import type { LinkTargets } from './pages/ticket-links';
 import { ticketFragment, ticketPage, type TicketPageInput } from './pages/ticket-page';
 import { readTimeline } from './read-timeline';
 import type { ConsoleTicketsPort, TicketListing } from './ticket-listing';
+
+export { safeNext } from './console-sign-in-routes';
 
 export interface ConsoleDeps {
   /** SERVICE_OPERATOR_TOKEN: the console's only credential; unset, the console answers 503 like the read API. */
@@ -38,12 +37,6 @@ export interface ConsoleDeps {
 /** Tickets that ended longer ago than this many days leave the board unless `?days=` asks for more. */
 export const DEFAULT_BOARD_DAYS = 7;
 const MAX_BOARD_DAYS = 90;
-
-class ConsoleError extends Error {
-  constructor(readonly status: number, readonly title: string, message: string) {
-    super(message);
-  }
-}
 
 const DEFINITION_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 const REVISION = /^[1-9][0-9]{0,8}$/;
@@ -71,9 +64,11 @@ function daysParam(raw: unknown): number {
   return Number(raw);
 }
 
-/** Where to go after signing in: a console address of this host only (no `//host`, no scheme). */
-export function safeNext(raw: unknown): string {
-  return typeof raw === 'string' && /^\/console\/[A-Za-z0-9/_@.?&=%+-]*$/.test(raw) && !raw.includes('//') ? raw : '/console/';
+/** What the page routes share: one remembering registry and one clock for the whole console. */
+interface SharedPageDeps {
+  responses: ConsoleResponses;
+  definitions: ConsoleDefinitionsPort;
+  now: () => Date;
 }
 
 /**
@@ -84,71 +79,39 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   const router = express.Router();
   const now = deps.now ?? (() => new Date());
   const definitions = rememberingDefinitions(deps.definitions ?? builtInDefinitions());
+  const responses = createConsoleResponses(deps);
+  const shared: SharedPageDeps = { responses, definitions, now };
 
-  const send = (res: Response, status: number, title: string, body: SafeHtml, options: { live?: boolean; signedIn?: boolean } = {}) => {
-    const nonce = newNonce();
-    res.status(status).set(consoleSecurityHeaders(nonce)).type('html').send(pageShell({ title, nonce, body, ...options }));
-  };
-  const sendFragment = (res: Response, body: SafeHtml) => {
-    res.status(200).set(consoleSecurityHeaders(newNonce())).type('html').send(body.text);
-  };
-  const handle = (fn: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
-    try {
-      await fn(req, res);
-    } catch (error) {
-      if (error instanceof ConsoleError) return send(res, error.status, error.title, errorPage(error.title, error.message));
-      if (error instanceof TemporalUnavailableError) {
-        deps.logger.warn('console could not read Temporal', { path: req.path, error: error.message });
-        return send(res, 503, 'Temporal unavailable', errorPage('Temporal unavailable', 'the workflows could not be read (Temporal or the worker is unavailable); the page tries again on reload'));
-      }
-      deps.logger.error('console page failed', { path: req.path, error: (error as Error).message });
-      send(res, 500, 'Console error', errorPage('Console error', (error as Error).message));
-    }
-  };
-
-  router.use('/console', (req: Request, res: Response, next: NextFunction) => {
-    if (!deps.operatorToken) return send(res, 503, 'Console disabled', errorPage('Console disabled', 'SERVICE_OPERATOR_TOKEN is not set: the console is disabled'), { signedIn: false });
-    next();
-  });
-
-  router.get('/console/login', (req, res) => send(res, 200, 'Sign in', loginPage(undefined, safeNext(req.query.next)), { signedIn: false }));
-  router.post('/console/login', express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 4 }), (req: Request, res: Response) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const token = typeof body.token === 'string' ? body.token.trim() : '';
-    if (!token || !sameSecret(token, deps.operatorToken!)) {
-      return send(res, 401, 'Sign in', loginPage('That is not the operator token of this service.', safeNext(body.next)), { signedIn: false });
-    }
-    res.status(303).set('Set-Cookie', sessionCookie(deps.operatorToken!, req.secure)).set('Cache-Control', 'no-store').location(safeNext(body.next)).end();
-  });
-  router.post('/console/logout', (req, res) => {
-    res.status(303).set('Set-Cookie', clearedSessionCookie()).set('Cache-Control', 'no-store').location('/console/login').end();
-  });
-
-  router.use('/console', (req: Request, res: Response, next: NextFunction) => {
-    const credential = checkCredential({ authorization: req.get('authorization'), cookie: req.get('cookie') }, deps.operatorToken!);
-    if (credential.ok) return next();
-    res.set('WWW-Authenticate', 'Bearer');
-    send(res, 401, 'Sign in', loginPage(credential.reason, safeNext(req.method === 'GET' ? req.originalUrl : undefined)), { signedIn: false });
-  });
+  registerSignInRoutes(router, deps, responses);
   // The console never writes: anything but GET past sign-in is refused.
-  router.use('/console', (req: Request, res: Response, next: NextFunction) => {
+  router.use('/console', (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
     res.set('Allow', 'GET, HEAD');
-    send(res, 405, 'Read only', errorPage('Read only', `the console only reads; ${req.method} is not answered (commands go to the tracker)`));
+    responses.send(res, 405, 'Read only', errorPage('Read only', `the console only reads; ${req.method} is not answered (commands go to the tracker)`));
   });
 
-  /** The gate kind of each waiting ticket's node, from its pinned definition: one lookup per definition revision. */
-  const gateKinds = async (tickets: readonly BoardTicket[]) => {
-    const pinned = new Map<string, { name: string; revision: number }>();
-    for (const ticket of tickets) if (ticket.status === 'waiting' && ticket.definition) pinned.set(`${ticket.definition.name}@${ticket.definition.revision}`, ticket.definition);
-    const bodies = new Map(await Promise.all([...pinned].map(async ([key, { name, revision }]) => [key, await definitions.get(name, revision).catch(() => undefined)] as const)));
-    return (ticket: BoardTicket) => {
-      if (ticket.status !== 'waiting' || !ticket.definition) return undefined;
-      const node = bodies.get(`${ticket.definition.name}@${ticket.definition.revision}`)?.body.nodes[ticket.node];
-      return node?.kind === 'gate' ? node.gate : undefined;
-    };
-  };
+  registerBoardRoutes(router, deps, shared);
+  registerTicketRoutes(router, deps, shared);
+  registerDefinitionRoutes(router, deps, shared);
 
+  router.use('/console', (req: Request, res: Response) => responses.send(res, 404, 'Not found', errorPage('Not found', `the console has no page ${req.path}`)));
+  return router;
+}
+
+/** The gate kind of each waiting ticket's node, from its pinned definition: one lookup per definition revision. */
+async function gateKinds(definitions: ConsoleDefinitionsPort, tickets: readonly BoardTicket[]) {
+  const pinned = new Map<string, { name: string; revision: number }>();
+  for (const ticket of tickets) if (ticket.status === 'waiting' && ticket.definition) pinned.set(`${ticket.definition.name}@${ticket.definition.revision}`, ticket.definition);
+  const bodies = new Map(await Promise.all([...pinned].map(async ([key, { name, revision }]) => [key, await definitions.get(name, revision).catch(() => undefined)] as const)));
+  return (ticket: BoardTicket) => {
+    if (ticket.status !== 'waiting' || !ticket.definition) return undefined;
+    const node = bodies.get(`${ticket.definition.name}@${ticket.definition.revision}`)?.body.nodes[ticket.node];
+    return node?.kind === 'gate' ? node.gate : undefined;
+  };
+}
+
+/** The board of a request's filters, from the listing of the days it asks for. */
+function createBoardReader(deps: Pick<ConsoleDeps, 'tickets'>, definitions: ConsoleDefinitionsPort) {
   // What the board makes of one listing, made once per listing and kept with it (a listing is served many times):
   // the filters' choices, and the board of each filter asked for (a few).
   const derived = new WeakMap<TicketListing, { choices: FilterChoices; boards: Map<string, Promise<Board>> }>();
@@ -166,7 +129,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     let board = boards.get(key);
     if (!board) {
       const shown = listing.tickets.filter((t) => matchesFilters(t, filters));
-      board = gateKinds(shown).then((gateKindOf) => buildBoard(shown, gateKindOf));
+      board = gateKinds(definitions, shown).then((gateKindOf) => buildBoard(shown, gateKindOf));
       if (boards.size >= 16) boards.delete(boards.keys().next().value!);
       boards.set(key, board);
       board.catch(() => boards.delete(key));
@@ -174,7 +137,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     return board;
   };
 
-  const readBoard = async (req: Request) => {
+  return async (req: Request) => {
     if (!deps.tickets) throw new ConsoleError(503, 'Board unavailable', 'this gateway has no ticket listing (Temporal visibility)');
     const parsed = parseBoardFilters(req.query as Record<string, unknown>);
     if (!parsed.ok) throw new ConsoleError(400, 'Bad filter', parsed.message);
@@ -183,7 +146,10 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     const listing = await deps.tickets.list(days);
     return { choices: derive(listing).choices, filters: parsed.filters, days, all, listedAt: listing.listedAt, board: await boardOf(listing, parsed.filters) };
   };
+}
 
+function registerBoardRoutes(router: Router, deps: Pick<ConsoleDeps, 'tickets'>, { responses: { send, sendFragment, handle }, definitions, now }: SharedPageDeps): void {
+  const readBoard = createBoardReader(deps, definitions);
   router.get('/console/', handle(async (req, res) => {
     const board = await readBoard(req);
     send(res, 200, 'Board', boardPage({ ...board, now: now() }), { live: true });
@@ -192,34 +158,41 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     const { board, filters, days, all, listedAt } = await readBoard(req);
     sendFragment(res, boardFragment(board, now(), { listedAt, all, allHref: `/console/${boardQueryString(filters, days, true)}` }));
   }));
+}
 
-  const readTicket = async (req: Request): Promise<TicketPageInput> => {
-    const key = ticketKeyParam(req.params.key as string | undefined);
-    if (!key) throw new ConsoleError(400, 'Not a ticket key', `"${String(req.params.key)}" is not a ticket key like PROJ-123`);
-    const [listed, view] = await Promise.all([deps.tickets?.get(key), deps.workflows.execution(key)]);
-    if (!view && !listed) throw new ConsoleError(404, 'No such ticket', `no workflow for ticket ${key}`);
-    const ticket = boardTicketOf(listed ? { ...listed, view: view ?? listed.view } : {
-      ticketKey: key, workflowId: view!.workflow_id, runStatus: 'RUNNING', startedAt: view!.started_at, closedAt: null, attributes: { pullRequests: [] }, view,
-    });
-    const [timeline, definition] = await Promise.all([
-      readTimeline(deps.workflows, key),
-      ticket.definition ? definitions.get(ticket.definition.name, ticket.definition.revision).catch(() => undefined) : Promise.resolve(undefined),
-    ]);
-    const gate = definition?.body.nodes[ticket.node];
-    return {
-      ticket, placement: placeTicket(ticket, gate?.kind === 'gate' ? gate.gate : undefined), workflowId: listed?.workflowId ?? view!.workflow_id,
-      view: view ?? listed?.view, timeline, definition, links: deps.links, budgets: deps.budgets, now: now(),
-    };
+type TicketPageDeps = Pick<ConsoleDeps, 'tickets' | 'workflows' | 'links' | 'budgets'>;
+
+async function readTicket(req: Request, deps: TicketPageDeps, { definitions, now }: Pick<SharedPageDeps, 'definitions' | 'now'>): Promise<TicketPageInput> {
+  const key = ticketKeyParam(req.params.key as string | undefined);
+  if (!key) throw new ConsoleError(400, 'Not a ticket key', `"${String(req.params.key)}" is not a ticket key like PROJ-123`);
+  const [listed, view] = await Promise.all([deps.tickets?.get(key), deps.workflows.execution(key)]);
+  if (!view && !listed) throw new ConsoleError(404, 'No such ticket', `no workflow for ticket ${key}`);
+  const ticket = boardTicketOf(listed ? { ...listed, view: view ?? listed.view } : {
+    ticketKey: key, workflowId: view!.workflow_id, runStatus: 'RUNNING', startedAt: view!.started_at, closedAt: null, attributes: { pullRequests: [] }, view,
+  });
+  const [timeline, definition] = await Promise.all([
+    readTimeline(deps.workflows, key),
+    ticket.definition ? definitions.get(ticket.definition.name, ticket.definition.revision).catch(() => undefined) : Promise.resolve(undefined),
+  ]);
+  const gate = definition?.body.nodes[ticket.node];
+  return {
+    ticket, placement: placeTicket(ticket, gate?.kind === 'gate' ? gate.gate : undefined), workflowId: listed?.workflowId ?? view!.workflow_id,
+    view: view ?? listed?.view, timeline, definition, links: deps.links, budgets: deps.budgets, now: now(),
   };
+}
 
+function registerTicketRoutes(router: Router, deps: TicketPageDeps, shared: SharedPageDeps): void {
+  const { send, sendFragment, handle } = shared.responses;
   router.get('/console/tickets/:key', handle(async (req, res) => {
-    const input = await readTicket(req);
+    const input = await readTicket(req, deps, shared);
     send(res, 200, input.ticket.key, ticketPage(input), { live: true });
   }));
   router.get('/console/tickets/:key/live', handle(async (req, res) => {
-    sendFragment(res, ticketFragment(await readTicket(req)));
+    sendFragment(res, ticketFragment(await readTicket(req, deps, shared)));
   }));
+}
 
+function registerDefinitionRoutes(router: Router, deps: Pick<ConsoleDeps, 'tickets'>, { responses: { send, handle }, definitions }: SharedPageDeps): void {
   router.get('/console/definitions', handle(async (_req, res) => {
     send(res, 200, 'Definitions', definitionsIndex(await definitions.list()));
   }));
@@ -257,7 +230,4 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     const revisions = summaries.filter((d) => d.name === definition.name).map((d) => d.revision);
     send(res, 200, `${definition.name} r${definition.revision}`, definitionPage(definition, ticketsAt, revisions));
   }));
-
-  router.use('/console', (req: Request, res: Response) => send(res, 404, 'Not found', errorPage('Not found', `the console has no page ${req.path}`)));
-  return router;
 }
