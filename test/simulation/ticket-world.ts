@@ -387,7 +387,8 @@ export class TicketWorld {
       intents.push({ name: 'report', operation: { kind: 'tracker.comment', issue_key: TICKET_KEY, body: `${spec.station} at ${node}, visit ${visit}` }, required: rng.chance(0.25) });
     }
     const target = this.definition.nodes[spec.on[outcome] ?? ''];
-    // A station that posts the artifact a gate shows sets that gate's stage label (workflows/effects/artifact-posting.ts).
+    // Stations of earlier builds set the stage label of the gate they lead to as well (`set_stage_label`), and their
+    // recorded results still ask for it on replay (workflows/effects/artifact-posting.ts).
     if (target?.kind === 'gate' && target.pending_label && rng.chance(0.4)) {
       const label = target.pending_label;
       intents.push({ name: 'set_stage_label', operation: { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [label], remove: STAGE_LABELS.filter((other) => other !== label) }, required: true });

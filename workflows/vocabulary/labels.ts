@@ -52,8 +52,3 @@ export const PARENT_LABEL_PREFIX = 'service:parent:';
 export const EPIC_ITEM_LABEL_PREFIX = 'service:epic-item:';
 export const TASK_ITEM_LABEL_PREFIX = 'service:task-item:';
 export const FIX_LABEL_PREFIX = 'service:fix:';
-
-/** The one labels edit that makes `label` the ticket's only stage label (set-like: repeating it changes nothing). */
-export function stageLabelChange(label: StageLabel): { add: string[]; remove: string[] } {
-  return { add: [label], remove: STAGE_LABELS.filter((other) => other !== label) };
-}

@@ -7,7 +7,6 @@ import type { ModelPolicyKey } from '../../../src/config/model-policy-keys';
 import type { StationName } from '../../../workflows/vocabulary/stage-names';
 import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning-context/planning-prompt';
 import { artifactPostIntents } from '../../../workflows/effects/artifact-posting';
-import type { StageLabel } from '../../../workflows/vocabulary/labels';
 import type { StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { runModelStep, type ModelStepDeps } from './model-step';
 import { readTicketMaterial, type PlanningTracker } from './ticket-material';
@@ -73,14 +72,13 @@ interface DocumentStation {
   artifact: string;
   /** What a person calls it, e.g. "PRD". */
   title: string;
-  pendingLabel: StageLabel;
   approvedLabel: string;
   /** Earlier artifacts the model gets, by name. */
   builds_on: Record<string, string>;
 }
 
-const PRD: DocumentStation = { station: 'generate_prd', proposal: 'prd', key: 'generate_prd', artifact: 'prd', title: 'PRD', pendingLabel: STAGE_LABEL.prdPending, approvedLabel: STAGE_LABEL.prdApproved, builds_on: {} };
-const SPEC: DocumentStation = { station: 'generate_spec', proposal: 'spec', key: 'generate_spec', artifact: 'spec', title: 'technical specification', pendingLabel: STAGE_LABEL.specPending, approvedLabel: STAGE_LABEL.specApproved, builds_on: { prd: 'PRD' } };
+const PRD: DocumentStation = { station: 'generate_prd', proposal: 'prd', key: 'generate_prd', artifact: 'prd', title: 'PRD', approvedLabel: STAGE_LABEL.prdApproved, builds_on: {} };
+const SPEC: DocumentStation = { station: 'generate_spec', proposal: 'spec', key: 'generate_spec', artifact: 'spec', title: 'technical specification', approvedLabel: STAGE_LABEL.specApproved, builds_on: { prd: 'PRD' } };
 
 export function gateHelp(approvedLabel: string): string {
   return [
@@ -127,9 +125,9 @@ function documentStation(deps: PlanningDeps, config: DocumentStation): StationAc
     const effects = prepared
       ? [
         ...(await proposalIntents(prepared, { ticketKey: input.ticket_key, kind: config.proposal, title: object.title, heading, text, revision })),
-        ...artifactPostIntents({ issueKey: input.ticket_key, artifact: config.artifact, markdown: proposalNote(config, input.ticket_key, prepared, revision), pendingLabel: config.pendingLabel, partLimit: deps.partLimit }),
+        ...artifactPostIntents({ issueKey: input.ticket_key, artifact: config.artifact, markdown: proposalNote(config, input.ticket_key, prepared, revision), partLimit: deps.partLimit }),
       ]
-      : artifactPostIntents({ issueKey: input.ticket_key, artifact: config.artifact, markdown: posted, pendingLabel: config.pendingLabel, partLimit: deps.partLimit });
+      : artifactPostIntents({ issueKey: input.ticket_key, artifact: config.artifact, markdown: posted, partLimit: deps.partLimit });
     const parts = effects.filter((e) => e.operation.kind === 'tracker.comment').length;
     const proposal: ProposalOutput | undefined = prepared ? { repository: prepared.repository, branch: prepared.branch, path: prepared.path } : undefined;
     return {

@@ -4,7 +4,6 @@ import type { ModelPolicyKey } from '../../../src/config/model-policy-keys';
 import { artifactPostIntents } from '../../../workflows/effects/artifact-posting';
 import { renderDraft } from '../../../workflows/person-commands/draft-markdown';
 import { clip, CRITERION_LIMIT, DESCRIPTION_LIMIT, replaceDraftItem, type Draft, type DraftItem } from '../../../workflows/person-commands/drafts';
-import type { StageLabel } from '../../../workflows/vocabulary/labels';
 import type { StationActivity, StationInput, StationResult } from '../../../workflows/runtime/station-types';
 import { parseStationInput } from '../station-input';
 import { artifactSections, requestSections, sha256, toolsFor, type PlanningDeps } from './document-stations';
@@ -13,7 +12,6 @@ import { runModelStep } from './model-step';
 import { provisionedEpics } from './provisioned-items';
 import { ticketRepositories } from './repositories';
 import { readTicketMaterial } from './ticket-material';
-import { STAGE_LABEL } from '../../../workflows/vocabulary/labels';
 
 export type DraftStationDeps = PlanningDeps;
 
@@ -28,10 +26,10 @@ function repoEnum(allowed: string[]) {
 }
 
 /** The draft, posted at its gate, with the draft itself in `data` so the workflow can apply `/service` edits. */
-function draftResult(deps: DraftStationDeps, input: StationInput, spec: { artifact: string; label: StageLabel; title: string }, draft: Draft, repositories: string[], usage: StationResult['usage'], target: string, how: string): StationResult {
+function draftResult(deps: DraftStationDeps, input: StationInput, spec: { artifact: string; title: string }, draft: Draft, repositories: string[], usage: StationResult['usage'], target: string, how: string): StationResult {
   const revision = (input.artifacts[spec.artifact]?.version ?? 0) + 1;
   const text = renderDraft(draft, { ticketKey: input.ticket_key, revision });
-  const effects = artifactPostIntents({ issueKey: input.ticket_key, artifact: spec.artifact, markdown: text, pendingLabel: spec.label, partLimit: deps.partLimit });
+  const effects = artifactPostIntents({ issueKey: input.ticket_key, artifact: spec.artifact, markdown: text, partLimit: deps.partLimit });
   const digest = sha256(text);
   return {
     outcome: 'generated',
@@ -56,7 +54,6 @@ interface DraftStationSpec<TItem> {
   station: string;
   key: ModelPolicyKey;
   artifact: string;
-  label: StageLabel;
   title: string;
   kind: Draft['kind'];
   /** Everything the model gets besides the ticket; the repositories it may use. */
@@ -114,7 +111,7 @@ function draftStation<TItem>(deps: DraftStationDeps, spec: DraftStationSpec<TIte
 
 export function createDraftStations(deps: DraftStationDeps) {
   const decompose_epics = draftStation(deps, {
-    station: 'decompose_epics', key: 'decompose_epics', artifact: 'plan', label: STAGE_LABEL.planPending, title: 'Epic plan', kind: 'epics',
+    station: 'decompose_epics', key: 'decompose_epics', artifact: 'plan', title: 'Epic plan', kind: 'epics',
     async prepare(_input, repositories) {
       const item = z.object({ summary, description, repo: repoEnum(repositories), acceptance_criteria: criteria });
       return {
@@ -126,7 +123,7 @@ export function createDraftStations(deps: DraftStationDeps) {
   });
 
   const generate_tasks = draftStation(deps, {
-    station: 'generate_tasks', key: 'generate_tasks', artifact: 'tasks', label: STAGE_LABEL.taskPending, title: 'Tasks', kind: 'tasks',
+    station: 'generate_tasks', key: 'generate_tasks', artifact: 'tasks', title: 'Tasks', kind: 'tasks',
     async prepare(input) {
       const plan = currentDraft(input, 'decompose_epics', 'epics');
       if (!plan) throw new Error('generate_tasks needs the approved epic plan in outputs.decompose_epics.draft');

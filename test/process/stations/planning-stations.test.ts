@@ -94,7 +94,7 @@ describe('feature planning stations', () => {
   const systemPrompt = (index: number) => said(index, 'system');
   const longPrd = Array.from({ length: 12 }, (_, i) => `## Requirement ${i + 1}\n\n${'The export MUST include every column. '.repeat(8)}`).join('\n\n');
 
-  it('writes the PRD from the ticket, posts it in parts under the comment limit and leaves one stage label', async () => {
+  it('writes the PRD from the ticket, posts it in parts under the comment limit and leaves the stage labels to the gate', async () => {
     const key = feature(['service:managed', 'service:task-pending', 'repo:acme/api']);
     tracker.state.setProperty(project().properties, 'service.references', { style_guide: 'https://wiki.example/prd-style' });
     model.script({ content: JSON.stringify({ title: 'CSV export of reports', markdown: longPrd }) });
@@ -110,19 +110,20 @@ describe('feature planning stations', () => {
     expect(result.artifacts!.prd!.digest).toBe(sha256(text));
     expect(result).toMatchObject({ outcome: 'generated', data: { artifact: 'prd', revision: 1, revised: false }, usage: { model: 'sim:planner' } });
     const names = result.effects!.map((e) => e.name);
-    expect(names.length).toBeGreaterThan(3);
-    expect(names).toEqual([...names.slice(0, -1).map((_, i) => `post_prd_part_${i + 1}`), 'set_stage_label']);
+    expect(names.length).toBeGreaterThan(2);
+    // The comments only: the PRD gate sets its pending label itself when the ticket enters it.
+    expect(names).toEqual(names.map((_, i) => `post_prd_part_${i + 1}`));
 
     await perform(key, result);
     const posted = tracker.state.issue(key).comments.slice(1);
-    expect(posted).toHaveLength(names.length - 1);
+    expect(posted).toHaveLength(names.length);
     const parts = await createTrackerClient({ baseUrl: tracker.url, email: 'x@example.com', apiToken: 't' }).getComments(key);
     parts.slice(1).forEach((comment, i) => {
       expect(comment.body.startsWith(`_Part ${i + 1} of ${posted.length}_`)).toBe(true);
       expect(comment.body.length).toBeLessThanOrEqual(2000);
     });
     expect(parts.at(-1)!.body).toContain('service:prd-approved');
-    expect(tracker.state.issue(key).labels).toEqual(['service:managed', 'repo:acme/api', 'service:prd-pending']);
+    expect(tracker.state.issue(key).labels).toEqual(['service:managed', 'service:task-pending', 'repo:acme/api']);
 
     // The same station result run again (a crash after the writes, a replay) writes nothing twice.
     const again = await perform(key, result);
@@ -214,8 +215,7 @@ describe('feature planning stations', () => {
     const result = await stations.generate_spec(input(key, 'generate_spec', { artifacts: { prd: record('# CSV export\n\nThe PRD body.', 1, true) } }));
     expect(userPrompt(0)).toContain('Approved PRD');
     expect(userPrompt(0)).toContain('The PRD body.');
-    expect(result.effects!.map((e) => e.name)).toEqual(['post_spec_part_1', 'set_stage_label']);
-    expect(result.effects![1]!.operation).toMatchObject({ add: ['service:spec-pending'] });
+    expect(result.effects!.map((e) => e.name)).toEqual(['post_spec_part_1']);
   });
 
   it('answers a question from the artifact at the gate without regenerating it', async () => {
@@ -300,7 +300,7 @@ describe('feature planning stations', () => {
     let draft = planned.data!.draft as Draft;
     expect(draft.items.map((i) => [i.id, i.summary, i.repo])).toEqual([[1, 'Export API', 'acme/api'], [2, 'Export button', 'acme/web'], [3, 'Export docs', 'acme/web']]);
     expect(planned.data!.repositories).toEqual(['acme/api', 'acme/web']);
-    expect(planned.effects!.map((e) => e.name)).toEqual(['post_plan_part_1', 'set_stage_label']);
+    expect(planned.effects!.map((e) => e.name)).toEqual(['post_plan_part_1']);
     expect(planned.artifacts!.plan!.text).toContain('### 2. Export button');
 
     // `/service exclude 3` and `/service update 1 summary=...` at the gate.
@@ -344,7 +344,7 @@ describe('feature planning stations', () => {
     expect(userPrompt(3)).toContain(`1. CSV export API (${api!.key}, repository acme/api)`);
     const taskDraft = tasks.data!.draft as Draft;
     expect(taskDraft.items.map((i) => [i.id, i.epic_key, i.repo])).toEqual([[1, api!.key, 'acme/api'], [2, api!.key, 'acme/api'], [3, web!.key, 'acme/web']]);
-    expect(tasks.effects!.at(-1)!.operation).toMatchObject({ add: ['service:task-pending'] });
+    expect(tasks.effects!.map((e) => e.operation.kind)).toEqual(['tracker.comment']);
 
     const excluded = applyDraftCommand(taskDraft, { type: 'draft_exclude', item_id: 2 }, { repositories: ['acme/api', 'acme/web'] });
     if (!excluded.ok) throw new Error(excluded.reply);

@@ -101,7 +101,6 @@ describe('proposal review in the document stations', () => {
       ['push_proposal', 'git.push', true],
       ['open_proposal_pr', 'scmhost.open_pr', true],
       ['post_prd_part_1', 'tracker.comment', true],
-      ['set_stage_label', 'tracker.labels', true],
     ]);
     const open = result.effects![1]!.operation;
     expect(open).toMatchObject({ kind: 'scmhost.open_pr', repository: 'acme/proposals', head: branch, base: null, title: `[${key}] PRD: CSV export` });
@@ -170,7 +169,7 @@ describe('proposal review in the document stations', () => {
     tracker.state.project('PRP').properties.delete('service.prd_proposals_repo');
     model.script(prd('## Problem\n\nExport reports as CSV files.'));
     const result = await stations.generate_prd(input(key, 'generate_prd'));
-    expect(result.effects!.map((e) => e.operation.kind)).toEqual(['tracker.comment', 'tracker.labels']);
+    expect(result.effects!.map((e) => e.operation.kind)).toEqual(['tracker.comment']);
     expect(result.data).not.toHaveProperty('proposal');
   });
 });

@@ -35,15 +35,10 @@ describe('splitting an artifact into comment parts', () => {
     expect(parts.join('')).toBe('y'.repeat(2500));
   });
 
-  it('asks for one required comment per part and one stage label edit', () => {
-    const intents = artifactPostIntents({ issueKey: 'FEAT-1', artifact: 'prd', markdown: Array.from({ length: 20 }, (_, i) => paragraph(i)).join('\n\n'), pendingLabel: 'service:prd-pending', partLimit: 2000 });
-    const names = intents.map((i) => i.name);
-    expect(names.at(-1)).toBe('set_stage_label');
-    expect(names.slice(0, 3)).toEqual(['post_prd_part_1', 'post_prd_part_2', 'post_prd_part_3']);
-    expect(intents.at(-1)!.operation).toMatchObject({ kind: 'tracker.labels', add: ['service:prd-pending'] });
-    const labels = intents.at(-1)!.operation as { remove: string[] };
-    expect(labels.remove).toContain('service:spec-pending');
-    expect(labels.remove).not.toContain('service:prd-pending');
-    expect(labels.remove).not.toContain('service:managed');
+  it('asks for one required comment per part and nothing else: the gate sets its own pending label', () => {
+    const intents = artifactPostIntents({ issueKey: 'FEAT-1', artifact: 'prd', markdown: Array.from({ length: 20 }, (_, i) => paragraph(i)).join('\n\n'), partLimit: 2000 });
+    expect(intents.map((i) => i.name)).toEqual(intents.map((_, index) => `post_prd_part_${index + 1}`));
+    expect(intents.length).toBeGreaterThan(2);
+    expect(intents.every((i) => i.required && i.operation.kind === 'tracker.comment')).toBe(true);
   });
 });
