@@ -34,9 +34,16 @@ export function gateCommandEffect(command: Command): GateCommandEffect {
   }
 }
 
-/** Every pending stage label of the definition: entering a gate removes the others so exactly one stands. */
+/**
+ * Every stage label of the definition, pending and approved: entering a gate removes the others so that its pending
+ * label stands alone (the approval label a person added at the gate before goes with them).
+ */
 export function stageLabels(definition: WorkflowDefinition): string[] {
   const labels = new Set<string>();
-  for (const node of Object.values(definition.nodes)) if (node.kind === 'gate' && node.pending_label) labels.add(node.pending_label);
+  for (const node of Object.values(definition.nodes)) {
+    if (node.kind !== 'gate') continue;
+    if (node.pending_label) labels.add(node.pending_label);
+    if (node.approved_label) labels.add(node.approved_label);
+  }
   return [...labels].sort();
 }

@@ -67,9 +67,11 @@ describe('the gate and router helpers of step', () => {
     expect(gateCommandEffect({ type: 'skip_gate', check: 'lint', match: 'lint' })).toEqual({ type: 'in_place' });
   });
 
-  it('lists the stage labels so that exactly one stands', () => {
+  it('lists the stage labels, pending and approved, so that exactly one stands', () => {
     expect(stageLabels(definition)).toEqual(['service:note-pending']);
-    expect(stageLabels(BUILT_IN_DEFINITIONS.feature)).toEqual(['service:plan-pending', 'service:prd-pending', 'service:spec-pending', 'service:task-pending']);
+    expect(stageLabels(BUILT_IN_DEFINITIONS.feature)).toEqual([
+      'service:plan-approved', 'service:plan-pending', 'service:prd-approved', 'service:prd-pending', 'service:spec-approved', 'service:spec-pending', 'service:task-approved', 'service:task-pending',
+    ]);
   });
 
   it('routes one repository per visit of the task router', () => {

@@ -66,11 +66,14 @@ describe('step on an invented definition (every node param)', () => {
       .toEqual([{ type: 'block', code: 'model_refused', message: 'no' }]);
   });
 
+  // The gate is the one writer of its pending label: the approval labels people added at earlier gates go too.
   it('opens a gate: its pending label replaces the other stage labels, then it waits for what it accepts', () => {
     const { actions, state } = step(FEATURE_DEFINITION, stateAt('spec_approval_gate'), { type: 'act' }, ENV);
     expect(actions[0]).toMatchObject({
       type: 'effect', name: 'stage_label', node: 'spec_approval_gate', visit: 1,
-      operation: { kind: 'tracker.labels', issue_key: 'ACME-1', add: ['service:spec-pending'], remove: ['service:plan-pending', 'service:prd-pending', 'service:task-pending'] },
+      operation: { kind: 'tracker.labels', issue_key: 'ACME-1', add: ['service:spec-pending'], remove: [
+        'service:plan-approved', 'service:plan-pending', 'service:prd-approved', 'service:prd-pending', 'service:spec-approved', 'service:task-approved', 'service:task-pending',
+      ] },
     });
     expect(actions[1]).toMatchObject({ type: 'wait', node: 'spec_approval_gate', spec: { waiting_for: expect.stringContaining('approval of the spec') } });
     expect(state.position.paused).toBe(true);
