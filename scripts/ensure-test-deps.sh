@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What only the tests need, on top of scripts/ensure-deps.sh: `npm test` runs this, `npm run dev` never does.
 # PostgreSQL for the cluster test (installed from Debian and started as root when missing: it changes the machine's
-# system services), and Prometheus' promtool for the alert rules (built once with Go into .tools/bin, about nine
-# minutes on two cores, unless PROMTOOL_PATH names one), and Debian's Chromium for the console's browser test.
+# system services), and Prometheus' promtool for the alert rules (Debian's, unpacked once into .tools/bin, unless
+# PROMTOOL_PATH names one), and Debian's Chromium for the console's browser test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

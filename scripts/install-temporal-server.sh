@@ -15,6 +15,19 @@ if [ -x "$tools/temporal-server" ] && [ -x "$tools/temporal-sql-tool" ] && [ -d 
   exit 0
 fi
 
+# One build at a time: .ci/run starts this build in the background while the tests run, and the cluster lane's setup
+# calls it again; the second caller waits for the first and then finds the binaries.
+mkdir -p "$root/.tools/temporal-server"
+exec 9>"$root/.tools/temporal-server/.lock"
+if ! flock -n 9; then
+  log "another build of the Temporal server $version is under way; waiting for it"
+  flock 9
+fi
+if [ -x "$tools/temporal-server" ] && [ -x "$tools/temporal-sql-tool" ] && [ -d "$tools/schema/temporal/versioned" ]; then
+  echo "$tools"
+  exit 0
+fi
+
 go=$(command -v go || true)
 [ -n "$go" ] || go=/usr/local/go/bin/go
 [ -x "$go" ] || { log "Go is needed to build the Temporal server $version once (not found on PATH or /usr/local/go/bin)"; exit 1; }

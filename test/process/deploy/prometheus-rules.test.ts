@@ -6,16 +6,16 @@ import { parse } from 'yaml';
 import { PROMETHEUS_DIR, ruleFiles, rulesOf } from '../../helpers/promql-metric-names';
 
 /**
- * The alert rules under deploy/prometheus are checked and unit-tested with Prometheus' own promtool, built once by
- * scripts/install-promtool.sh into .tools/bin (or named by PROMTOOL_PATH). No promtool is a failure, not a skip:
- * rules nobody evaluated are not known to work.
+ * The alert rules under deploy/prometheus are checked and unit-tested with Prometheus' own promtool, put into
+ * .tools/bin once by scripts/install-promtool.sh (Debian's, or one built with Go) or named by PROMTOOL_PATH. No
+ * promtool is a failure, not a skip: rules nobody evaluated are not known to work.
  */
 const ROOT = join(__dirname, '..', '..', '..');
 
 function promtoolPath(): string {
   const candidate = process.env.PROMTOOL_PATH || join(ROOT, '.tools', 'bin', 'promtool');
   if (!existsSync(candidate)) {
-    throw new Error(`promtool not found at ${candidate}; build it with scripts/install-promtool.sh (Go, several minutes the first time) or set PROMTOOL_PATH`);
+    throw new Error(`promtool not found at ${candidate}; install it with scripts/install-promtool.sh (Debian's, unpacked in seconds) or set PROMTOOL_PATH`);
   }
   return candidate;
 }
