@@ -329,7 +329,7 @@ class TicketRun {
     this.decide({ type: 'act' }, 'act');
   }
 
-  /** ticket-driver.ts `runStation`: the activity's end becomes an event; a stop request that counts cancels it (kill-switch.ts runStoppable). */
+  /** station-runner.ts `runStation`: the activity's end becomes an event; a stop request that counts cancels it (kill-switch.ts runStoppable). */
   private runStation(run: StationRun): void {
     for (let n = this.world.arrivalsDuringStation(); n > 0; n -= 1) this.deliver(this.world.arrival(this.state));
     const stop = this.world.stopDuringStation();
@@ -443,7 +443,7 @@ class TicketRun {
     }
   }
 
-  /** ticket-driver.ts `perform`: one action; false when a required write failed (the ticket is blocked, the step ends). */
+  /** action-performer.ts `perform`: one action; false when a required write failed (the ticket is blocked, the step ends). */
   private perform(action: Action, returned?: { station: string; data?: Record<string, unknown> }): boolean {
     switch (action.type) {
       case 'run_station':
@@ -484,7 +484,7 @@ class TicketRun {
     }
   }
 
-  /** ticket-driver.ts `enterAt`. */
+  /** ticket-transitions.ts `enterAt`. */
   private enterAt(action: Extract<Action, { type: 'enter' }>): void {
     applyPosition(this.checkpoint, this.runtime, action.position);
     this.state.status = 'running';
@@ -494,7 +494,7 @@ class TicketRun {
     if (from?.kind === 'gate') count(this.sim.coverage.gateOutcomes, `${this.sim.subject.kind}/${action.transition.from}/${action.transition.outcome}`);
   }
 
-  /** ticket-driver.ts `gateWaiting`. */
+  /** ticket-transitions.ts `gateWaiting`. */
   private gateWaiting(node: string, spec: GateNode): void {
     this.state.status = 'waiting';
     this.state.waiting = { code: 'gate', message: spec.waiting_for ?? `waiting at ${node}`, since: NOW, recovery: `commands accepted here: ${spec.accepts.join(', ')}` };
@@ -505,7 +505,7 @@ class TicketRun {
   }
 
   /**
-   * ticket-driver.ts `effect` through the journal (effects/effect-runner.ts runKeyedEffect): a key that succeeded is
+   * ticket-writes.ts `effect` through the journal (effects/effect-runner.ts runKeyedEffect): a key that succeeded is
    * adopted, not written again; a key seen before writes the operation it was first recorded with. A write that opened
    * a pull request adds it to the ticket's index; a required write that fails blocks the ticket.
    */
@@ -553,7 +553,7 @@ class TicketRun {
     for (const label of operation.remove) this.labels.delete(label);
   }
 
-  /** ticket-driver.ts `block` (blocking.ts enterBlocked, nextBlockRecord, blockReport): once per episode, reported by label and comment. */
+  /** block-reporter.ts `block` (blocking.ts enterBlocked, nextBlockRecord, blockReport): once per episode, reported by label and comment. */
   private block(code: string, message: string, comment?: string | null): void {
     if (!enterBlocked(this.state, code as BlockingCode, message, NOW)) return;
     this.happened(`block: ${code}`);
@@ -704,7 +704,7 @@ class TicketRun {
     this.decide({ type: 'rebase', node: decision.node, target: decision.target }, via);
   }
 
-  /** ticket-driver.ts `stopTicket`. */
+  /** station-runner.ts `stopTicket`. */
   private stopTicket(observation: Observation, cancelled: string | null): void {
     const viaLabel = observation.facts.label_change?.added.includes(STOP_LABEL) ?? false;
     const by = observation.facts.comment?.author ?? observation.facts.actor_ids?.[0] ?? observation.facts.sender ?? 'someone';

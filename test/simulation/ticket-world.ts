@@ -37,7 +37,7 @@ export interface Arrival {
   note: string;
 }
 
-/** What a station activity ended with, before the driver turns it into an event (ticket-driver.ts runStation). */
+/** What a station activity ended with, before the driver turns it into an event (station-runner.ts runStation). */
 export type StationEnd =
   | { type: 'result'; outcome: string; data?: Record<string, unknown>; intents: EffectIntent[] }
   | { type: 'failure'; code: string; message: string; intents: EffectIntent[] }
