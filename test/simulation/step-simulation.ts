@@ -36,9 +36,9 @@ import { openedPullRequestRef, proposalPullRequestRef, RECEIVED_AT, TICKET_KEY, 
  *
  * The driver model is a mirror of the real driver, rule by rule (each names the file it mirrors): the main loop of
  * workflows/ticket.ts, the action handling of workflows/runtime/ticket-driver.ts and the command intake of
- * workflows/runtime/intake.ts. Where the driver calls a pure helper (the command parser, positionOf and
- * applyPosition, enterBlocked and leaveBlocked, noteAcceptedPullRequest, rebaseDecision, ...) the model calls the same
- * one on a real TicketState. What it leaves out does not reach the step: replies, the timeline, metrics, search
+ * workflows/runtime/intake.ts and its steps (intake-*.ts). Where the driver calls a pure helper (the command parser,
+ * positionOf and applyPosition, enterBlocked and leaveBlocked, noteAcceptedPullRequest, rebaseDecision, ...) the model
+ * calls the same one on a real TicketState. What it leaves out does not reach the step: replies, the timeline, metrics, search
  * attributes, budgets, the allowed-actor check (every actor is allowed here) and the management moment (every
  * delivery is made after the service took the ticket).
  */
@@ -631,7 +631,7 @@ class TicketRun {
       case 'draft_exclude':
       case 'draft_update':
       case 'draft_add':
-        // Edited in place by an activity (intake.ts draftEdit); no step.
+        // Edited in place by an activity (intake-commands.ts draftEdit); no step.
         this.note(`${arrival.note}: draft edited in place`);
         return;
       default:
@@ -653,12 +653,12 @@ class TicketRun {
     this.gateCommand(command, observation, `raw ${command.type}`);
   }
 
-  /** intake.ts `gateCommand`. */
+  /** intake-commands.ts `gateCommand`. */
   private gateCommand(command: Command, observation: Observation, via: string): void {
     this.decide({ type: 'command', command, by: actorIdsOf(observation)[0] ?? observation.source_system, delivery_identity: observation.delivery_identity }, via);
   }
 
-  /** intake.ts `retry`: regenerate is a gate command; review_response goes back to the review gate; resume leaves the block, then `resumed`. */
+  /** intake-commands.ts `retry`: regenerate is a gate command; review_response goes back to the review gate; resume leaves the block, then `resumed`. */
   private retry(command: Extract<Command, { type: 'retry' }>, observation: Observation, via: string): void {
     if (command.mode === 'regenerate') {
       this.effect(`reply_${this.state.observations_received}_retry_label`, { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [RETRY_LABEL] }, false);
@@ -683,7 +683,7 @@ class TicketRun {
     this.decide({ type: 'resumed' }, via);
   }
 
-  /** intake.ts `clearCommandBlock`: a corrected command lifts an unknown command's block by itself. */
+  /** intake-commands.ts `clearCommandBlock`: a corrected command lifts an unknown command's block by itself. */
   private clearCommandBlock(): void {
     const episode = this.state.retry_count;
     const { resumedAt } = leaveBlocked(this.state, NOW, 'corrected_command');
@@ -693,7 +693,7 @@ class TicketRun {
     this.effect(`corrected_${episode}_labels`, { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [BLOCKED_LABEL] }, false);
   }
 
-  /** intake.ts `rebase`: rebaseDecision says whether it runs, and on which pull request. */
+  /** intake-commands.ts `rebase`: rebaseDecision says whether it runs, and on which pull request. */
   private rebase(command: Extract<Command, { type: 'rebase' }>, observation: Observation, via: string): void {
     const target = command.pull_request ? pullRequestRefOf(command.pull_request, observation) : null;
     const decision = rebaseDecision(this.definition, this.state, target, { mergedAware: true });
