@@ -2,7 +2,6 @@ import type { Command } from '../../workflows/person-commands/command-types';
 import { RETURN_TARGET, type GateNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { ESCALATE_NODE } from '../../workflows/runtime/enter';
 import { stationTraits } from '../../workflows/runtime/node-traits';
-import { REBASE_NODE } from '../../workflows/runtime/rebase-decision';
 import type { Action, Position, StepEvent, StepResult, StepState, Transition } from '../../workflows/runtime/step-types';
 import { STAGE_LABEL } from '../../workflows/vocabulary/labels';
 
@@ -106,7 +105,7 @@ export function liveNodes(definition: WorkflowDefinition): Set<string> {
   const successors = new Map<string, Set<string>>(names.map((name) => [name, new Set<string>()]));
   const senders = (target: string): string[] => {
     const spec = definition.nodes[target];
-    const rebaseDetour = target === REBASE_NODE || (spec?.kind === 'station' && stationTraits(spec).takes_rebase_target);
+    const rebaseDetour = spec?.kind === 'station' && stationTraits(spec).takes_rebase_target;
     return names.filter((name) => {
       const node = definition.nodes[name]!;
       if (node.kind === 'end') return false;

@@ -3,9 +3,16 @@ import type { WorkflowDefinition } from '../built-in-definitions/definition-type
 import type { Observation } from '../ledger/observation';
 import type { TicketState } from './ticket-state';
 import { formatPullRequestRef, sourceHostOf } from '../vocabulary/pull-request-ref';
+import { stationTraits } from './node-traits';
 
-/** The node of the built-in definitions that runs the rebase station. */
-export const REBASE_NODE = 'rebase';
+/**
+ * The node `/service rebase` detours to: the station that works on the pull request the command named
+ * (`takes_rebase_target`, node-traits.ts; the built-in `rebase` station does without saying so). Found by what the
+ * node does, not by its name; the first in the definition's order if a definition had two.
+ */
+export function rebaseNodeOf(definition: WorkflowDefinition): string | undefined {
+  return Object.entries(definition.nodes).find(([, spec]) => spec.kind === 'station' && stationTraits(spec).takes_rebase_target)?.[0];
+}
 
 /**
  * Histories from before this patch ran the rebase station on a pull request already merged (and answered refusals
@@ -38,7 +45,8 @@ export function rebaseDecision(
   options: { mergedAware: boolean } = { mergedAware: true },
 ): RebaseDecision {
   const node = state.checkpoint.current_node;
-  if (!definition || definition.nodes[REBASE_NODE]?.kind !== 'station') {
+  const rebaseNode = definition ? rebaseNodeOf(definition) : undefined;
+  if (!definition || rebaseNode === undefined) {
     return { type: 'refuse', reason: 'this ticket\'s workflow definition has no rebase step; rebase the branch by hand' };
   }
   if (state.pull_requests.length === 0) return { type: 'refuse', reason: 'the ticket has no pull request to rebase yet' };
@@ -54,9 +62,9 @@ export function rebaseDecision(
     return { type: 'refuse', reason: `the ticket is blocked at ${node}; add service:retry first, then ask for the rebase again` };
   }
   if (definition.nodes[node]?.kind === 'end' || state.runtime?.ended) return { type: 'refuse', reason: 'the ticket\'s workflow has ended' };
-  if (node === REBASE_NODE) return { type: 'refuse', reason: 'a rebase is running already' };
+  if (node === rebaseNode) return { type: 'refuse', reason: 'a rebase is running already' };
   if (target && !state.pull_requests.includes(target)) {
     return { type: 'refuse', reason: `${target} is not a pull request of this ticket (its pull requests: ${state.pull_requests.join(', ')})` };
   }
-  return { type: 'run', node: REBASE_NODE, target };
+  return { type: 'run', node: rebaseNode, target };
 }

@@ -3,6 +3,7 @@ import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions
 import { pullRequestRefOf, rebaseDecision } from '../../../../workflows/runtime/rebase-decision';
 import type { Observation } from '../../../../workflows/ledger/observation';
 import type { TicketState } from '../../../../workflows/runtime/ticket-state';
+import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 
 const feature = BUILT_IN_DEFINITIONS.feature;
 type Position = Pick<TicketState, 'checkpoint' | 'pull_requests' | 'runtime'>;
@@ -25,6 +26,23 @@ describe('rebaseDecision', () => {
     expect(rebaseDecision(feature, at('rebase'), null)).toMatchObject({ type: 'refuse', reason: 'a rebase is running already' });
     const withoutRebase = { ...feature, nodes: Object.fromEntries(Object.entries(feature.nodes).filter(([id]) => id !== 'rebase')) };
     expect(rebaseDecision(withoutRebase, at('human_review_gate'), null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('no rebase step') });
+  });
+
+  it('finds the rebase node by what it does, not by its name', () => {
+    const rename = (from: string, to: string, change: (spec: WorkflowDefinition['nodes'][string]) => WorkflowDefinition['nodes'][string] = (spec) => spec): WorkflowDefinition => ({
+      ...feature,
+      nodes: Object.fromEntries(Object.entries(feature.nodes).map(([id, spec]) => (id === from ? [to, change(spec)] : [id, spec]))),
+    });
+    // The built-in rebase station under another node name.
+    const renamed = rename('rebase', 'bring_up_to_date');
+    expect(rebaseDecision(renamed, at('human_review_gate'), 'acme/web#4')).toEqual({ type: 'run', node: 'bring_up_to_date', target: 'acme/web#4' });
+    expect(rebaseDecision(renamed, at('bring_up_to_date'), null)).toMatchObject({ type: 'refuse', reason: 'a rebase is running already' });
+    // A station of another name that says it takes the named pull request.
+    const declared = rename('rebase', 'merge_base', (spec) => ({ ...spec, station: 'merge_base_in', takes_rebase_target: true }) as WorkflowDefinition['nodes'][string]);
+    expect(rebaseDecision(declared, at('human_review_gate'), null)).toEqual({ type: 'run', node: 'merge_base', target: null });
+    // A node named rebase whose station does not take the pull request is no rebase step.
+    const namedOnly = rename('rebase', 'rebase', (spec) => ({ ...spec, station: 'post_merge_summary' }) as WorkflowDefinition['nodes'][string]);
+    expect(rebaseDecision(namedOnly, at('human_review_gate'), null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('no rebase step') });
   });
 
   it('refuses a pull request that is merged already, and a ticket whose pull requests all are', () => {
