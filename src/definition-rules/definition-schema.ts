@@ -38,6 +38,8 @@ const gate = z.strictObject({
   auto_approve_in_yolo: z.boolean().optional(),
   waiting_for: z.string().max(300).optional(),
   retry_to: name.optional(),
+  reviews_proposal: z.enum(['prd', 'spec']).optional(),
+  feedback_retriages: z.boolean().optional(),
   on,
 });
 const router = z.strictObject({ kind: z.literal('router'), router: name, accepts: z.array(trigger).optional(), on });

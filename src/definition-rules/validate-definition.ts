@@ -43,6 +43,8 @@ function checkNode(id: string, node: DefinitionNode, definition: WorkflowDefinit
   }
   if (node.kind === 'gate') {
     if (!catalogue.gates.includes(node.gate)) problems.push(`${where}: unknown gate kind "${node.gate}" (known: ${catalogue.gates.join(', ')})`);
+    // A retriaging `!` leaves the gate by its `retriage` outcome (workflows/runtime/gate-meaning.ts), not by `feedback`.
+    if (node.feedback_retriages && !('retriage' in node.on)) problems.push(`${where}: feedback_retriages, whose outcome "retriage" is not mapped in "on"`);
     for (const trigger of node.accepts) {
       if (!(trigger in TRIGGER_OUTCOME)) {
         problems.push(`${where}: unknown trigger "${trigger}"`);
@@ -56,6 +58,22 @@ function checkNode(id: string, node: DefinitionNode, definition: WorkflowDefinit
   if (node.kind !== 'end' && node.kind !== 'gate') {
     for (const trigger of node.accepts ?? []) if (!(trigger in TRIGGER_OUTCOME)) problems.push(`${where}: unknown trigger "${trigger}"`);
   }
+}
+
+/**
+ * A proposal pull request approves the gate that reviews its kind, so two such gates would leave its merge (and its
+ * review comments) without one meaning.
+ */
+function proposalGateProblems(definition: WorkflowDefinition): string[] {
+  const problems: string[] = [];
+  const reviewer: Record<string, string> = {};
+  for (const [id, node] of Object.entries(definition.nodes)) {
+    if (node.kind !== 'gate' || node.reviews_proposal === undefined) continue;
+    const first = reviewer[node.reviews_proposal];
+    if (first) problems.push(`nodes.${id}: reviews the ${node.reviews_proposal} proposal, as nodes.${first} does; one gate per proposal kind`);
+    else reviewer[node.reviews_proposal] = id;
+  }
+  return problems;
 }
 
 /**
@@ -96,6 +114,7 @@ export function validateDefinition(input: unknown, catalogue: DefinitionCatalogu
   const problems: string[] = [];
   if (!definition.nodes[definition.entry]) problems.push(`entry: "${definition.entry}" is not a node of this definition`);
   for (const [id, node] of Object.entries(definition.nodes)) checkNode(id, node, definition, catalogue, problems);
+  problems.push(...proposalGateProblems(definition));
   for (const id of unreachable(definition)) problems.push(`nodes.${id}: not reachable from the entry "${definition.entry}"`);
   if (!Object.values(definition.nodes).some((node) => node.kind === 'end')) problems.push('nodes: no end node; a ticket could never finish');
   const text = JSON.stringify(definition);

@@ -3,6 +3,7 @@ import { acceptTable, type GateNode, type WorkflowDefinition } from '../../workf
 import { parseCommand, type Command } from '../../workflows/person-commands/command-parser';
 import { draftIdsAtGate } from '../../workflows/person-commands/draft-gate';
 import { noteProposalEvent, noteProposalOpened, proposalPosition } from '../../workflows/person-commands/proposal-review';
+import { gateTable, type GateTraits } from '../../workflows/runtime/node-traits';
 import { actorIdsOf } from '../../workflows/person-commands/trusted-actors';
 import { effectKey } from '../../workflows/effects/effect-journal';
 import type { EffectOperation } from '../../workflows/effects/effect-types';
@@ -203,6 +204,7 @@ class TicketRun {
   readonly state: TicketState;
   private readonly definition: WorkflowDefinition;
   private readonly accepts: Record<string, readonly string[]>;
+  private readonly gates: Record<string, GateTraits>;
   private readonly live: ReadonlySet<string>;
   /** The ticket's labels as the service's own label writes left them. */
   private readonly labels = new Set<string>();
@@ -224,6 +226,7 @@ class TicketRun {
   constructor(private readonly sim: Simulation, readonly ticket: number, private readonly world: TicketWorld) {
     this.definition = sim.subject.definition;
     this.accepts = acceptTable(this.definition);
+    this.gates = gateTable(this.definition);
     this.live = liveNodes(this.definition);
     const input = { ticket_key: TICKET_KEY, project_key: 'ACME', issue_type: null, workflow_kind: sim.subject.kind };
     this.state = { ...initialTicketState(input, `run-${ticket}`, NOW), runtime: initialRuntime(NOW), artifacts: {}, outputs: {}, station_attempts: [] };
@@ -591,6 +594,7 @@ class TicketRun {
       workflow_kind: this.sim.subject.kind,
       current_node: node,
       accepts: this.accepts,
+      gates: this.gates,
       is_blocked: this.checkpoint.is_blocked && !correcting,
       is_paused: this.checkpoint.is_paused,
       has_pull_request: this.state.pull_requests.length > 0,
@@ -598,7 +602,7 @@ class TicketRun {
       kill_switch: isStopRequest(observation),
       draft_item_ids: here?.kind === 'gate' && here.artifact ? draftIdsAtGate(here.artifact, this.state.outputs ?? {}) : undefined,
       rca_option_count: here?.kind === 'gate' && here.gate === 'rca_option' ? rcaOptionCount(this.state.outputs ?? {}) : undefined,
-      ...proposalPosition(node, this.state.outputs ?? {}, this.runtime),
+      ...proposalPosition(this.gates[node]?.reviews_proposal, this.state.outputs ?? {}, this.runtime),
     });
     if (decision.kind === 'ignore') {
       this.note(`${arrival.note}: ignored (${decision.reason})`);

@@ -37,6 +37,9 @@ export interface StationNode {
   on: Record<string, Target>;
 }
 
+/** A document reviewed as a pull request on `service/<kind>/<key>` when proposal review is on (REFERENCE "Source host conventions"). */
+export type ProposalKind = 'prd' | 'spec';
+
 export interface GateNode {
   kind: 'gate';
   /** What kind of gate this is (a name from the gate catalogue): artifact_approval, draft_approval, ... */
@@ -52,8 +55,17 @@ export interface GateNode {
   auto_approve_in_yolo?: boolean;
   /** One line for people: what the gate waits for and how to act. */
   waiting_for?: string;
-  /** Where service:retry at a review-response gate goes (default `human_review_gate`). */
+  // Behaviour the runtime and the command boundary read from the node (workflows/runtime/node-traits.ts). Absent:
+  // what the built-in gate of that name did (./gate-behaviour-before-fields.ts), so pinned bodies keep behaving.
+  /** Where service:retry at a review-response gate goes (absent: `human_review_gate`). */
   retry_to?: Target;
+  /**
+   * The proposal this gate reviews: its pull request's review comments revise the artifact, its merge approves it
+   * here and nowhere else, and while it is open the ticket's `!` and `?` here are ignored. At most one gate per kind.
+   */
+  reviews_proposal?: ProposalKind;
+  /** A `!` comment here carries the details triage asked for: the ticket is triaged again rather than revised. */
+  feedback_retriages?: boolean;
   on: Record<string, Target>;
 }
 

@@ -35,8 +35,8 @@ function decideQuestion(body: string, text: string, position: CommandPosition): 
 function decideFeedback(text: string, position: CommandPosition): CommandDecision {
   const notMeaningful = whyNotMeaningful(TRIGGER.feedback, position);
   if (notMeaningful) return ignore(notMeaningful);
-  // At triage_gate the `!` reply carries the details triage asked for.
-  if (position.current_node === 'triage_gate') return { kind: 'command', command: { type: 'retriage', trigger: 'feedback', text } };
+  // At a gate that says so (the triage gate), the `!` reply carries the details triage asked for.
+  if (position.gates[position.current_node]?.feedback_retriages) return { kind: 'command', command: { type: 'retriage', trigger: 'feedback', text } };
   const item = ITEM_FEEDBACK.exec(text);
   if (item && !whyNotMeaningful(TRIGGER.draftItemFeedback, position)) {
     const id = parseItemId(item[1], position.draft_item_ids ?? [], '! 2: split this into two tasks');

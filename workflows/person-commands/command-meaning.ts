@@ -8,8 +8,6 @@ import { TRIGGER } from '../vocabulary/command-words';
  * positions is recorded and changes nothing (SPEC 2.4).
  */
 
-export const PROPOSAL_GATES = ['prd_approval_gate', 'spec_approval_gate'] as const;
-
 /** Where a trigger must be written, for comment commands. */
 export type WrittenOn = 'ticket' | 'pull_request';
 
@@ -74,12 +72,6 @@ export const MEANING = {
 
 export type Trigger = keyof typeof MEANING;
 
-/** Proposal branches (REFERENCE "Source host conventions"), so a late PRD merge cannot approve the spec. */
-export const PROPOSAL_BRANCH_PREFIX: Readonly<Record<(typeof PROPOSAL_GATES)[number], string>> = {
-  prd_approval_gate: 'service/prd/',
-  spec_approval_gate: 'service/spec/',
-};
-
 function acceptedAt(position: CommandPosition, node: string): readonly string[] {
   return position.accepts[node] ?? [];
 }
@@ -112,7 +104,7 @@ export function whyNotMeaningful(trigger: Trigger, position: CommandPosition, wr
   }
   if (meaning.needs === 'pull_request' && !position.has_pull_request) return `${trigger} needs a pull request; the ticket has none yet`;
   if (meaning.needs === 'proposal_review' && !position.proposal_review) return `${trigger} is not meaningful: proposal review is off`;
-  if (meaning.replaced_by_proposal && position.proposal_open && (PROPOSAL_GATES as readonly string[]).includes(node)) {
+  if (meaning.replaced_by_proposal && position.proposal_open && position.gates[node]?.reviews_proposal) {
     return `${trigger} on the ticket is ignored at ${node} while the proposal pull request ${position.proposal_open} is open: review it there (review comments revise it, merging approves it)`;
   }
   return undefined;

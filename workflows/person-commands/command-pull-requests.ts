@@ -1,7 +1,9 @@
-import { PROPOSAL_BRANCH_PREFIX, PROPOSAL_GATES, whyNotMeaningful, type Trigger } from './command-meaning';
+import { whyNotMeaningful, type Trigger } from './command-meaning';
 import type { Command, CommandDecision, CommandPosition, PullRequestTarget } from './command-types';
 import { decidePullRequestComment } from './command-comments';
 import { isServiceCommand } from './command-service-verbs';
+import { proposalKindOfBranch } from './proposal-review';
+import { proposalGateOf } from '../runtime/node-traits';
 import type { ObservationFacts } from '../ledger/observation';
 import { TRIGGER } from '../vocabulary/command-words';
 
@@ -37,15 +39,20 @@ export function pullRequestTarget(facts: ObservationFacts): PullRequestTarget | 
   };
 }
 
-/** The proposal gate a head branch belongs to, if it is a proposal branch. */
-function proposalGate(headRef: string | undefined): (typeof PROPOSAL_GATES)[number] | undefined {
-  const ref = headRef?.toLowerCase();
-  return ref ? PROPOSAL_GATES.find((gate) => ref.startsWith(PROPOSAL_BRANCH_PREFIX[gate])) : undefined;
+/**
+ * The proposal a head branch belongs to, if it is a proposal branch: `gate` is the gate of the pinned definition
+ * that reviews it (undefined when none does), `name` what reasons call it (that gate, else the kind).
+ */
+function proposalOf(headRef: string | undefined, position: CommandPosition): { gate: string | undefined; name: string } | undefined {
+  const kind = proposalKindOfBranch(headRef);
+  if (!kind) return undefined;
+  const gate = proposalGateOf(position.gates, kind);
+  return { gate, name: gate ?? kind };
 }
 
-function aboutProposal(facts: ObservationFacts): string | undefined {
-  const gate = proposalGate(facts.pull_request?.head_ref);
-  return gate ? `${facts.pull_request!.head_ref} is a proposal pull request (${gate}), not the change` : undefined;
+function aboutProposal(facts: ObservationFacts, position: CommandPosition): string | undefined {
+  const proposal = proposalOf(facts.pull_request?.head_ref, position);
+  return proposal ? `${facts.pull_request!.head_ref} is a proposal pull request (${proposal.name}), not the change` : undefined;
 }
 
 export function decideReview(facts: ObservationFacts, position: CommandPosition): CommandDecision {
@@ -53,10 +60,10 @@ export function decideReview(facts: ObservationFacts, position: CommandPosition)
   if (!review) return ignore('review without a state');
   if (facts.action && facts.action !== 'submitted') return ignore(`review ${facts.action} is not a command`);
   const pull_request = pullRequestTarget(facts);
-  const gate = proposalGate(facts.pull_request?.head_ref);
-  if (gate) {
+  const proposal = proposalOf(facts.pull_request?.head_ref, position);
+  if (proposal) {
     // Proposal review: review comments regenerate the artifact; only the merge (or the label) approves it.
-    if (gate !== position.current_node) return ignore(`a review of the ${gate} proposal is not meaningful at ${position.current_node}`);
+    if (proposal.gate !== position.current_node) return ignore(`a review of the ${proposal.name} proposal is not meaningful at ${position.current_node}`);
     if (review.state === 'approved') return ignore(`an approving review does not approve the proposal; merging its pull request does`);
     return when(TRIGGER.proposalReview, position, { type: 'feedback', text: review.body, via: 'review' });
   }
@@ -78,7 +85,7 @@ export function decideMergeRequestNote(facts: ObservationFacts, position: Comman
   const body = comment.body.trimStart();
   if (isServiceCommand(body)) return decidePullRequestComment(body, pullRequestTarget(facts), position);
   const pull_request = pullRequestTarget(facts);
-  if (!pull_request || aboutProposal(facts)) return ignore('merge-request conversation, not a command');
+  if (!pull_request || aboutProposal(facts, position)) return ignore('merge-request conversation, not a command');
   if (whyNotMeaningful(TRIGGER.pullRequestReview, position)) return ignore('merge-request conversation, not a review here');
   return { kind: 'command', command: { type: 'review_changes_requested', review_id: `note:${comment.id}`, state: 'commented', body: comment.body, ...(comment.author ? { author: comment.author } : {}), pull_request } };
 }
@@ -87,7 +94,7 @@ export function decideCheckRun(facts: ObservationFacts, position: CommandPositio
   const run = facts.check_run;
   if (!run) return ignore('check_run without a check');
   if (run.status !== 'completed' || run.conclusion === null) return ignore(`check ${run.name} is ${run.status}, not completed`);
-  const proposal = aboutProposal(facts);
+  const proposal = aboutProposal(facts, position);
   if (proposal) return ignore(proposal);
   const pull_request = pullRequestTarget(facts);
   return when(TRIGGER.ciResult, position, {
@@ -100,7 +107,7 @@ export function decidePipeline(facts: ObservationFacts, position: CommandPositio
   if (!pipeline) return ignore('pipeline without a status');
   const conclusion = PIPELINE_CONCLUSIONS[pipeline.status];
   if (!conclusion) return ignore(`pipeline ${pipeline.id} is ${pipeline.status}, not finished`);
-  const proposal = aboutProposal(facts);
+  const proposal = aboutProposal(facts, position);
   if (proposal) return ignore(proposal);
   const pull_request = pullRequestTarget(facts);
   return when(TRIGGER.ciResult, position, {
@@ -114,21 +121,21 @@ export function decidePullRequestChange(facts: ObservationFacts, position: Comma
   const pull_request = pullRequestTarget(facts);
   if (!pr || !pull_request) return ignore('pull request event without a pull request');
   const action = facts.action ?? '';
-  const gate = proposalGate(pr.head_ref);
+  const proposal = proposalOf(pr.head_ref, position);
 
   if (pr.merged === true) {
-    if (!gate) return when(TRIGGER.merged, position, { type: 'pr_merged', pull_request });
+    if (!proposal) return when(TRIGGER.merged, position, { type: 'pr_merged', pull_request });
     // SPEC 3.2 "proposal branches": merging the PRD or spec proposal approves that artifact, at its own gate only.
-    if (gate !== position.current_node) return ignore(`the ${gate} proposal was merged; not meaningful at ${position.current_node}`);
-    return when(TRIGGER.proposalMerged, position, { type: 'approve', gate, via: 'merge' });
+    if (proposal.gate !== position.current_node) return ignore(`the ${proposal.name} proposal was merged; not meaningful at ${position.current_node}`);
+    return when(TRIGGER.proposalMerged, position, { type: 'approve', gate: position.current_node, via: 'merge' });
   }
   if (action === 'closed' || action === 'close') {
-    if (gate) return ignore(`the ${gate} proposal pull request was closed without merging; the approval label still approves`);
+    if (proposal) return ignore(`the ${proposal.name} proposal pull request was closed without merging; the approval label still approves`);
     return when(TRIGGER.closedUnmerged, position, { type: 'pr_closed', pull_request });
   }
   // GitHub says synchronize; GitLab says update (new commits, or an edit of the title: the head SHA tells them apart).
   if ((action === 'synchronize' || action === 'update') && pr.head_sha) {
-    if (gate) return ignore(`a push to the ${gate} proposal is not a command`);
+    if (proposal) return ignore(`a push to the ${proposal.name} proposal is not a command`);
     return when(TRIGGER.push, position, { type: 'pr_synchronized', head_sha: pr.head_sha, pull_request });
   }
   return ignore(`pull request ${action || 'change'} is not a command`);

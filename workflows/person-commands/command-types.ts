@@ -1,4 +1,5 @@
 import type { WorkflowKind } from '../ledger/observation';
+import type { GateTraits } from '../runtime/node-traits';
 
 /**
  * The vocabulary of the command boundary (SPEC 2.4, 3.2; REFERENCE "Commands"): where the ticket stands, what a
@@ -16,6 +17,11 @@ export interface CommandPosition {
    * here" besides ticket-wide switches. Built with `acceptTable(definition)`.
    */
   accepts: Readonly<Record<string, readonly string[]>>;
+  /**
+   * What each gate of the same definition does beyond what it accepts (node → traits): which proposal it reviews,
+   * whether `!` retriages. Built with `gateTable(definition)`, so no node name is compared here.
+   */
+  gates: Readonly<Record<string, GateTraits>>;
   is_blocked: boolean;
   is_paused: boolean;
   /** A pull request exists for the ticket. */

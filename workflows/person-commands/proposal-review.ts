@@ -1,6 +1,7 @@
 import type { EffectOperation } from '../effects/effect-types';
 import type { Observation } from '../ledger/observation';
 import type { Runtime } from '../runtime/ticket-state';
+import type { ProposalKind } from '../built-in-definitions/definition-types';
 import { formatPullRequestRef, sourceHostOf } from '../vocabulary/pull-request-ref';
 
 /**
@@ -13,11 +14,12 @@ import { formatPullRequestRef, sourceHostOf } from '../vocabulary/pull-request-r
  * Workflow code: no I/O, no clock.
  */
 
-export type ProposalKind = 'prd' | 'spec';
+export type { ProposalKind };
 
-export const PROPOSAL_KINDS: Readonly<Record<ProposalKind, { gate: string; station: string; file: string }>> = {
-  prd: { gate: 'prd_approval_gate', station: 'generate_prd', file: 'prd.md' },
-  spec: { gate: 'spec_approval_gate', station: 'generate_spec', file: 'design.md' },
+/** Which gate reviews each kind is the definition's (a gate's `reviews_proposal`), not this table's. */
+export const PROPOSAL_KINDS: Readonly<Record<ProposalKind, { station: string; file: string }>> = {
+  prd: { station: 'generate_prd', file: 'prd.md' },
+  spec: { station: 'generate_spec', file: 'design.md' },
 };
 
 const PROPOSAL_BRANCH = /^(?:refs\/heads\/)?service\/(prd|spec)\/[^/]+$/i;
@@ -33,6 +35,12 @@ export function proposalFile(kind: ProposalKind, basePath: string, ticketKey: st
 
 export function isProposalBranch(ref: string | undefined | null): boolean {
   return PROPOSAL_BRANCH.test(ref ?? '');
+}
+
+/** The kind of proposal a head branch carries (`service/prd/...`), so a late PRD merge cannot approve the spec. */
+export function proposalKindOfBranch(headRef: string | undefined): ProposalKind | undefined {
+  const ref = headRef?.toLowerCase();
+  return ref ? (Object.keys(PROPOSAL_KINDS) as ProposalKind[]).find((kind) => ref.startsWith(`service/${kind}/`)) : undefined;
 }
 
 /** What a document station reports about the proposal it wrote (its `data.proposal`). */
@@ -81,11 +89,6 @@ export function noteProposalEvent(runtime: ProposalRuntime, observation: Observa
   return true;
 }
 
-/** The kind of proposal reviewed at a gate, if the gate is a proposal gate. */
-export function proposalKindAt(node: string): ProposalKind | undefined {
-  return (Object.keys(PROPOSAL_KINDS) as ProposalKind[]).find((kind) => PROPOSAL_KINDS[kind].gate === node);
-}
-
 function proposalOutputOf(outputs: Record<string, unknown>, kind: ProposalKind): ProposalOutput | undefined {
   const proposal = (outputs[PROPOSAL_KINDS[kind].station] as { proposal?: unknown } | undefined)?.proposal as Partial<ProposalOutput> | undefined;
   return proposal && typeof proposal.branch === 'string' && typeof proposal.repository === 'string' && typeof proposal.path === 'string'
@@ -94,12 +97,13 @@ function proposalOutputOf(outputs: Record<string, unknown>, kind: ProposalKind):
 }
 
 /**
- * What the command parser needs to know at `node`: whether proposal review is on for this ticket (a document
- * station wrote a proposal), and the proposal pull request open at this gate, if any.
+ * What the command parser needs to know where the ticket stands: whether proposal review is on for this ticket (a
+ * document station wrote a proposal), and the proposal pull request open at this gate, if any. `reviewed`: the
+ * proposal the gate here reviews (its `reviews_proposal` trait), if any.
  */
-export function proposalPosition(node: string, outputs: Record<string, unknown>, runtime: ProposalRuntime): { proposal_review: boolean; proposal_open?: string } {
+export function proposalPosition(reviewed: ProposalKind | null | undefined, outputs: Record<string, unknown>, runtime: ProposalRuntime): { proposal_review: boolean; proposal_open?: string } {
   const review = (Object.keys(PROPOSAL_KINDS) as ProposalKind[]).some((kind) => proposalOutputOf(outputs, kind) !== undefined);
-  const kind = proposalKindAt(node);
+  const kind = reviewed ?? undefined;
   const written = kind ? proposalOutputOf(outputs, kind) : undefined;
   const pull = written ? runtime.proposals?.[written.branch] : undefined;
   return { proposal_review: review, ...(pull?.state === 'open' ? { proposal_open: pull.pull_request } : {}) };

@@ -4,6 +4,7 @@ import type { CommandPosition } from '../person-commands/command-types';
 import { acceptTable, nodeAccepts, outcomesOf } from '../built-in-definitions/definition-types';
 import { proposalPosition } from '../person-commands/proposal-review';
 import { rebaseDecision } from '../runtime/rebase-decision';
+import { gateTable } from '../runtime/node-traits';
 import { listEffects } from '../effects/effect-journal';
 import type { MigrationDecision } from '../registry/migration-messages';
 import { RETRY_LABEL } from '../vocabulary/labels';
@@ -105,15 +106,17 @@ export function openPullRequests(state: Pick<TicketState, 'pull_requests' | 'run
 /** Where the ticket stands, as the command boundary judges it (what `handleAccepted` builds for each observation). */
 function positionOf(state: TicketState): CommandPosition {
   const node = state.checkpoint.current_node;
+  const gates = state.definition ? gateTable(state.definition.body) : {};
   return {
     workflow_kind: state.input.workflow_kind,
     current_node: node,
     accepts: state.definition ? acceptTable(state.definition.body) : {},
+    gates,
     is_blocked: state.checkpoint.is_blocked,
     is_paused: state.checkpoint.is_paused,
     has_pull_request: openPullRequests(state).length > 0,
     yolo: state.runtime?.yolo ?? false,
-    ...proposalPosition(node, state.outputs ?? {}, state.runtime ?? {}),
+    ...proposalPosition(gates[node]?.reviews_proposal, state.outputs ?? {}, state.runtime ?? {}),
   };
 }
 

@@ -10,7 +10,7 @@ import type { TicketState } from './ticket-state';
 export type IntakeContext = Pick<
   TicketDriver,
   | 'runtime' | 'artifacts' | 'outputs' | 'ticketKey' | 'publish' | 'timeline' | 'visit' | 'effect' | 'runIntents' | 'block' | 'reply'
-  | 'decide' | 'actorAllowed' | 'ignoreUntrusted' | 'gateWaiting' | 'stopTicket' | 'definition' | 'accepts'
+  | 'decide' | 'actorAllowed' | 'ignoreUntrusted' | 'gateWaiting' | 'stopTicket' | 'definition' | 'accepts' | 'gates'
 > & {
   input: TicketWorkflowInput;
   state: TicketState;
@@ -18,7 +18,7 @@ export type IntakeContext = Pick<
 
 /**
  * The intake's context, taken from the driver once, when the handler is made. The pinned definition and its accept
- * table are asked of the driver at each use: an operator's migration swaps them while the run is idle.
+ * and gate tables are asked of the driver at each use: an operator's migration swaps them while the run is idle.
  */
 export function intakeContext(input: TicketWorkflowInput, state: TicketState, driver: TicketDriver): IntakeContext {
   const { runtime, artifacts, outputs, ticketKey, publish, timeline, visit, effect, runIntents, block, reply, decide, actorAllowed, ignoreUntrusted, gateWaiting, stopTicket } = driver;
@@ -26,5 +26,6 @@ export function intakeContext(input: TicketWorkflowInput, state: TicketState, dr
     input, state, runtime, artifacts, outputs, ticketKey, publish, timeline, visit, effect, runIntents, block, reply, decide, actorAllowed, ignoreUntrusted, gateWaiting, stopTicket,
     definition: () => driver.definition(),
     accepts: () => driver.accepts(),
+    gates: () => driver.gates(),
   };
 }

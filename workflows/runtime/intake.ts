@@ -136,7 +136,7 @@ async function handleAccepted(intake: IntakeContext, observation: Observation): 
  * command and reads this one as if unblocked.
  */
 function readCommand(
-  { input, state, runtime, outputs, definition, accepts }: Pick<IntakeContext, 'input' | 'state' | 'runtime' | 'outputs' | 'definition' | 'accepts'>,
+  { input, state, runtime, outputs, definition, accepts, gates }: Pick<IntakeContext, 'input' | 'state' | 'runtime' | 'outputs' | 'definition' | 'accepts' | 'gates'>,
   observation: Observation, judged: Observation,
 ): { decision: CommandDecision; correcting: boolean } {
   const here = definition()?.nodes[state.checkpoint.current_node];
@@ -151,6 +151,7 @@ function readCommand(
     workflow_kind: input.workflow_kind,
     current_node: state.checkpoint.current_node,
     accepts: accepts(),
+    gates: gates(),
     is_blocked: state.checkpoint.is_blocked && !correcting,
     is_paused: state.checkpoint.is_paused,
     has_pull_request: state.pull_requests.length > 0,
@@ -158,7 +159,7 @@ function readCommand(
     kill_switch: isStopRequest(observation) && patched(KILL_SWITCH_PATCH),
     draft_item_ids: here?.kind === 'gate' && here.artifact ? draftIdsAtGate(here.artifact, outputs) : undefined,
     rca_option_count: here?.kind === 'gate' && here.gate === 'rca_option' ? rcaOptionCount(outputs) : undefined,
-    ...proposalPosition(state.checkpoint.current_node, outputs, runtime),
+    ...proposalPosition(gates()[state.checkpoint.current_node]?.reviews_proposal, outputs, runtime),
   });
   return { decision, correcting };
 }

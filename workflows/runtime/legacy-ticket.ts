@@ -18,6 +18,7 @@ import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot }
 import { registerReadAndReplayHandlers } from '../read-model/read-and-replay-handlers';
 import { appendTimeline } from '../read-model/timeline';
 import { BLOCKED_LABEL, RETRY_LABEL } from '../vocabulary/labels';
+import { REVIEW_RETRY_TARGET_BEFORE_FIELDS } from '../built-in-definitions/gate-behaviour-before-fields';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 
@@ -213,7 +214,7 @@ async function retry(run: LegacyRun, mode: 'resume' | 'review_response' | 'regen
   if (mode === 'review_response') {
     clearReviewResponseState(state);
     // v0.1 tickets run the feature graph of that build, whose review-response gate had no `retry_to`.
-    state.checkpoint.current_node = 'human_review_gate';
+    state.checkpoint.current_node = REVIEW_RETRY_TARGET_BEFORE_FIELDS;
     appendTimeline(state.timeline, {
       kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: review state cleared, back to human_review_gate`,
       details: { delivery_identity: observation.delivery_identity, force_fresh_invoke: true },
@@ -241,6 +242,7 @@ async function handleAccepted(run: LegacyRun, observation: Observation) {
     is_paused: state.checkpoint.is_paused,
     has_pull_request: state.pull_requests.length > 0,
     accepts: {},
+    gates: {},
   });
   appendTimeline(state.timeline, {
     kind: 'command_decision',

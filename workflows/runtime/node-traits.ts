@@ -1,4 +1,5 @@
-import type { GateNode, StationNode } from '../built-in-definitions/definition-types';
+import type { GateNode, ProposalKind, StationNode, WorkflowDefinition } from '../built-in-definitions/definition-types';
+import { GATE_BEHAVIOUR_BEFORE_FIELDS, REVIEW_RETRY_TARGET_BEFORE_FIELDS } from '../built-in-definitions/gate-behaviour-before-fields';
 
 /**
  * Behaviour of particular stations that the runtime used to hard-code by station name, as data of the node. A
@@ -32,9 +33,36 @@ export function stationTraits(spec: StationNode): StationTraits {
   };
 }
 
-/** Where service:retry at a gate that accepts it for contested review threads goes (SPEC 3.2: the review gate). */
-export const DEFAULT_REVIEW_RETRY_TARGET = 'human_review_gate';
+/** Behaviour of particular gates, as data of the node; what the command boundary asks of a gate instead of its name. */
+export interface GateTraits {
+  /** The proposal whose pull request is reviewed here, if any. */
+  reviews_proposal: ProposalKind | null;
+  /** A `!` comment here is the details triage asked for (retriage). */
+  feedback_retriages: boolean;
+}
 
+/** A gate's traits: the node's fields, else what the built-in gate of its name did (bodies pinned before the fields). */
+export function gateTraits(nodeName: string, spec: GateNode): GateTraits {
+  const before = Object.hasOwn(GATE_BEHAVIOUR_BEFORE_FIELDS, nodeName) ? GATE_BEHAVIOUR_BEFORE_FIELDS[nodeName]! : {};
+  return {
+    reviews_proposal: spec.reviews_proposal ?? before.reviews_proposal ?? null,
+    feedback_retriages: spec.feedback_retriages ?? before.feedback_retriages ?? false,
+  };
+}
+
+/** Gate node → its traits, for the command boundary (built beside `acceptTable`, from the same pinned body). */
+export function gateTable(definition: WorkflowDefinition): Record<string, GateTraits> {
+  const table: Record<string, GateTraits> = {};
+  for (const [id, node] of Object.entries(definition.nodes)) if (node.kind === 'gate') table[id] = gateTraits(id, node);
+  return table;
+}
+
+/** The gate of the definition that reviews `kind` proposals (validation allows at most one). */
+export function proposalGateOf(gates: Readonly<Record<string, GateTraits>>, kind: ProposalKind): string | undefined {
+  return Object.keys(gates).find((node) => gates[node]!.reviews_proposal === kind);
+}
+
+/** Where service:retry at a gate that accepts it for contested review threads goes (SPEC 3.2: the review gate). */
 export function reviewRetryTarget(spec: GateNode | undefined): string {
-  return spec?.retry_to ?? DEFAULT_REVIEW_RETRY_TARGET;
+  return spec?.retry_to ?? REVIEW_RETRY_TARGET_BEFORE_FIELDS;
 }

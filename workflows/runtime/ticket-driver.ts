@@ -9,6 +9,7 @@ import { NO_DEFINITION, step } from './step';
 import type { StepEvent } from './step-types';
 import { nowIso } from './clock';
 import { enter } from './enter';
+import { gateTable } from './node-traits';
 import { createDriverContext, type TicketSettings } from './driver-context';
 import { createTicketWrites } from './ticket-writes';
 import { createBlockReporter } from './block-reporter';
@@ -35,6 +36,7 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
   // `let`: an operator's migration (workflows/registry/migration-update.ts) swaps the pinned definition while the run is idle.
   let definition: WorkflowDefinition | null = state.definition?.body ?? null;
   let accepts = definition ? acceptTable(definition) : {};
+  let gates = definition ? gateTable(definition) : {};
 
   // A required write that fails blocks the ticket, and a block is reported with writes: each is handed the other.
   const { effect, runIntents, reply } = createTicketWrites(context, effects, (code, message) => block(code, message));
@@ -89,10 +91,12 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
     actorAllowed, ignoreUntrusted, gateWaiting, stopRequests,
     definition: () => definition,
     accepts: () => accepts,
+    gates: () => gates,
     /** An operator's migration swapped the pinned definition (workflows/registry/migration-update.ts). */
     setDefinition: (body: WorkflowDefinition) => {
       definition = body;
       accepts = acceptTable(body);
+      gates = gateTable(body);
     },
     isStationRunning,
   };

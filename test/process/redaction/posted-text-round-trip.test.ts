@@ -17,6 +17,7 @@ import { ticketCommentRequest } from '../../../workflows/person-commands/command
 import { parseCommand, type CommandPosition } from '../../../workflows/person-commands/command-parser';
 import { BUILT_IN_DEFINITIONS } from '../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../workflows/built-in-definitions/definition-types';
+import { gateTable } from '../../../workflows/runtime/node-traits';
 import type { Observation, WorkflowKind } from '../../../workflows/ledger/observation';
 import { HOSTILE_COMMAND_TEXTS } from '../../fixtures/hostile-command-lines';
 import { fixture } from '../../helpers/fixtures';
@@ -58,7 +59,7 @@ function plainText(node: AdfNode): string {
 
 function at(current_node: string, workflow_kind: WorkflowKind): CommandPosition {
   return {
-    workflow_kind, current_node, accepts: acceptTable(BUILT_IN_DEFINITIONS[workflow_kind]), is_blocked: false, is_paused: true,
+    workflow_kind, current_node, accepts: acceptTable(BUILT_IN_DEFINITIONS[workflow_kind]), gates: gateTable(BUILT_IN_DEFINITIONS[workflow_kind]), is_blocked: false, is_paused: true,
     has_pull_request: true, draft_item_ids: [1, 2, 3], rca_option_count: 3, proposal_review: true,
   };
 }

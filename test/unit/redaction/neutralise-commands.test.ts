@@ -4,6 +4,7 @@ import { ticketCommentRequest } from '../../../workflows/person-commands/command
 import { parseCommand, type CommandPosition } from '../../../workflows/person-commands/command-parser';
 import { BUILT_IN_DEFINITIONS } from '../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../workflows/built-in-definitions/definition-types';
+import { gateTable } from '../../../workflows/runtime/node-traits';
 import type { Observation, ObservationFacts, SourceSystem, WorkflowKind } from '../../../workflows/ledger/observation';
 import { HOSTILE_COMMAND_TEXTS, ORDINARY_TEXTS } from '../../fixtures/hostile-command-lines';
 
@@ -18,7 +19,7 @@ function observation(event: Observation['event'], facts: ObservationFacts, sourc
 
 function at(current_node: string, workflow_kind: WorkflowKind = 'feature'): CommandPosition {
   return {
-    workflow_kind, current_node, accepts: acceptTable(BUILT_IN_DEFINITIONS[workflow_kind]), is_blocked: false, is_paused: true, has_pull_request: true,
+    workflow_kind, current_node, accepts: acceptTable(BUILT_IN_DEFINITIONS[workflow_kind]), gates: gateTable(BUILT_IN_DEFINITIONS[workflow_kind]), is_blocked: false, is_paused: true, has_pull_request: true,
     draft_item_ids: [1, 2, 3], rca_option_count: 3, proposal_review: true,
   };
 }

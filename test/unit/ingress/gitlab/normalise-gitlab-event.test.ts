@@ -5,6 +5,7 @@ import { fixture } from '../../../helpers/fixtures';
 import { parseCommand } from '../../../../workflows/person-commands/command-parser';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../../workflows/built-in-definitions/definition-types';
+import { gateTable } from '../../../../workflows/runtime/node-traits';
 import type { Observation } from '../../../../workflows/ledger/observation';
 
 function observed(name: string, mutate: (payload: any) => void = () => undefined) {
@@ -41,7 +42,7 @@ describe('normaliseGitLabEvent', () => {
     expect(observed('merge-request-merged.json', approve).observation.fingerprint).toBe(observation.fingerprint);
     expect(observed('merge-request-merged.json', (p) => { approve(p); p.object_attributes.last_commit.id = 'f'.repeat(40); }).observation.delivery_identity).not.toBe(observation.delivery_identity);
 
-    const position = { workflow_kind: 'feature' as const, current_node: 'human_review_gate', accepts: acceptTable(BUILT_IN_DEFINITIONS.feature), is_blocked: false, is_paused: true, has_pull_request: true, draft_item_ids: [], rca_option_count: 0, proposal_review: true };
+    const position = { workflow_kind: 'feature' as const, current_node: 'human_review_gate', accepts: acceptTable(BUILT_IN_DEFINITIONS.feature), gates: gateTable(BUILT_IN_DEFINITIONS.feature), is_blocked: false, is_paused: true, has_pull_request: true, draft_item_ids: [], rca_option_count: 0, proposal_review: true };
     expect(parseCommand({ ...observation, ticket_key: 'GLB-1' } as Observation, position)).toMatchObject({ kind: 'command', command: { type: 'review_approved', author: 'reviewer', pull_request: { repository: 'acme/platform/api', number: 7 } } });
 
     const withdrawn = normaliseGitLabEvent(gitlabHookSchema.parse({ ...fixture<any>('gitlab/merge-request-merged.json'), user: { username: 'reviewer', id: 4242 }, object_attributes: { ...fixture<any>('gitlab/merge-request-merged.json').object_attributes, action: 'unapproved' } }));

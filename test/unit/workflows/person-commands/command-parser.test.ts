@@ -3,6 +3,7 @@ import { MEANING, parseCommand, type Command, type CommandDecision, type Command
 import type { Observation, ObservationFacts, SourceSystem, WorkflowKind } from '../../../../workflows/ledger/observation';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../../workflows/built-in-definitions/definition-types';
+import { gateTable } from '../../../../workflows/runtime/node-traits';
 
 // ---- builders -------------------------------------------------------------------------------------------------
 
@@ -20,7 +21,7 @@ const KIND_OF: Record<string, WorkflowKind> = { triage_gate: 'bug', rca_option_g
 function at(current_node: string, extra: Partial<CommandPosition> = {}): CommandPosition {
   const workflow_kind = extra.workflow_kind ?? KIND_OF[current_node] ?? 'feature';
   return {
-    workflow_kind, current_node, accepts: acceptTable(BUILT_IN_DEFINITIONS[workflow_kind]), is_blocked: false, is_paused: true, has_pull_request: true,
+    workflow_kind, current_node, accepts: acceptTable(BUILT_IN_DEFINITIONS[workflow_kind]), gates: gateTable(BUILT_IN_DEFINITIONS[workflow_kind]), is_blocked: false, is_paused: true, has_pull_request: true,
     draft_item_ids: [1, 2, 3, 4], rca_option_count: 3, proposal_review: true, ...extra,
   };
 }

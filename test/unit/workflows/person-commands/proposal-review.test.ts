@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCommand, type CommandPosition } from '../../../../workflows/person-commands/command-parser';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { acceptTable } from '../../../../workflows/built-in-definitions/definition-types';
+import { gateTable } from '../../../../workflows/runtime/node-traits';
 import type { Observation, ObservationFacts } from '../../../../workflows/ledger/observation';
 import { isProposalBranch, noteProposalEvent, noteProposalOpened, proposalBranch, proposalFile, proposalPosition } from '../../../../workflows/person-commands/proposal-review';
 import type { Runtime } from '../../../../workflows/runtime/ticket-state';
@@ -43,20 +44,20 @@ describe('proposal pull requests in the workflow state', () => {
 
   it('says at the gate whether proposal review is on and which proposal is open there', () => {
     const runtime: Pick<Runtime, 'proposals'> = {};
-    expect(proposalPosition('prd_approval_gate', {}, runtime)).toEqual({ proposal_review: false });
-    expect(proposalPosition('prd_approval_gate', prdOutputs, runtime)).toEqual({ proposal_review: true });
+    expect(proposalPosition('prd', {}, runtime)).toEqual({ proposal_review: false });
+    expect(proposalPosition('prd', prdOutputs, runtime)).toEqual({ proposal_review: true });
     noteProposalOpened(runtime, open('service/prd/proj-1'), 'acme/proposals#3');
-    expect(proposalPosition('prd_approval_gate', prdOutputs, runtime)).toEqual({ proposal_review: true, proposal_open: 'acme/proposals#3' });
+    expect(proposalPosition('prd', prdOutputs, runtime)).toEqual({ proposal_review: true, proposal_open: 'acme/proposals#3' });
     // The spec gate has a proposal of its own; the PRD's does not count there.
-    expect(proposalPosition('spec_approval_gate', prdOutputs, runtime)).toEqual({ proposal_review: true });
+    expect(proposalPosition('spec', prdOutputs, runtime)).toEqual({ proposal_review: true });
     noteProposalEvent(runtime, pullRequest('closed', 'service/prd/proj-1'));
-    expect(proposalPosition('prd_approval_gate', prdOutputs, runtime)).toEqual({ proposal_review: true });
+    expect(proposalPosition('prd', prdOutputs, runtime)).toEqual({ proposal_review: true });
   });
 });
 
 describe('ticket commands while a proposal is open', () => {
   const at = (current_node: string, extra: Partial<CommandPosition> = {}): CommandPosition => ({
-    workflow_kind: 'feature', current_node, accepts: acceptTable(BUILT_IN_DEFINITIONS.feature), is_blocked: false, is_paused: true, has_pull_request: false, proposal_review: true, ...extra,
+    workflow_kind: 'feature', current_node, accepts: acceptTable(BUILT_IN_DEFINITIONS.feature), gates: gateTable(BUILT_IN_DEFINITIONS.feature), is_blocked: false, is_paused: true, has_pull_request: false, proposal_review: true, ...extra,
   });
   const comment = (body: string) => observation('issue_commented', { comment: { id: 'c1', body } }, 'tracker');
 

@@ -1,7 +1,7 @@
 import { parseCommand } from '../../../../workflows/person-commands/command-parser';
-import { PROPOSAL_BRANCH_PREFIX } from '../../../../workflows/person-commands/command-meaning';
 import type { Command, CommandPosition } from '../../../../workflows/person-commands/command-types';
 import { acceptTable, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
+import { gateTable, gateTraits } from '../../../../workflows/runtime/node-traits';
 import type { Observation, ObservationFacts, WorkflowKind } from '../../../../workflows/ledger/observation';
 import type { Position, StepEnv, StepState } from '../../../../workflows/runtime/step-types';
 
@@ -66,12 +66,13 @@ const pullRequestClosed = (merged: boolean, headRef?: string) => delivery('scmho
 });
 
 /** The proposal branch of a proposal gate (service/prd/<key>), for the triggers only a proposal pull request sends. */
-function proposalBranch(node: string): string {
-  return `${PROPOSAL_BRANCH_PREFIX[node as keyof typeof PROPOSAL_BRANCH_PREFIX] ?? 'service/prd/'}acme-1`;
+function proposalBranch(definition: WorkflowDefinition, node: string): string {
+  const spec = definition.nodes[node];
+  return `service/${(spec?.kind === 'gate' ? gateTraits(node, spec).reviews_proposal : null) ?? 'prd'}/acme-1`;
 }
 
 /** How each trigger reaches the service, as the vendors deliver it (one delivery per meaning it has). */
-export function deliveriesOf(trigger: string, node: string): Observation[] {
+export function deliveriesOf(trigger: string, node: string, definition: WorkflowDefinition): Observation[] {
   if (/^service:[a-z]+-approved$/.test(trigger)) return [labelAdded(trigger)];
   switch (trigger) {
     case '/service approve': return [ticketComment('/service approve')];
@@ -85,8 +86,8 @@ export function deliveriesOf(trigger: string, node: string): Observation[] {
     case '/service exclude': return [ticketComment('/service exclude 1')];
     case '/service update': return [ticketComment('/service update 2 summary="Export as CSV"')];
     case '/service add': return [ticketComment('/service add summary="Export as PDF" repo=acme/app')];
-    case 'a review of the proposal': return [review('changes_requested', proposalBranch(node))];
-    case 'a merged proposal': return [pullRequestClosed(true, proposalBranch(node))];
+    case 'a review of the proposal': return [review('changes_requested', proposalBranch(definition, node))];
+    case 'a merged proposal': return [pullRequestClosed(true, proposalBranch(definition, node))];
     case 'a pull request review': return [review('approved'), review('changes_requested')];
     case 'a CI result': return [delivery('scmhost', 'check_run', { ...onPullRequest(), action: 'completed', check_run: { id: `k${deliveries}`, name: 'test', status: 'completed', conclusion: 'success', head_sha: 'abc' } })];
     case 'a push to the pull request': return [delivery('scmhost', 'pull_request', { ...onPullRequest(), action: 'synchronize', pull_request: { ...onPullRequest().pull_request!, head_sha: 'def' } })];
@@ -102,7 +103,7 @@ export function deliveriesOf(trigger: string, node: string): Observation[] {
 export function waitingPosition(definition: WorkflowDefinition, kind: WorkflowKind, node: string, trigger: string, overrides: Partial<CommandPosition> = {}): CommandPosition {
   const proposal = trigger === 'a review of the proposal' || trigger === 'a merged proposal';
   return {
-    workflow_kind: kind, current_node: node, accepts: acceptTable(definition), is_blocked: false, is_paused: definition.nodes[node]?.kind === 'gate', has_pull_request: true,
+    workflow_kind: kind, current_node: node, accepts: acceptTable(definition), gates: gateTable(definition), is_blocked: false, is_paused: definition.nodes[node]?.kind === 'gate', has_pull_request: true,
     draft_item_ids: [1, 2, 3], rca_option_count: 2, kill_switch: true, yolo: false, proposal_review: proposal,
     ...(proposal ? { proposal_open: PR } : {}),
     ...overrides,
@@ -117,7 +118,7 @@ export function parsed(observation: Observation, position: CommandPosition): { c
 
 /** What the trigger means at the node where it is accepted, by the real parser; a trigger it refuses there fails. */
 export function meaningsOf(definition: WorkflowDefinition, kind: WorkflowKind, node: string, trigger: string): TriggerMeaning[] {
-  return deliveriesOf(trigger, node).map((observation) => {
+  return deliveriesOf(trigger, node, definition).map((observation) => {
     const result = parsed(observation, waitingPosition(definition, kind, node, trigger));
     if ('refused' in result) throw new Error(`${kind}: ${node} accepts "${trigger}", but the parser refuses its delivery there (${result.refused})`);
     const { command } = result;

@@ -172,7 +172,7 @@ describe('each accepted trigger in every state kind', () => {
     for (const [node, spec] of Object.entries(definition.nodes)) {
       for (const trigger of spec.kind === 'end' ? [] : spec.accepts ?? []) {
         cases.push([`${kind}: ${node} blocked (or stopped), ${trigger}`, () => {
-          for (const observation of deliveriesOf(trigger, node)) {
+          for (const observation of deliveriesOf(trigger, node, definition)) {
             const result = parsed(observation, waitingPosition(definition, kind as WorkflowKind, node, trigger, { is_blocked: true }));
             if (trigger.startsWith('service:retry')) {
               // service:retry on a blocked ticket resumes it, whatever it means at an open gate.
@@ -189,7 +189,7 @@ describe('each accepted trigger in every state kind', () => {
         if (!question) continue;
         cases.push([`${kind}: on the question detour from ${node}, ${trigger}`, () => {
           const state = stateAt(question, { return_to: node, request: { kind: 'question', text: 'why?' } }, { pull_requests: [PR] });
-          for (const observation of deliveriesOf(trigger, node)) {
+          for (const observation of deliveriesOf(trigger, node, definition)) {
             const result = parsed(observation, waitingPosition(definition, kind as WorkflowKind, question, trigger));
             if ('refused' in result) {
               expect(result.refused).toContain(question);
