@@ -1,6 +1,7 @@
 import { RETURN_TARGET, type DefinitionNode, type PinnedDefinition, type WorkflowDefinition } from '../built-in-definitions/definition-types';
 import type { MigrationDecision, MigrationRequest } from './migration-messages';
 import type { TicketState } from '../runtime/ticket-state';
+import { gateTraits, reviewRetryTarget, stationTraits } from '../runtime/node-traits';
 
 /**
  * Compatibility analysis for moving a run to another revision of its definition (DESIGN 6, SPEC 2.5 and 9): pure,
@@ -53,6 +54,22 @@ export function describeNodeChange(before: DefinitionNode, after: DefinitionNode
     }
   }
   return changes;
+}
+
+/**
+ * The node with the behaviour it has by its name written out (node-traits.ts), so a revision that declares what a
+ * node already did (a built-in body pinned before the fields, and its successor that states them) is no change.
+ */
+function withTraits(id: string, node: DefinitionNode): DefinitionNode {
+  if (node.kind === 'gate') {
+    const traits = gateTraits(id, node);
+    return { ...node, reviews_proposal: traits.reviews_proposal ?? undefined, feedback_retriages: traits.feedback_retriages, retry_to: reviewRetryTarget(node) };
+  }
+  if (node.kind === 'station') {
+    const traits = stationTraits(node);
+    return { ...node, ...traits, resets_ci_fix_attempts_on: traits.resets_ci_fix_attempts_on ?? undefined };
+  }
+  return node;
 }
 
 /** Whether a run resting at `before` may rest at `after` instead: same kind, and for a gate the same gate and artifact. */
@@ -108,7 +125,7 @@ export function analyzeMigration(from: PinnedDefinition, to: PinnedDefinition, p
       continue;
     }
     if (!explicit) {
-      const changes = describeNodeChange(before, after);
+      const changes = describeNodeChange(withTraits(node, before), withTraits(node, after));
       if (changes.length > 0) problems.push(`${role} ${node}, which changed in ${label(to)} (${changes.join('; ')}): confirm where it stands with --map ${node}=<node of r${to.revision}>`);
     }
     if (target !== node) renames[node] = target;

@@ -140,3 +140,30 @@ describe('tickets of the first bug and takeover revisions', () => {
     }
   });
 });
+
+describe('revisions that declare what a node did by its name', () => {
+  // Bodies pinned before the gate and station fields existed get the behaviour by node name (node-traits.ts); a
+  // revision stating the same behaviour is no change, one stating another behaviour is.
+  const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+  const atTriage: MigrationPosition = { current_node: 'triage_gate', is_paused: true, is_blocked: false, ended: null, return_to: null, resume_at: null };
+
+  it('takes a ticket at a gate whose new revision declares its behaviour without a mapping', () => {
+    const declared = clone(BUG_DEFINITION);
+    declared.revision = BUG_DEFINITION.revision + 1;
+    Object.assign(declared.nodes.triage_gate!, { feedback_retriages: true });
+    Object.assign(declared.nodes.review_response_gate!, { retry_to: 'human_review_gate' });
+    Object.assign(declared.nodes.attempt_ci_fix!, { counts_ci_fix_attempt: true });
+    for (const at of [atTriage, { ...atTriage, current_node: 'review_response_gate' }, { ...atTriage, current_node: 'attempt_ci_fix', is_paused: false, is_blocked: true }]) {
+      expect(analyzeMigration(pinDefinition(BUG_DEFINITION), pinDefinition(declared), at, {}), at.current_node).toMatchObject({ eligible: true, incompatibilities: [] });
+    }
+  });
+
+  it('names a declared behaviour that differs from what the node did', () => {
+    const changed = clone(BUG_DEFINITION);
+    changed.revision = BUG_DEFINITION.revision + 1;
+    Object.assign(changed.nodes.triage_gate!, { feedback_retriages: false });
+    expect(analyzeMigration(pinDefinition(BUG_DEFINITION), pinDefinition(changed), atTriage, {}).incompatibilities).toEqual([
+      expect.stringContaining('(feedback_retriages: true → false)'),
+    ]);
+  });
+});
