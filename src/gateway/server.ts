@@ -73,7 +73,7 @@ export async function startGateway(config: ServiceConfig, logger: Logger): Promi
   const app = createGatewayApp({ config, workflows, metrics, logger, registry, issueKeys, comments, issueLabels, definitions, guard, ready, console: consoleReads });
   // Timeouts and a connection cap (server-options.ts): what one client can hold on the public port is bounded.
   const listening = await listen(createGatewayServer(app, config.gateway), config.gateway.host, config.gateway.port, 'gateway');
-  const metricsApart = await listenGatewayMetrics(config, metrics).catch(async (error: unknown) => { await listening.close(); throw error; });
+  const metricsApart = await listenGatewayMetrics(config, metrics, ready).catch(async (error: unknown) => { await listening.close(); throw error; });
   logger.info('gateway listening', { url: listening.url, temporal: config.temporal.address, namespace: config.temporal.namespace, ...(metricsApart ? { metrics: `${metricsApart.url}/metrics` } : {}) });
   return {
     ...listening,

@@ -11,6 +11,7 @@ import { listen, type ListeningServer } from '../../../src/http/listen';
 import { createLogger } from '../../../src/logging/logger';
 import { createServiceMetrics } from '../../../src/metrics/service-metrics';
 import type { TicketWorkflowsPort } from '../../../src/temporal/ticket-workflows';
+import { failed, passed, readinessAnswer, type ReadinessAnswer } from '../../../src/health/readiness';
 
 const TOKEN = 'metrics-scrape-token-0123456789';
 const SECRETS = { TRACKER_WEBHOOK_SECRET: 'unit-tracker-secret', SCMHOST_WEBHOOK_SECRET: 'unit-scmhost-secret' };
@@ -66,6 +67,25 @@ describe('the gateway\'s /metrics', () => {
     expect(other.status).toBe(404);
     // The webhooks stay on the public port.
     expect((await fetch(`${url}/api/v1/webhooks/tracker`, { method: 'POST', body: '{}' })).status).toBe(401);
+  });
+
+  it('with SERVICE_GATEWAY_METRICS_PORT: the metrics listener answers the health probes as the public port does, without the token', async () => {
+    const config = loadServiceConfig({ ...SECRETS, SERVICE_GATEWAY_METRICS_HOST: '127.0.0.1', SERVICE_GATEWAY_METRICS_PORT: '0', SERVICE_METRICS_TOKEN: TOKEN }).config!;
+    let readiness: ReadinessAnswer = readinessAnswer([passed('temporal', 'reachable')]);
+    const apart = (await listenGatewayMetrics(config, createServiceMetrics(), async () => readiness))!;
+    servers.push(apart);
+    const health = await fetch(`${apart.url}/api/v1/health`);
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+    const live = await fetch(`${apart.url}/api/v1/health/live`);
+    expect([live.status, live.headers.get('cache-control'), await live.json()]).toEqual([200, 'no-store', { status: 'alive' }]);
+    expect((await fetch(`${apart.url}/api/v1/health/ready`)).status).toBe(200);
+    readiness = readinessAnswer([failed('temporal', 'connection refused')]);
+    const notReady = await fetch(`${apart.url}/api/v1/health/ready`);
+    expect(notReady.status).toBe(503);
+    expect(await notReady.json()).toMatchObject({ failed: [{ name: 'temporal' }] });
+    // Probes read; nothing else of the public API is served here.
+    expect((await fetch(`${apart.url}/api/v1/health`, { method: 'POST' })).status).toBe(404);
+    expect((await fetch(`${apart.url}/api/v1/workflows/ABC-1/execution`)).status).toBe(404);
   });
 
   it('both: the metrics listener asks for the token too', async () => {
