@@ -1,24 +1,16 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { ServiceConfig } from '../config/service-config';
 import { listen, type ListeningServer } from '../http/listen';
 import { answerMetrics } from '../metrics/metrics-endpoint';
 import type { ServiceMetrics } from '../metrics/service-metrics';
 import { errorBody } from './http-errors';
-import { LIVENESS_BODY } from '../health/health-endpoints';
+import { LIVENESS_BODY, sendProbeAnswer } from '../health/health-endpoints';
 import { failed, readinessAnswer, type ReadinessAnswer } from '../health/readiness';
 
 /** The gateway's probe paths (src/gateway/routes/health-api.ts), answered on the metrics port as on the public one. */
 const HEALTH_PATH = '/api/v1/health';
 const LIVENESS_PATH = '/api/v1/health/live';
 const READINESS_PATH = '/api/v1/health/ready';
-
-function sendProbe(res: ServerResponse, statusCode: number, body: unknown): void {
-  res.statusCode = statusCode;
-  res.setHeader('Content-Type', 'application/json');
-  // A probe's answer is about this moment: no proxy or client may keep it.
-  res.setHeader('Cache-Control', 'no-store');
-  res.end(JSON.stringify(body));
-}
 
 /**
  * The gateway's /metrics on an address and port of its own (SERVICE_GATEWAY_METRICS_HOST, _PORT), so that the public
@@ -45,10 +37,10 @@ export async function listenGatewayMetrics(
       });
       return;
     }
-    if (reading && path === HEALTH_PATH) return sendProbe(res, 200, { status: 'ok' });
-    if (reading && path === LIVENESS_PATH) return sendProbe(res, 200, LIVENESS_BODY);
+    if (reading && path === HEALTH_PATH) return sendProbeAnswer(res, 200, { status: 'ok' });
+    if (reading && path === LIVENESS_PATH) return sendProbeAnswer(res, 200, LIVENESS_BODY);
     if (reading && path === READINESS_PATH) {
-      ready().then((answer) => sendProbe(res, answer.statusCode, answer.body), () => sendProbe(res, 503, readinessAnswer([failed('readiness', 'the readiness check failed')]).body));
+      ready().then((answer) => sendProbeAnswer(res, answer.statusCode, answer.body), () => sendProbeAnswer(res, 503, readinessAnswer([failed('readiness', 'the readiness check failed')]).body));
       return;
     }
     res.statusCode = 404;

@@ -8,7 +8,8 @@ export const WORKER_READINESS_PATH = '/health/ready';
 /** Liveness asks only that the event loop answers: a process busy or waiting on Temporal is alive, not dead. */
 export const LIVENESS_BODY = { status: 'alive' } as const;
 
-function sendJson(res: ServerResponse, statusCode: number, body: unknown): void {
+/** A probe's answer as JSON, never cached (the worker's probes here, and the gateway's on its metrics port). */
+export function sendProbeAnswer(res: ServerResponse, statusCode: number, body: unknown): void {
   res.statusCode = statusCode;
   res.setHeader('Content-Type', 'application/json');
   // A probe's answer is about this moment: no proxy or client may keep it.
@@ -26,15 +27,15 @@ export function healthRequestHandler(ready: () => Promise<ReadinessAnswer>): (re
     if (path !== WORKER_LIVENESS_PATH && path !== WORKER_READINESS_PATH) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
-      sendJson(res, 405, { error: { code: 'method_not_allowed', message: `${path} answers GET` } });
+      sendProbeAnswer(res, 405, { error: { code: 'method_not_allowed', message: `${path} answers GET` } });
       return true;
     }
     if (path === WORKER_LIVENESS_PATH) {
-      sendJson(res, 200, LIVENESS_BODY);
+      sendProbeAnswer(res, 200, LIVENESS_BODY);
       return true;
     }
     const answer = await ready();
-    sendJson(res, answer.statusCode, answer.body);
+    sendProbeAnswer(res, answer.statusCode, answer.body);
     return true;
   };
 }
