@@ -2,6 +2,7 @@ import { GATE_KINDS, outcomesOfTrigger, ROUTER_OUTCOMES, STATION_OUTCOMES, TRIGG
 import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
 import { parseDefinition } from './definition-schema';
+import { rebaseNodeOf } from '../../workflows/runtime/rebase-decision';
 
 export interface DefinitionCatalogue {
   stations: Readonly<Record<string, readonly string[]>>;
@@ -76,17 +77,11 @@ function proposalGateProblems(definition: WorkflowDefinition): string[] {
   return problems;
 }
 
-/**
- * Nodes a command enters from wherever the ticket stands (and that return there): reachable without an edge.
- * `/service rebase` runs the station of the node named `rebase` (workflows/runtime/rebase-decision.ts).
- */
-const COMMAND_ENTERED_NODES: Readonly<Record<string, string>> = { rebase: 'rebase' };
-
 function unreachable(definition: WorkflowDefinition): string[] {
-  const roots = [definition.entry, ...Object.entries(COMMAND_ENTERED_NODES).filter(([id, station]) => {
-    const node = definition.nodes[id];
-    return node?.kind === 'station' && node.station === station;
-  }).map(([id]) => id)];
+  // `/service rebase` enters its node from wherever the ticket stands (and returns there): reachable without an edge.
+  // The same judgement the runtime makes of which node that is (workflows/runtime/rebase-decision.ts).
+  const rebaseNode = rebaseNodeOf(definition);
+  const roots = [definition.entry, ...(rebaseNode === undefined ? [] : [rebaseNode])];
   const seen = new Set<string>(roots);
   const queue = [...roots];
   while (queue.length > 0) {

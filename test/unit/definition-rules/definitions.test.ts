@@ -81,6 +81,17 @@ describe('validateDefinition', () => {
     expect(problemsOf(unmapped)).toContain('nodes.intake: station intake can return "configured", which is not mapped in "on"');
   });
 
+  it('counts the rebase station as reached by `/service rebase` whatever its node is called, as the runtime finds it', () => {
+    const renamed = clone(FEATURE_DEFINITION);
+    renamed.nodes.bring_up_to_date = renamed.nodes.rebase!;
+    delete renamed.nodes.rebase;
+    expect(problemsOf(renamed)).toEqual([]);
+    // A node called rebase that runs no rebase station is reached by nothing.
+    const namedOnly = clone(FEATURE_DEFINITION);
+    namedOnly.nodes.rebase = { kind: 'station', station: 'post_merge_summary', on: { done: 'done' } };
+    expect(problemsOf(namedOnly)).toContain('nodes.rebase: not reachable from the entry "intake"');
+  });
+
   it('requires every outcome a gate trigger produces to be mapped, and knows only parser triggers', () => {
     const definition = small();
     (definition.nodes.gate as { accepts: string[] }).accepts.push('a question (?)', 'rm -rf');
