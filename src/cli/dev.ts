@@ -59,7 +59,7 @@ export default class DevCommand extends Command {
     'ui-port': Flags.integer({ description: 'Temporal UI port (overrides server.ui_port)', min: 1, max: 65535 }),
     'gateway-port': Flags.integer({ description: 'the gateway\'s port: API, webhooks and its /metrics (overrides SERVICE_GATEWAY_PORT; default 8000)', min: 1, max: 65535 }),
     'metrics-port': Flags.integer({ description: 'the worker\'s metrics and health port (overrides SERVICE_WORKER_METRICS_PORT; default 8001)', min: 1, max: 65535 }),
-    'gateway-metrics-port': Flags.integer({ description: 'serve the gateway\'s /metrics on this port apart from the API (overrides SERVICE_GATEWAY_METRICS_PORT)', min: 1, max: 65535 }),
+    'gateway-metrics-port': Flags.integer({ description: 'serve the gateway\'s /metrics and its health probes on this port apart from the API (overrides SERVICE_GATEWAY_METRICS_PORT)', min: 1, max: 65535 }),
     headless: Flags.boolean({ description: 'do not start the Temporal UI', default: false }),
     sandbox: Flags.boolean({ description: 'run against local simulators of the tracker, the source host and (unless MODEL_*/LLM_* are set) the model; no real accounts needed', default: false }),
   };
