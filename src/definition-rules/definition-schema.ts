@@ -42,7 +42,7 @@ const gate = z.strictObject({
   feedback_retriages: z.boolean().optional(),
   on,
 });
-const router = z.strictObject({ kind: z.literal('router'), router: name, accepts: z.array(trigger).optional(), on });
+const router = z.strictObject({ kind: z.literal('router'), router: name, repositories_from: name.optional(), accepts: z.array(trigger).optional(), on });
 const end = z.strictObject({
   kind: z.literal('end'),
   result: z.enum(['completed', 'blocked']),

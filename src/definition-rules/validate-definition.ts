@@ -41,6 +41,9 @@ function checkNode(id: string, node: DefinitionNode, definition: WorkflowDefinit
     const outcomes = catalogue.routers[node.router];
     if (!outcomes) problems.push(`${where}: unknown router "${node.router}" (known: ${Object.keys(catalogue.routers).sort().join(', ')})`);
     else for (const outcome of outcomes) if (!(outcome in node.on)) problems.push(`${where}: router ${node.router} can decide "${outcome}", which is not mapped in "on"`);
+    if (node.repositories_from !== undefined && !Object.values(definition.nodes).some((other) => other.kind === 'station' && other.station === node.repositories_from)) {
+      problems.push(`${where}: repositories_from names "${node.repositories_from}", which no station node of this definition runs`);
+    }
   }
   if (node.kind === 'gate') {
     if (!catalogue.gates.includes(node.gate)) problems.push(`${where}: unknown gate kind "${node.gate}" (known: ${catalogue.gates.join(', ')})`);

@@ -7,7 +7,7 @@ import type { TimelineEntry } from '../../workflows/read-model/timeline';
 export function viewOf(key: string, changes: Partial<ExecutionView> = {}): ExecutionView {
   return {
     schema_version: '1.0', run_id: `run-${key}`, workflow_id: `ticket-${key}`, ticket_key: key, workflow_type: 'bug', status: 'running',
-    current_position: 'analyze_bug', definition: { name: 'bug', revision: 2, digest: 'd'.repeat(64) }, permitted_commands: [], next_transitions: [],
+    current_position: 'analyze_bug', definition: { name: 'bug', revision: 3, digest: 'd'.repeat(64) }, permitted_commands: [], next_transitions: [],
     waiting: null, blocking: null, last_observation: null, observations_received: 1, observation_decisions: {}, recent_events: [],
     station_attempts: [], tokens_spent: 0, tokens_by_stage: {}, artifacts: {}, effects: [], migration: null, retry_count: 0,
     checkpoint: { ...initialCheckpoint(), current_node: changes.current_position ?? 'analyze_bug', is_blocked: changes.status === 'blocked' },

@@ -40,7 +40,7 @@ export function syntheticView(key: string, place: SyntheticPlace): ExecutionView
   return {
     schema_version: '1.0', run_id: `synthetic-${key}`, workflow_id: ticketWorkflowId(key), ticket_key: key, workflow_type: 'bug',
     status: place === 'gate' ? 'waiting' : place === 'blocked' ? 'blocked' : 'running', current_position: node,
-    definition: { name: 'bug', revision: 2, digest: 'f5bc172e575d'.padEnd(64, '0') },
+    definition: { name: 'bug', revision: 3, digest: 'f5bc172e575d'.padEnd(64, '0') },
     permitted_commands: place === 'gate' ? ['ticket_update', '?', '!'] : place === 'blocked' ? ['service:retry'] : [],
     next_transitions: place === 'gate' ? [{ outcome: 'retriage', target: 'triage_check' }, { outcome: 'feedback', target: 'triage_check' }, { outcome: 'question', target: 'answer_question' }] : [],
     waiting: place === 'gate'

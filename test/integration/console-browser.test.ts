@@ -275,10 +275,10 @@ describe('the console in Chromium, against service dev --sandbox', () => {
     });
     expect(pull).toMatch(/\/sandbox\/app\/pull\/1$/);
     const definition = await follow(page, page.locator('h1 a'), async (target) => {
-      await expect(target.locator('h1').textContent()).resolves.toMatch(/^feature r1/);
+      await expect(target.locator('h1').textContent()).resolves.toMatch(/^feature r2/);
       await expect(target.locator('svg.graph g.node[data-node="human_review_gate"]').textContent()).resolves.toContain('1 ticket');
     });
-    expect(definition).toBe('/console/definitions/feature/1');
+    expect(definition).toBe('/console/definitions/feature/2');
 
     // The bug's page: the option gate marked. Its station runs are wider than their column: scrolled sideways, the
     // panel stays so across a refresh.

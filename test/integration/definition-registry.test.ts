@@ -16,7 +16,7 @@ const TOKEN = 'registry-operator-token';
 const TASK_QUEUE = 'it-definition-registry';
 type Json = Record<string, any>;
 
-/** The feature graph of this test: a PRD, its approval gate, then (r2) a spec or (r3, no spec station) the end. */
+/** The feature graph of this test: a PRD, its approval gate, then (r3) a spec or (r4, no spec station) the end. */
 function feature(revision: number, approvedTo: 'generate_spec' | 'done'): WorkflowDefinition {
   return {
     apiVersion: 'service/v1', name: 'feature', revision, entry: 'generate_prd',
@@ -90,81 +90,81 @@ describe('the definition registry: publishing pins nothing in flight; migration 
     expect(notJson.code).toBe(1);
     expect(notJson.output).toMatch(/broken\.json: cannot read it as JSON/);
 
-    const first = await cli('definitions', 'publish', file('feature-r2.json', feature(2, 'generate_spec')));
-    expect(first.output).toContain(`published feature r2 (digest ${pinDefinition(feature(2, 'generate_spec')).digest})`);
+    const first = await cli('definitions', 'publish', file('feature-r3.json', feature(3, 'generate_spec')));
+    expect(first.output).toContain(`published feature r3 (digest ${pinDefinition(feature(3, 'generate_spec')).digest})`);
     expect(first.code).toBe(0);
-    const again = await cli('definitions', 'publish', file('feature-r2.json', feature(2, 'generate_spec')), '--json');
+    const again = await cli('definitions', 'publish', file('feature-r3.json', feature(3, 'generate_spec')), '--json');
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ outcome: 'unchanged', created: false, name: 'feature', revision: 2 });
-    const taken = await cli('definitions', 'publish', file('feature-r2-other.json', feature(2, 'done')));
+    expect(JSON.parse(again.stdout)).toMatchObject({ outcome: 'unchanged', created: false, name: 'feature', revision: 3 });
+    const taken = await cli('definitions', 'publish', file('feature-r3-other.json', feature(3, 'done')));
     expect(taken.code).toBe(1);
-    expect(taken.output).toMatch(/the registry refused .*feature-r2-other\.json: feature r2 is already published with digest [0-9a-f]{12}…; publish the change as r3/);
-    const old = await cli('definitions', 'publish', file('feature-r1.json', { ...feature(1, 'done') }));
+    expect(taken.output).toMatch(/the registry refused .*feature-r3-other\.json: feature r3 is already published with digest [0-9a-f]{12}…; publish the change as r4/);
+    const old = await cli('definitions', 'publish', file('feature-r2.json', { ...feature(2, 'done') }));
     expect(old.code).toBe(1);
-    expect(old.output).toContain('feature r1 is not newer than the latest revision, r2; publish it as r3');
+    expect(old.output).toContain('feature r2 is not newer than the latest revision, r3; publish it as r4');
 
     const listed = (await getJson(`${stack.api}/api/v1/definitions`, TOKEN)).body as Json;
-    expect(listed.definitions.filter((d: Json) => d.name === 'feature').map((d: Json) => [d.revision, d.source, d.latest])).toEqual([[1, 'built_in', false], [2, 'published', true]]);
+    expect(listed.definitions.filter((d: Json) => d.name === 'feature').map((d: Json) => [d.revision, d.source, d.latest])).toEqual([[2, 'built_in', false], [3, 'published', true]]);
     expect((await getJson(`${stack.api}/api/v1/definitions`)).status).toBe(401);
   });
 
   it('keeps a ticket on the revision it started on, starts new tickets on the newest, and migrates only with an explicit mapping', async () => {
-    // Two tickets start on r2 (published above): one will stay, one will be migrated.
+    // Two tickets start on r3 (published above): one will stay, one will be migrated.
     const staying = newTicket();
     const moving = newTicket();
     for (const key of [staying, moving]) {
-      const view = await waitFor(key, 'at the PRD gate on r2', atGate);
-      expect(view.definition).toEqual({ name: 'feature', revision: 2, digest: pinDefinition(feature(2, 'generate_spec')).digest });
+      const view = await waitFor(key, 'at the PRD gate on r3', atGate);
+      expect(view.definition).toEqual({ name: 'feature', revision: 3, digest: pinDefinition(feature(3, 'generate_spec')).digest });
       expect(view.migration).toBeNull();
     }
 
-    // r3: approval of the PRD ends the ticket (no spec). A ticket started now pins it.
-    const published = await cli('definitions', 'publish', file('feature-r3.json', feature(3, 'done')));
+    // r4: approval of the PRD ends the ticket (no spec). A ticket started now pins it.
+    const published = await cli('definitions', 'publish', file('feature-r4.json', feature(4, 'done')));
     expect(published.code).toBe(0);
     const list = await cli('definitions', 'list', '--json');
-    expect(JSON.parse(list.stdout).definitions.filter((d: Json) => d.name === 'feature' && d.latest).map((d: Json) => d.revision)).toEqual([3]);
+    expect(JSON.parse(list.stdout).definitions.filter((d: Json) => d.name === 'feature' && d.latest).map((d: Json) => d.revision)).toEqual([4]);
     const fresh = newTicket();
-    expect((await waitFor(fresh, 'at the PRD gate on r3', atGate)).definition.revision).toBe(3);
-    expect((await execution(staying)).definition.revision).toBe(2);
+    expect((await waitFor(fresh, 'at the PRD gate on r4', atGate)).definition.revision).toBe(4);
+    expect((await execution(staying)).definition.revision).toBe(3);
 
     // Without a mapping the changed gate is named and nothing moves, as a dry run and as --apply.
-    const dry = await cli('migrate', moving, '--to', '3');
+    const dry = await cli('migrate', moving, '--to', '4');
     expect(dry.code).toBe(1);
-    expect(dry.output).toContain(`${moving}: feature r2 → r3: not eligible:\n  - the ticket stands at prd_gate, which changed in feature r3 (on.approved: generate_spec → done): confirm where it stands with --map prd_gate=<node of r3>`);
-    expect((await execution(moving)).migration).toMatchObject({ eligible: false, dry_run: true, applied: false, from: { revision: 2 }, to: { revision: 3 } });
-    const refused = await cli('migrate', moving, '--to', '3', '--apply');
+    expect(dry.output).toContain(`${moving}: feature r3 → r4: not eligible:\n  - the ticket stands at prd_gate, which changed in feature r4 (on.approved: generate_spec → done): confirm where it stands with --map prd_gate=<node of r4>`);
+    expect((await execution(moving)).migration).toMatchObject({ eligible: false, dry_run: true, applied: false, from: { revision: 3 }, to: { revision: 4 } });
+    const refused = await cli('migrate', moving, '--to', '4', '--apply');
     expect(refused.code).toBe(1);
-    expect(refused.output).toContain('refused:\n  - the ticket stands at prd_gate, which changed in feature r3');
-    expect((await execution(moving)).definition.revision).toBe(2);
+    expect(refused.output).toContain('refused:\n  - the ticket stands at prd_gate, which changed in feature r4');
+    expect((await execution(moving)).definition.revision).toBe(3);
     const unknown = await cli('migrate', moving, '--to', '7');
     expect(unknown.code).toBe(1);
-    expect(unknown.output).toContain('feature has no revision 7 (known: r1, r2, r3)');
+    expect(unknown.output).toContain('feature has no revision 7 (known: r2, r3, r4)');
 
     // The HTTP route: a dry run by default, 409 naming the incompatibility when applied without a mapping.
     const post = (body: unknown) => fetch(`${stack.api}/api/v1/workflows/${moving}/migration`, {
       method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
     });
-    const httpRefused = await post({ to_revision: 3, apply: true });
+    const httpRefused = await post({ to_revision: 4, apply: true });
     expect(httpRefused.status).toBe(409);
-    expect(((await httpRefused.json()) as Json).error.message).toContain('prd_gate, which changed in feature r3');
-    const httpDry = await post({ to_revision: 3, mapping: { prd_gate: 'prd_gate' } });
+    expect(((await httpRefused.json()) as Json).error.message).toContain('prd_gate, which changed in feature r4');
+    const httpDry = await post({ to_revision: 4, mapping: { prd_gate: 'prd_gate' } });
     expect(httpDry.status).toBe(200);
     expect(((await httpDry.json()) as Json).migration).toMatchObject({ eligible: true, dry_run: true, applied: false, target_node: 'prd_gate' });
-    expect((await execution(moving)).definition.revision).toBe(2);
+    expect((await execution(moving)).definition.revision).toBe(3);
 
-    const applied = await cli('migrate', moving, '--to', '3', '--map', 'prd_gate=prd_gate', '--apply');
-    expect(applied.output).toContain(`${moving}: feature r2 → r3: migrated; the ticket now stands at prd_gate on r3`);
+    const applied = await cli('migrate', moving, '--to', '4', '--map', 'prd_gate=prd_gate', '--apply');
+    expect(applied.output).toContain(`${moving}: feature r3 → r4: migrated; the ticket now stands at prd_gate on r4`);
     expect(applied.code).toBe(0);
     const migrated = await execution(moving);
     expect(migrated).toMatchObject({
-      definition: { revision: 3, digest: pinDefinition(feature(3, 'done')).digest }, current_position: 'prd_gate', checkpoint: { is_paused: true },
+      definition: { revision: 4, digest: pinDefinition(feature(4, 'done')).digest }, current_position: 'prd_gate', checkpoint: { is_paused: true },
       migration: { eligible: true, applied: true, dry_run: false, mapping: { prd_gate: 'prd_gate' }, requested_by: expect.stringMatching(/^cli:/) },
     });
     const timeline = (await getJson(`${stack.api}/api/v1/workflows/${moving}/execution/timeline?limit=200`, TOKEN)).body as Json;
     expect(timeline.entries.filter((e: Json) => e.kind === 'operator_action').map((e: Json) => e.status))
       .toEqual(['migration_refused', 'migration_refused', 'migration_refused', 'migration_eligible', 'migration_applied']);
 
-    // Approval: the ticket that stayed on r2 writes its spec; the migrated one and the new one end at approval (r3).
+    // Approval: the ticket that stayed on r3 writes its spec; the migrated one and the new one end at approval (r4).
     for (const key of [staying, moving, fresh]) tracker.state.updateLabels(key, [{ add: 'service:prd-approved' }]);
     for (const key of [staying, moving, fresh]) await waitFor(key, 'completed', (v) => v.status === 'completed');
     expect(written(staying).map((c) => c.split(' (')[0])).toEqual([`PRD of ${staying}`, `Spec of ${staying}`]);

@@ -73,7 +73,7 @@ describe('worker and gateway against a real Temporal dev server', () => {
       workflow_type: 'feature',
       status: 'blocked',
       current_position: 'generate_prd',
-      definition: { name: 'feature', revision: 1 },
+      definition: { name: 'feature', revision: 2 },
       waiting: { code: 'station_not_available' },
       permitted_commands: expect.arrayContaining(['service:retry']),
       retry_count: 0,
@@ -85,7 +85,7 @@ describe('worker and gateway against a real Temporal dev server', () => {
     expect(view.station_attempts.map((a: Json) => [a.station, a.status, a.outcome])).toEqual([['intake', 'succeeded', 'configured'], ['generate_prd', 'not_available', null]]);
 
     const pulse = await getJson(`${api}/api/v1/org-pulse/workflows/FND-1`, TOKEN);
-    expect(pulse).toMatchObject({ status: 200, body: { schema_version: '1.0', ticket_key: 'FND-1', status: 'blocked', current_position: 'generate_prd', workflow: 'feature', workflow_revision: 1, observation_available: true, migration_eligible: null } });
+    expect(pulse).toMatchObject({ status: 200, body: { schema_version: '1.0', ticket_key: 'FND-1', status: 'blocked', current_position: 'generate_prd', workflow: 'feature', workflow_revision: 2, observation_available: true, migration_eligible: null } });
   });
 
   it('writes status and node search attributes that operators can filter on', async () => {

@@ -264,40 +264,40 @@ describe('README commands outside the walk-throughs, each run as written', () =>
       expect(JSON.parse(ran.stdout)).toMatchObject({ project: 'SBX' });
     });
 
-    it('service definitions publish docs/examples/feature-r2.json (and FILE) and list, then service migrate SBX-1 --to 2 (dry run) and --apply', async () => {
-      // SBX-1 starts on the built-in feature r1 and waits at its PRD gate (the sandbox's model writes the PRD).
+    it('service definitions publish docs/examples/feature-r3.json (and FILE) and list, then service migrate SBX-1 --to 3 (dry run) and --apply', async () => {
+      // SBX-1 starts on the built-in feature r2 and waits at its PRD gate (the sandbox's model writes the PRD).
       const created = await runService(['sandbox', 'create-ticket', 'Export reports as CSV'], beside());
       expect(created.code, explain(created)).toBe(0);
       const token = sandbox!.settings.secrets.SERVICE_OPERATOR_TOKEN;
       await eventually(async () => {
         const view = (await getJson(`${sandbox!.api}/api/v1/workflows/SBX-1/execution`, token)).body as Json;
-        return view.current_position === 'prd_approval_gate' && view.definition?.revision === 1 ? view : undefined;
-      }, 180_000, 'SBX-1 waiting at prd_approval_gate of r1');
+        return view.current_position === 'prd_approval_gate' && view.definition?.revision === 2 ? view : undefined;
+      }, 180_000, 'SBX-1 waiting at prd_approval_gate of r2');
 
-      const shipped = await runService(service(readmeLine('definitions and migrate', /^service definitions publish docs\/examples\/feature-r2\.json$/)), beside());
+      const shipped = await runService(service(readmeLine('definitions and migrate', /^service definitions publish docs\/examples\/feature-r3\.json$/)), beside());
       expect(shipped.code, explain(shipped)).toBe(0);
-      expect(shipped.stdout).toMatch(/^published feature r2 /m);
+      expect(shipped.stdout).toMatch(/^published feature r3 /m);
       expect(shipped.stderr).toContain(`using the stack of ${sandbox!.dataDir} (Temporal ${sandbox!.temporal}, gateway :`);
       // The table's template with the same file: already published, nothing changed.
       const publish = filled(service(readmeLine('definitions and migrate', /^service definitions publish FILE/)), {});
-      const again = await runService(publish.map((w) => (w === 'FILE' ? join(root, 'docs', 'examples', 'feature-r2.json') : w)), beside());
+      const again = await runService(publish.map((w) => (w === 'FILE' ? join(root, 'docs', 'examples', 'feature-r3.json') : w)), beside());
       expect(again.code, explain(again)).toBe(0);
       expect(again.stdout).toContain('already published');
       const list = await runService([...filled(service(readmeLine('definitions and migrate', /^service definitions list/)), {}), '--json'], beside());
       expect(list.code, explain(list)).toBe(0);
-      expect(list.stdout).toMatch(/"revision":\s*2/);
+      expect(list.stdout).toMatch(/"revision":\s*3/);
 
-      const dryRun = await runService(service(readmeLine('definitions and migrate', /^service migrate SBX-1 --to 2$/)), beside());
+      const dryRun = await runService(service(readmeLine('definitions and migrate', /^service migrate SBX-1 --to 3$/)), beside());
       expect(dryRun.code, explain(dryRun)).toBe(0);
-      expect(dryRun.stdout).toContain('SBX-1: feature r1 → r2: eligible (prd_approval_gate → prd_approval_gate); nothing changed.');
+      expect(dryRun.stdout).toContain('SBX-1: feature r2 → r3: eligible (prd_approval_gate → prd_approval_gate); nothing changed.');
       noStackTrace(dryRun);
-      const apply = await runService(service(readmeLine('definitions and migrate', /^service migrate SBX-1 --to 2 --apply$/)), beside());
+      const apply = await runService(service(readmeLine('definitions and migrate', /^service migrate SBX-1 --to 3 --apply$/)), beside());
       expect(apply.code, explain(apply)).toBe(0);
-      expect(apply.stdout).toContain('SBX-1: feature r1 → r2: migrated; the ticket now stands at prd_approval_gate on r2');
+      expect(apply.stdout).toContain('SBX-1: feature r2 → r3: migrated; the ticket now stands at prd_approval_gate on r3');
       await eventually(async () => {
         const view = (await getJson(`${sandbox!.api}/api/v1/workflows/SBX-1/execution`, token)).body as Json;
-        return view.definition?.revision === 2 ? view : undefined;
-      }, 60_000, 'SBX-1 on r2');
+        return view.definition?.revision === 3 ? view : undefined;
+      }, 60_000, 'SBX-1 on r3');
     }, 600_000);
 
     it('service smoke-test: one line per step, exit 0', async () => {

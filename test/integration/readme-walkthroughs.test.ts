@@ -236,15 +236,15 @@ const OPERATOR_BLOCK = 'A running ticket moves to another revision of its defini
 /** What README's operator block says of each line, checked on what it printed (stderr: which stack it used). */
 const OPERATOR_CLAIMS: Array<{ verb: RegExp; check(ran: Ran, sandbox: Sandbox, view: () => Promise<View | undefined>): Promise<void> | void }> = [
   { verb: /^get-config SBX --models$/, check(ran) { expect(ran.stdout).toMatch(/generate_prd/); expect(ran.stdout).toMatch(/update_docs/); } },
-  { verb: /^definitions publish /, check(ran) { expect(ran.stdout).toMatch(/^published feature r2 /m); } },
-  { verb: /^definitions list$/, check(ran) { expect(ran.stdout).toMatch(/^\* feature r2 .*published/m); } },
-  { verb: /^migrate SBX-1 --to 2$/, async check(ran, _sandbox, view) { expect((await view())?.definition?.revision).toBe(1); expect(ran.stdout).toContain('eligible'); } },
+  { verb: /^definitions publish /, check(ran) { expect(ran.stdout).toMatch(/^published feature r3 /m); } },
+  { verb: /^definitions list$/, check(ran) { expect(ran.stdout).toMatch(/^\* feature r3 .*published/m); } },
+  { verb: /^migrate SBX-1 --to 3$/, async check(ran, _sandbox, view) { expect((await view())?.definition?.revision).toBe(2); expect(ran.stdout).toContain('eligible'); } },
   {
-    verb: /^migrate SBX-1 --to 2 --apply$/,
+    verb: /^migrate SBX-1 --to 3 --apply$/,
     async check(_ran, _sandbox, view) {
       const deadline = Date.now() + 60_000;
-      while ((await view())?.definition?.revision !== 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
-      expect((await view())?.definition?.revision, 'SBX-1 pinned to feature r2').toBe(2);
+      while ((await view())?.definition?.revision !== 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+      expect((await view())?.definition?.revision, 'SBX-1 pinned to feature r3').toBe(3);
       expect((await view())?.current_position).toBe('prd_approval_gate');
     },
   },

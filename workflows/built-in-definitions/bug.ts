@@ -7,14 +7,14 @@ import { TRIGGER } from '../vocabulary/command-words';
 export const BUG_DEFINITION: WorkflowDefinition = {
   apiVersion: 'service/v1',
   name: 'bug',
-  revision: 2,
+  revision: 3,
   description: 'Triage, RCA with options, fix plan, implementation per repository, review, CI and merge.',
   entry: 'intake',
   nodes: {
     intake: { kind: 'station', station: 'intake', on: { configured: 'triage_check' } },
     triage_check: { kind: 'station', station: 'triage_check', model_key: 'bug_triage', retry_bound: 3, on: { complete: 'analyze_bug', incomplete: 'triage_gate' } },
     triage_gate: {
-      kind: 'gate', gate: 'triage', pending_label: STAGE_LABEL.triagePending, accepts: [TRIGGER.ticketUpdate, TRIGGER.question, TRIGGER.feedback],
+      kind: 'gate', gate: 'triage', feedback_retriages: true, pending_label: STAGE_LABEL.triagePending, accepts: [TRIGGER.ticketUpdate, TRIGGER.question, TRIGGER.feedback],
       waiting_for: 'the missing details: update the ticket or reply with `!` and the details',
       on: { retriage: 'triage_check', feedback: 'triage_check', question: 'answer_question' },
     },
@@ -37,7 +37,7 @@ export const BUG_DEFINITION: WorkflowDefinition = {
     },
     decompose_plan: { kind: 'station', station: 'decompose_plan', on: { decomposed: 'task_router' } },
     // One branch per repository of the fix plan (outputs.decompose_plan.repositories), as in the feature graph.
-    task_router: { kind: 'router', router: 'next_repository', on: { next: 'setup_workspace', done: 'code_review' } },
+    task_router: { kind: 'router', router: 'next_repository', repositories_from: 'decompose_plan', on: { next: 'setup_workspace', done: 'code_review' } },
     setup_workspace: { kind: 'station', station: 'setup_workspace', on: { ready: 'implement_bug_fix' } },
     implement_bug_fix: { kind: 'station', station: 'implement_bug_fix', model_key: 'implement_work', retry_bound: 100, on: { implemented: 'local_review' } },
     local_review: {

@@ -56,7 +56,7 @@ export interface GateNode {
   /** One line for people: what the gate waits for and how to act. */
   waiting_for?: string;
   // Behaviour the runtime and the command boundary read from the node (workflows/runtime/node-traits.ts). Absent:
-  // what the built-in gate of that name did (./gate-behaviour-before-fields.ts), so pinned bodies keep behaving.
+  // what the built-in gate of that name did (./node-behaviour-before-fields.ts), so pinned bodies keep behaving.
   /** Where service:retry at a review-response gate goes (absent: `human_review_gate`). */
   retry_to?: Target;
   /**
@@ -73,6 +73,11 @@ export interface RouterNode {
   kind: 'router';
   /** A pure decision on workflow state (a name from the router catalogue). */
   router: string;
+  /**
+   * `next_repository`: the station whose result lists the repositories to walk (`data.repositories`). Absent, as in
+   * bodies pinned before the field: the first of the built-in planning stations that left any.
+   */
+  repositories_from?: string;
   accepts?: string[];
   on: Record<string, Target>;
 }

@@ -7,21 +7,21 @@ import { TRIGGER } from '../vocabulary/command-words';
 export const FEATURE_DEFINITION: WorkflowDefinition = {
   apiVersion: 'service/v1',
   name: 'feature',
-  revision: 1,
+  revision: 2,
   description: 'PRD, spec, epic plan and tasks with human gates; implementation per repository; review, CI and merge.',
   entry: 'intake',
   nodes: {
     intake: { kind: 'station', station: 'intake', on: { configured: 'generate_prd' } },
     generate_prd: { kind: 'station', station: 'generate_prd', model_key: 'generate_prd', on: { generated: 'prd_approval_gate' } },
     prd_approval_gate: {
-      kind: 'gate', gate: 'artifact_approval', artifact: 'prd', pending_label: STAGE_LABEL.prdPending, approved_label: STAGE_LABEL.prdApproved,
+      kind: 'gate', gate: 'artifact_approval', artifact: 'prd', pending_label: STAGE_LABEL.prdPending, approved_label: STAGE_LABEL.prdApproved, reviews_proposal: 'prd',
       accepts: [TRIGGER.prdApproved, ...ARTIFACT_GATE_TRIGGERS, TRIGGER.proposalReview, TRIGGER.proposalMerged], auto_approve_in_yolo: true,
       waiting_for: 'approval of the PRD: add the label service:prd-approved (or comment `!` to revise, `?` to ask)',
       on: { approved: 'generate_spec', feedback: 'generate_prd', regenerate: 'generate_prd', question: 'answer_question' },
     },
     generate_spec: { kind: 'station', station: 'generate_spec', model_key: 'generate_spec', on: { generated: 'spec_approval_gate' } },
     spec_approval_gate: {
-      kind: 'gate', gate: 'artifact_approval', artifact: 'spec', pending_label: STAGE_LABEL.specPending, approved_label: STAGE_LABEL.specApproved,
+      kind: 'gate', gate: 'artifact_approval', artifact: 'spec', pending_label: STAGE_LABEL.specPending, approved_label: STAGE_LABEL.specApproved, reviews_proposal: 'spec',
       accepts: [TRIGGER.specApproved, ...ARTIFACT_GATE_TRIGGERS, TRIGGER.proposalReview, TRIGGER.proposalMerged], auto_approve_in_yolo: true,
       waiting_for: 'approval of the spec: add the label service:spec-approved (or comment `!` to revise, `?` to ask)',
       on: { approved: 'decompose_epics', feedback: 'generate_spec', regenerate: 'generate_spec', question: 'answer_question' },
@@ -42,7 +42,7 @@ export const FEATURE_DEFINITION: WorkflowDefinition = {
       on: { approved: 'provision_tasks', feedback: 'generate_tasks', regenerate: 'generate_tasks', question: 'answer_question' },
     },
     provision_tasks: { kind: 'station', station: 'provision_tasks', on: { provisioned: 'task_router' } },
-    task_router: { kind: 'router', router: 'next_repository', on: { next: 'setup_workspace', done: 'code_review' } },
+    task_router: { kind: 'router', router: 'next_repository', repositories_from: 'provision_tasks', on: { next: 'setup_workspace', done: 'code_review' } },
     setup_workspace: { kind: 'station', station: 'setup_workspace', on: { ready: 'implement_task' } },
     implement_task: { kind: 'station', station: 'implement_task', model_key: 'implement_work', retry_bound: 100, on: { implemented: 'local_review' } },
     local_review: {

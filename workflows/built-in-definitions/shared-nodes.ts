@@ -27,7 +27,7 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
     // The service reviews its own pull requests once before a person is asked to (policy key code_review).
     code_review: { kind: 'station', station: 'code_review', model_key: 'code_review', accepts: PULL_REQUEST_FINAL_TRIGGERS, on: { reviewed: 'human_review_gate' } },
     // `/service rebase` from wherever the ticket stands with a pull request; it returns there (workflows/runtime/rebase-decision.ts).
-    rebase: { kind: 'station', station: 'rebase', model_key: 'rebase', accepts: PULL_REQUEST_FINAL_TRIGGERS, on: { rebased: '$return' } },
+    rebase: { kind: 'station', station: 'rebase', model_key: 'rebase', takes_rebase_target: true, accepts: PULL_REQUEST_FINAL_TRIGGERS, on: { rebased: '$return' } },
     human_review_gate: {
       kind: 'gate', gate: 'human_review', waiting_for: 'a review of the pull request (approve, or request changes)',
       accepts: [TRIGGER.pullRequestReview, ...CI_TRIGGERS],
@@ -36,7 +36,7 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
       on: { review_approved: afterMerge, changes_requested: 'implement_review', ci_event: 'ci_evaluator', ...final },
     },
     ci_evaluator: {
-      kind: 'station', station: 'ci_evaluator', accepts: CI_TRIGGERS,
+      kind: 'station', station: 'ci_evaluator', resets_ci_fix_attempts_on: 'pass', accepts: CI_TRIGGERS,
       on: { pass: 'human_review_gate', fail: 'attempt_ci_fix', wait: 'wait_for_ci_gate' },
     },
     wait_for_ci_gate: {
@@ -45,7 +45,7 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
       on: { review_approved: afterMerge, changes_requested: 'implement_review', ci_event: 'ci_evaluator', ...final },
     },
     attempt_ci_fix: {
-      kind: 'station', station: 'attempt_ci_fix', model_key: 'ci_fix', retry_bound: 5, exhausted_code: 'ci_fix_limit', accepts: CI_TRIGGERS,
+      kind: 'station', station: 'attempt_ci_fix', model_key: 'ci_fix', retry_bound: 5, exhausted_code: 'ci_fix_limit', counts_ci_fix_attempt: true, accepts: CI_TRIGGERS,
       on: { fixed: 'ci_evaluator' },
     },
     implement_review: {
@@ -53,7 +53,7 @@ export function reviewAndCi(afterMerge: string): Record<string, DefinitionNode> 
       on: { addressed: 'human_review_gate', contested: 'review_response_gate' },
     },
     review_response_gate: {
-      kind: 'gate', gate: 'review_response', waiting_for: 'a reply in the contested review threads, or service:retry',
+      kind: 'gate', gate: 'review_response', waiting_for: 'a reply in the contested review threads, or service:retry', retry_to: 'human_review_gate',
       // A reviewer's answer in a thread arrives as a (commented) review: the answers are read again. An approval
       // settles the contested points as they stand.
       accepts: [TRIGGER.pullRequestReview, ...PULL_REQUEST_FINAL_TRIGGERS, TRIGGER.retryAtReviewResponseGate],

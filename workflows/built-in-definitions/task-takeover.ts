@@ -7,14 +7,14 @@ import { TRIGGER } from '../vocabulary/command-words';
 export const TASK_TAKEOVER_DEFINITION: WorkflowDefinition = {
   apiVersion: 'service/v1',
   name: 'task_takeover',
-  revision: 2,
+  revision: 3,
   description: 'Triage, a plan to approve, implementation with a qualitative review, review, CI and merge.',
   entry: 'intake',
   nodes: {
     intake: { kind: 'station', station: 'intake', on: { configured: 'triage_check' } },
     triage_check: { kind: 'station', station: 'triage_check', model_key: 'task_takeover_triage', retry_bound: 3, on: { complete: 'generate_plan', incomplete: 'triage_gate' } },
     triage_gate: {
-      kind: 'gate', gate: 'triage', pending_label: STAGE_LABEL.taskTriagePending, accepts: [TRIGGER.ticketUpdate, TRIGGER.question, TRIGGER.feedback],
+      kind: 'gate', gate: 'triage', feedback_retriages: true, pending_label: STAGE_LABEL.taskTriagePending, accepts: [TRIGGER.ticketUpdate, TRIGGER.question, TRIGGER.feedback],
       waiting_for: 'the missing details: update the ticket or reply with `!` and the details',
       on: { retriage: 'triage_check', feedback: 'triage_check', question: 'answer_question' },
     },
@@ -26,7 +26,7 @@ export const TASK_TAKEOVER_DEFINITION: WorkflowDefinition = {
       on: { approved: 'task_router', feedback: 'generate_plan', regenerate: 'generate_plan', question: 'answer_question' },
     },
     // One branch per repository the approved plan tags (outputs.generate_plan.repositories).
-    task_router: { kind: 'router', router: 'next_repository', on: { next: 'setup_workspace', done: 'code_review' } },
+    task_router: { kind: 'router', router: 'next_repository', repositories_from: 'generate_plan', on: { next: 'setup_workspace', done: 'code_review' } },
     setup_workspace: { kind: 'station', station: 'setup_workspace', on: { ready: 'execute_task_changes' } },
     execute_task_changes: { kind: 'station', station: 'execute_task_changes', model_key: 'implement_work', retry_bound: 100, on: { implemented: 'run_qualitative_review' } },
     run_qualitative_review: {

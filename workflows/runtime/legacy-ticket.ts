@@ -18,7 +18,7 @@ import { publishSearchAttributes, rememberPullRequest, searchAttributeSnapshot }
 import { registerReadAndReplayHandlers } from '../read-model/read-and-replay-handlers';
 import { appendTimeline } from '../read-model/timeline';
 import { BLOCKED_LABEL, RETRY_LABEL } from '../vocabulary/labels';
-import { REVIEW_RETRY_TARGET_BEFORE_FIELDS } from '../built-in-definitions/gate-behaviour-before-fields';
+import { REVIEW_RETRY_TARGET_BEFORE_FIELDS } from '../built-in-definitions/node-behaviour-before-fields';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 

@@ -1,5 +1,7 @@
-import type { GateNode, ProposalKind, StationNode, WorkflowDefinition } from '../built-in-definitions/definition-types';
-import { GATE_BEHAVIOUR_BEFORE_FIELDS, REVIEW_RETRY_TARGET_BEFORE_FIELDS } from '../built-in-definitions/gate-behaviour-before-fields';
+import type { GateNode, ProposalKind, RouterNode, StationNode, WorkflowDefinition } from '../built-in-definitions/definition-types';
+import {
+  GATE_BEHAVIOUR_BEFORE_FIELDS, REPOSITORY_PLANNERS_BEFORE_FIELDS, REVIEW_RETRY_TARGET_BEFORE_FIELDS, STATION_BEHAVIOUR_BEFORE_FIELDS,
+} from '../built-in-definitions/node-behaviour-before-fields';
 
 /**
  * Behaviour of particular stations that the runtime used to hard-code by station name, as data of the node. A
@@ -17,15 +19,8 @@ export interface StationTraits {
 
 const NONE: StationTraits = { counts_ci_fix_attempt: false, resets_ci_fix_attempts_on: null, takes_rebase_target: false };
 
-/** What the built-in stations did before their nodes could say so. */
-export const BUILT_IN_STATION_TRAITS: Readonly<Record<string, Partial<StationTraits>>> = {
-  attempt_ci_fix: { counts_ci_fix_attempt: true },
-  ci_evaluator: { resets_ci_fix_attempts_on: 'pass' },
-  rebase: { takes_rebase_target: true },
-};
-
 export function stationTraits(spec: StationNode): StationTraits {
-  const builtIn = BUILT_IN_STATION_TRAITS[spec.station] ?? {};
+  const builtIn = Object.hasOwn(STATION_BEHAVIOUR_BEFORE_FIELDS, spec.station) ? STATION_BEHAVIOUR_BEFORE_FIELDS[spec.station]! : {};
   return {
     counts_ci_fix_attempt: spec.counts_ci_fix_attempt ?? builtIn.counts_ci_fix_attempt ?? NONE.counts_ci_fix_attempt,
     resets_ci_fix_attempts_on: spec.resets_ci_fix_attempts_on ?? builtIn.resets_ci_fix_attempts_on ?? NONE.resets_ci_fix_attempts_on,
@@ -65,4 +60,22 @@ export function proposalGateOf(gates: Readonly<Record<string, GateTraits>>, kind
 /** Where service:retry at a gate that accepts it for contested review threads goes (SPEC 3.2: the review gate). */
 export function reviewRetryTarget(spec: GateNode | undefined): string {
   return spec?.retry_to ?? REVIEW_RETRY_TARGET_BEFORE_FIELDS;
+}
+
+/**
+ * The stations whose results a router walks the repositories of: the one the node names, else (a body pinned before
+ * `repositories_from`) the built-in planning stations, first that left any.
+ */
+export function repositorySourcesOf(spec: RouterNode): readonly string[] {
+  return spec.repositories_from !== undefined ? [spec.repositories_from] : REPOSITORY_PLANNERS_BEFORE_FIELDS;
+}
+
+/**
+ * The one station a router without `repositories_from` reads in this definition: the first built-in planner it runs.
+ * What a migration compares, so a revision that names that station is no change.
+ */
+export function repositorySourceIn(definition: WorkflowDefinition, spec: RouterNode): string | null {
+  if (spec.repositories_from !== undefined) return spec.repositories_from;
+  const run = new Set(Object.values(definition.nodes).flatMap((node) => (node.kind === 'station' ? [node.station] : [])));
+  return REPOSITORY_PLANNERS_BEFORE_FIELDS.find((station) => run.has(station)) ?? null;
 }

@@ -1,3 +1,6 @@
+import type { RouterNode } from '../built-in-definitions/definition-types';
+import { repositorySourcesOf } from './node-traits';
+
 /**
  * What the stations left in `outputs` and the routers that decide on it: pure helpers of `step` (step.ts) and of
  * the command boundary (how many options an RCA offers). No I/O, no clock.
@@ -6,12 +9,12 @@
 /** The router decisions: pure functions of what earlier stations left in `outputs`. */
 export type RouterDecision = { ok: true; outcome: string; data?: Record<string, unknown> } | { ok: false; reason: string };
 
-/** The stations that plan repositories for the router, in the order the graphs use them (feature, bug, takeover). */
-const REPOSITORY_PLANNERS = ['provision_tasks', 'decompose_plan', 'generate_plan'] as const;
-
-/** The repositories the ticket's planning station left for the router; the first planner that left any wins. */
-export function plannedRepositoriesOf(outputs: Record<string, unknown>): string[] {
-  for (const station of REPOSITORY_PLANNERS) {
+/**
+ * The repositories the ticket's planning station left for the router: `sources` are the stations the router node
+ * reads (`repositorySourcesOf`), the first that left any wins.
+ */
+export function plannedRepositoriesOf(outputs: Record<string, unknown>, sources: readonly string[]): string[] {
+  for (const station of sources) {
     const planned = (outputs[station] as { repositories?: unknown } | undefined)?.repositories;
     if (Array.isArray(planned)) return planned.filter((r): r is string => typeof r === 'string');
   }
@@ -19,13 +22,15 @@ export function plannedRepositoriesOf(outputs: Record<string, unknown>): string[
 }
 
 /**
- * `next_repository` walks the repositories the planning station planned (provision_tasks in the feature graph,
- * decompose_plan in the bug graph, generate_plan in the takeover), one per decision. Its decision is kept as
- * `outputs.next_repository` (`{repository, index, count}`), which tells the per-repository stations where they work.
+ * `next_repository` walks the repositories the planning station planned (the node's `repositories_from`:
+ * provision_tasks in the feature graph, decompose_plan in the bug graph, generate_plan in the takeover), one per
+ * decision. Its decision is kept as `outputs.next_repository` (`{repository, index, count}`), which tells the
+ * per-repository stations where they work.
  */
-export function decideRouter(router: string, outputs: Record<string, unknown>, turn: number): RouterDecision {
+export function decideRouter(spec: RouterNode, outputs: Record<string, unknown>, turn: number): RouterDecision {
+  const { router } = spec;
   if (router === 'next_repository') {
-    const repositories = plannedRepositoriesOf(outputs);
+    const repositories = plannedRepositoriesOf(outputs, repositorySourcesOf(spec));
     // The router decides once before the first repository and once after each: turn n routes repository n.
     if (turn <= repositories.length) return { ok: true, outcome: 'next', data: { repository: repositories[turn - 1], index: turn, count: repositories.length } };
     return { ok: true, outcome: 'done', data: { repository: null, index: turn, count: repositories.length } };

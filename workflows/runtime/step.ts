@@ -148,7 +148,7 @@ function act(definition: WorkflowDefinition, state: StepState, env: StepEnv): Mo
     case 'gate':
       return openGate(definition, state, env, spec);
     case 'router': {
-      const decision = decideRouter(spec.router, state.outputs, routerTurn(state, spec.router, env));
+      const decision = decideRouter(spec, state.outputs, routerTurn(state, spec.router, env));
       if (!decision.ok) return block(decision.reason);
       const moved = moveOn(definition, position, decision.outcome, `router ${spec.router} decided ${decision.outcome}`, env);
       return { position: moved.position, actions: [...(decision.data ? [{ type: 'set_output', key: spec.router, data: decision.data } as const] : []), ...moved.actions] };

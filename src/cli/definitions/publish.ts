@@ -12,7 +12,7 @@ import { withDefinitions } from '../../temporal/operator-connection';
  */
 export default class DefinitionsPublish extends Command {
   static override description = `Validate a workflow definition (JSON file) and publish it to the definition registry in Temporal. ${OPERATOR_ENVIRONMENT_HELP}`;
-  static override examples = ['<%= config.bin %> definitions publish feature-r2.json', '<%= config.bin %> definitions publish feature-r2.json --json'];
+  static override examples = ['<%= config.bin %> definitions publish feature-r3.json', '<%= config.bin %> definitions publish feature-r3.json --json'];
   static override args = { file: Args.string({ description: 'definition file (JSON)', required: true }) };
   static override flags = {
     'data-dir': Flags.string({ description: 'the data folder of the running `service dev` to talk to (needed only when more than one runs)' }),

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ListeningServer } from '../../../src/http/listen';
 import { fourTickets, move } from '../../helpers/console-fixtures';
-import { definitionsWithBugRevision3 } from '../../helpers/console-definition-revisions';
+import { definitionsWithBugNextRevision } from '../../helpers/console-definition-revisions';
 import { bearer, consoleGateway, TOKEN } from './console-gateway';
 
 let server: ListeningServer | undefined;
@@ -91,7 +91,7 @@ describe('the board', () => {
     const group = (name: string) => page.slice(page.indexOf(`<section class="group ${name}"`), page.indexOf('</section>', page.indexOf(`<section class="group ${name}"`)));
     expect(group('waiting_on_person')).toContain('data-ticket="BUG-1"');
     expect(group('waiting_on_person')).toContain('commands accepted here: &gt;option');
-    expect(group('waiting_on_person')).toContain('bug · bug r2 · 12,345 tokens');
+    expect(group('waiting_on_person')).toContain('bug · bug r3 · 12,345 tokens');
     expect(group('running')).toContain(' · 0 tokens');
     expect(group('running')).toContain('data-ticket="BUG-2"');
     expect(group('blocked')).toContain('data-ticket="OPS-3"');
@@ -193,7 +193,7 @@ describe('a ticket\'s page', () => {
 describe('a definition\'s page', () => {
   it('draws a revision with the running tickets at each node, and lists the definitions', async () => {
     const url = await start(fourTickets());
-    const page = await (await fetch(`${url}/console/definitions/bug/2`, { headers: bearer })).text();
+    const page = await (await fetch(`${url}/console/definitions/bug/3`, { headers: bearer })).text();
     expect(page).toContain('<svg class="graph"');
     expect(page).toMatch(/data-node="rca_option_gate"[\s\S]*?rca_option · 1 ticket</);
     expect(page).toMatch(/data-node="analyze_bug"[\s\S]*?analyze_bug · 1 ticket</);
@@ -204,49 +204,49 @@ describe('a definition\'s page', () => {
 });
 
 describe('a comparison of two revisions', () => {
-  const withRevision3 = () => consoleGateway(fourTickets(), {}, {}, definitionsWithBugRevision3()).then((s) => { server = s; return s.url; });
+  const withNextRevision = () => consoleGateway(fourTickets(), {}, {}, definitionsWithBugNextRevision()).then((s) => { server = s; return s.url; });
 
   it('is linked from a revision\'s page, draws both revisions marked added, removed and changed, with a legend, and lists them', async () => {
-    const url = await withRevision3();
-    const revision = await (await fetch(`${url}/console/definitions/bug/2`, { headers: bearer })).text();
-    expect(revision).toContain('<a href="/console/definitions/bug/diff?from=2&amp;to=3">compare with r3</a>');
-    expect(await (await fetch(`${url}/console/definitions/bug/3`, { headers: bearer })).text()).toContain('<a href="/console/definitions/bug/diff?from=2&amp;to=3">compare with r2</a>');
+    const url = await withNextRevision();
+    const revision = await (await fetch(`${url}/console/definitions/bug/3`, { headers: bearer })).text();
+    expect(revision).toContain('<a href="/console/definitions/bug/diff?from=3&amp;to=4">compare with r4</a>');
+    expect(await (await fetch(`${url}/console/definitions/bug/4`, { headers: bearer })).text()).toContain('<a href="/console/definitions/bug/diff?from=3&amp;to=4">compare with r3</a>');
     // A definition with one revision offers no comparison.
     expect(await (await fetch(`${url}/console/definitions/feature/1`, { headers: bearer })).text()).not.toContain('data-compare');
 
-    const response = await fetch(`${url}/console/definitions/bug/diff?from=2&to=3`, { headers: bearer });
+    const response = await fetch(`${url}/console/definitions/bug/diff?from=3&to=4`, { headers: bearer });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
     const page = await response.text();
-    expect(page).toContain('<h1>bug: r2 → r3</h1>');
+    expect(page).toContain('<h1>bug: r3 → r4</h1>');
     expect(page).toContain('Nodes: 1 added, 1 removed, 5 changed; edges: 2 added, 2 removed, 2 changed.');
-    expect(page).toMatch(/class="legend small"><span class="change added">added in r3<\/span><span class="change removed">removed/);
+    expect(page).toMatch(/class="legend small"><span class="change added">added in r4<\/span><span class="change removed">removed/);
     const marked = (attribute: string) => [...page.matchAll(new RegExp(`<g class="[^"]*" ${attribute}="([^"]+)"[^>]*data-change="(\\w+)"`, 'g'))].map((m) => `${m[1]} ${m[2]}`).sort();
     expect(marked('data-node')).toEqual(['local_review changed', 'rca_option_gate changed', 'review_response_gate changed', 'security_review added', 'teardown_workspace changed', 'triage_check changed', 'update_documentation removed']);
     expect(page).toMatch(/<g class="edge removed" data-from="update_documentation" data-to="create_pr" data-taken="0" data-change="removed">/);
     expect(page).toMatch(/<tr class="changed" data-node-change="changed" data-node="teardown_workspace">[\s\S]*?<code>kind<\/code>: <code class="before">station<\/code> → <code class="after">router<\/code>/);
-    expect(page).toMatch(/data-node="review_response_gate">[\s\S]*?<code>retry_to<\/code>: <span class="muted">absent<\/span> → <code class="after">implement_review<\/code>/);
+    expect(page).toMatch(/data-node="review_response_gate">[\s\S]*?<code>retry_to<\/code>: <code class="before">human_review_gate<\/code> → <code class="after">implement_review<\/code>/);
     expect(page).toMatch(/<tr class="changed" data-edge-change="changed" data-from="rca_option_gate" data-to="plan_bug_fix">[\s\S]*?<td>option_selected, approved<\/td><td>option_selected, approved, regenerate<\/td>/);
-    expect(page).toContain('href="/console/definitions/bug/diff?from=3&amp;to=2">the other way round</a>');
+    expect(page).toContain('href="/console/definitions/bug/diff?from=4&amp;to=3">the other way round</a>');
     // The same revision twice: nothing differs.
-    const same = await (await fetch(`${url}/console/definitions/bug/diff?from=2&to=2`, { headers: bearer })).text();
+    const same = await (await fetch(`${url}/console/definitions/bug/diff?from=3&to=3`, { headers: bearer })).text();
     expect(same).toContain('The two revisions have the same nodes, edges, entry and description.');
   });
 
   it('answers 400 for a missing or unreadable revision and 404 for an unknown definition or revision, naming the problem', async () => {
-    const url = await withRevision3();
+    const url = await withNextRevision();
     const answer = async (path: string) => {
       const response = await fetch(`${url}${path}`, { headers: bearer });
       return `${response.status} ${/<p class="error">([^<]*)<\/p>/.exec(await response.text())?.[1]}`;
     };
-    expect(await answer('/console/definitions/bug/diff?to=3')).toBe('400 from is missing: a comparison is addressed as /console/definitions/&lt;name&gt;/diff?from=&lt;revision&gt;&amp;to=&lt;revision&gt;');
-    expect(await answer('/console/definitions/bug/diff?from=2')).toMatch(/^400 to is missing/);
-    expect(await answer('/console/definitions/bug/diff?from=two&to=3')).toBe('400 from must be a revision number like 3, got &quot;two&quot;');
-    expect(await answer('/console/definitions/bug/diff?from=0&to=3')).toBe('400 from must be a revision number like 3, got &quot;0&quot;');
-    expect(await answer('/console/definitions/bug/diff?from=2&to=3&to=4')).toBe('400 to must be given once');
-    expect(await answer('/console/definitions/bug/diff?from=2&to=9')).toBe('404 bug has no revision 9 (its revisions: r2, r3)');
-    expect(await answer('/console/definitions/bug/diff?from=8&to=9')).toBe('404 bug has no revision 8 or 9 (its revisions: r2, r3)');
-    expect(await answer('/console/definitions/nothing/diff?from=1&to=2')).toBe('404 there is no definition named nothing');
-    expect(await answer('/console/definitions/no%20such/diff?from=1&to=2')).toMatch(/^400 &quot;no such&quot; is not a definition name/);
+    expect(await answer('/console/definitions/bug/diff?to=4')).toBe('400 from is missing: a comparison is addressed as /console/definitions/&lt;name&gt;/diff?from=&lt;revision&gt;&amp;to=&lt;revision&gt;');
+    expect(await answer('/console/definitions/bug/diff?from=3')).toMatch(/^400 to is missing/);
+    expect(await answer('/console/definitions/bug/diff?from=two&to=4')).toBe('400 from must be a revision number like 3, got &quot;two&quot;');
+    expect(await answer('/console/definitions/bug/diff?from=0&to=4')).toBe('400 from must be a revision number like 3, got &quot;0&quot;');
+    expect(await answer('/console/definitions/bug/diff?from=3&to=4&to=4')).toBe('400 to must be given once');
+    expect(await answer('/console/definitions/bug/diff?from=3&to=9')).toBe('404 bug has no revision 9 (its revisions: r3, r4)');
+    expect(await answer('/console/definitions/bug/diff?from=8&to=9')).toBe('404 bug has no revision 8 or 9 (its revisions: r3, r4)');
+    expect(await answer('/console/definitions/nothing/diff?from=1&to=3')).toBe('404 there is no definition named nothing');
+    expect(await answer('/console/definitions/no%20such/diff?from=1&to=3')).toMatch(/^400 &quot;no such&quot; is not a definition name/);
   });
 });

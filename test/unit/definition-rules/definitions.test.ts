@@ -39,7 +39,7 @@ describe('built-in definitions', () => {
 
   it('pins name, revision, the sha256 of the canonical JSON and the body', () => {
     const route = selectDefinition('Feature');
-    expect(route.ok && route.definition).toEqual({ name: 'feature', revision: 1, digest: definitionDigest(FEATURE_DEFINITION), body: FEATURE_DEFINITION });
+    expect(route.ok && route.definition).toEqual({ name: 'feature', revision: 2, digest: definitionDigest(FEATURE_DEFINITION), body: FEATURE_DEFINITION });
   });
 });
 

@@ -5,9 +5,9 @@ import { fourTickets } from '../../../helpers/console-fixtures';
 
 describe('board filters', () => {
   it('read project, kind, definition and repository, and write them back', () => {
-    const parsed = parseBoardFilters({ project: 'bug', kind: 'bug', definition: 'bug@2', repository: 'acme/app', days: '3' });
-    expect(parsed).toEqual({ ok: true, filters: { project: 'BUG', kind: 'bug', definition: { name: 'bug', revision: 2 }, repository: 'acme/app' } });
-    expect(filtersQuery(parsed.ok ? parsed.filters : {})).toBe('?project=BUG&kind=bug&definition=bug%402&repository=acme%2Fapp');
+    const parsed = parseBoardFilters({ project: 'bug', kind: 'bug', definition: 'bug@3', repository: 'acme/app', days: '3' });
+    expect(parsed).toEqual({ ok: true, filters: { project: 'BUG', kind: 'bug', definition: { name: 'bug', revision: 3 }, repository: 'acme/app' } });
+    expect(filtersQuery(parsed.ok ? parsed.filters : {})).toBe('?project=BUG&kind=bug&definition=bug%403&repository=acme%2Fapp');
     expect(parseBoardFilters({ project: '' })).toEqual({ ok: true, filters: {} });
   });
 
@@ -21,7 +21,7 @@ describe('board filters', () => {
     const tickets = fourTickets().map(boardTicketOf);
     const keys = (filters: Parameters<typeof matchesFilters>[1]) => tickets.filter((t) => matchesFilters(t, filters)).map((t) => t.key);
     expect(keys({ project: 'OPS' })).toEqual(['OPS-3']);
-    expect(keys({ kind: 'bug', definition: { name: 'bug', revision: 2 } })).toEqual(['BUG-1', 'BUG-2', 'BUG-4']);
+    expect(keys({ kind: 'bug', definition: { name: 'bug', revision: 3 } })).toEqual(['BUG-1', 'BUG-2', 'BUG-4']);
     expect(keys({ repository: 'acme/app' })).toEqual(['BUG-2']);
   });
 });

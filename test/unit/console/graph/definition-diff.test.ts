@@ -4,7 +4,7 @@ import { layoutDiff } from '../../../../src/console/graph/definition-layout';
 import { graphSvg } from '../../../../src/console/graph/graph-svg';
 import { BUG_DEFINITION, FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
 import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
-import { bugRevision3 } from '../../../helpers/console-definition-revisions';
+import { bugNextRevision } from '../../../helpers/console-definition-revisions';
 
 const changed = (diff: ReturnType<typeof diffDefinitions>, change: string) => diff.nodes.filter((n) => n.change === change).map((n) => n.id).sort();
 const edges = (diff: ReturnType<typeof diffDefinitions>, change: string) => diff.edges.filter((e) => e.change === change).map((e) => `${e.from}→${e.to}`).sort();
@@ -22,7 +22,7 @@ describe('diffDefinitions', () => {
   });
 
   it('lists the nodes added, removed and changed, and each field that changed: kind, station, retry bound, gate label, triggers, retry_to, outcomes', () => {
-    const diff = diffDefinitions(BUG_DEFINITION, bugRevision3());
+    const diff = diffDefinitions(BUG_DEFINITION, bugNextRevision());
     expect(changed(diff, 'added')).toEqual(['security_review']);
     expect(changed(diff, 'removed')).toEqual(['update_documentation']);
     expect(changed(diff, 'changed')).toEqual(['local_review', 'rca_option_gate', 'review_response_gate', 'teardown_workspace', 'triage_check']);
@@ -42,7 +42,7 @@ describe('diffDefinitions', () => {
       { field: 'pending_label', from: 'service:rca-pending', to: 'service:rca-waiting' },
       { field: 'on.regenerate', from: 'analyze_bug', to: 'plan_bug_fix' },
     ]);
-    expect(fields('review_response_gate')).toEqual([{ field: 'retry_to', from: null, to: 'implement_review' }]);
+    expect(fields('review_response_gate')).toEqual([{ field: 'retry_to', from: 'human_review_gate', to: 'implement_review' }]);
     expect(fields('local_review')).toEqual([{ field: 'on.passed', from: 'update_documentation', to: 'security_review' }]);
     // The removed and added nodes keep their own fields: the drawing shows what they were.
     expect(diff.nodes.find((n) => n.id === 'update_documentation')!.node).toEqual(BUG_DEFINITION.nodes.update_documentation);
@@ -52,7 +52,7 @@ describe('diffDefinitions', () => {
   });
 
   it('lists the edges added, removed and changed (the same two nodes, other outcomes)', () => {
-    const diff = diffDefinitions(BUG_DEFINITION, bugRevision3());
+    const diff = diffDefinitions(BUG_DEFINITION, bugNextRevision());
     expect(edges(diff, 'added')).toEqual(['local_review→security_review', 'security_review→create_pr']);
     expect(edges(diff, 'removed')).toEqual(['local_review→update_documentation', 'update_documentation→create_pr']);
     expect(edges(diff, 'changed')).toEqual(['rca_option_gate→analyze_bug', 'rca_option_gate→plan_bug_fix']);
@@ -66,8 +66,8 @@ describe('diffDefinitions', () => {
   });
 
   it('reads the other way round as the mirror image', () => {
-    const forward = diffDefinitions(BUG_DEFINITION, bugRevision3());
-    const back = diffDefinitions(bugRevision3(), BUG_DEFINITION);
+    const forward = diffDefinitions(BUG_DEFINITION, bugNextRevision());
+    const back = diffDefinitions(bugNextRevision(), BUG_DEFINITION);
     expect(changed(back, 'added')).toEqual(changed(forward, 'removed'));
     expect(changed(back, 'removed')).toEqual(changed(forward, 'added'));
     expect(edges(back, 'added')).toEqual(edges(forward, 'removed'));
@@ -96,7 +96,7 @@ describe('diffDefinitions', () => {
 
 describe('layoutDiff', () => {
   it('draws both revisions in one graph, every node and edge marked as the diff says', () => {
-    const diff = diffDefinitions(BUG_DEFINITION, bugRevision3());
+    const diff = diffDefinitions(BUG_DEFINITION, bugNextRevision());
     const layout = layoutDiff(diff, ['intake']);
     expect(layout.nodes.map((n) => n.id).sort()).toEqual(diff.nodes.map((n) => n.id).sort());
     expect(layout.nodes.find((n) => n.id === 'update_documentation')!.change).toBe('removed');

@@ -24,29 +24,29 @@ const publish = (state: RegistryState, definition: WorkflowDefinition) => {
 describe('the definition registry: publish rules', () => {
   it('publishes a revision newer than the built-in, then the next one; the newest is what new tickets pin', () => {
     const state = emptyRegistry();
-    expect(publish(state, feature(2))).toEqual({ type: 'publish' });
-    expect(publish(state, feature(3, 'done'))).toEqual({ type: 'publish' });
-    expect(latestOfEach(state)).toEqual({ feature: pinDefinition(feature(3, 'done')) });
-    expect(nextRevision(state, 'feature')).toBe(4);
+    expect(publish(state, feature(3))).toEqual({ type: 'publish' });
+    expect(publish(state, feature(4, 'done'))).toEqual({ type: 'publish' });
+    expect(latestOfEach(state)).toEqual({ feature: pinDefinition(feature(4, 'done')) });
+    expect(nextRevision(state, 'feature')).toBe(5);
   });
 
   it('answers the same revision with the same digest again with the existing one (idempotent)', () => {
     const state = emptyRegistry();
-    publish(state, feature(2));
-    const again = publish(state, feature(2));
-    expect(again).toMatchObject({ type: 'existing', revision: { revision: 2, digest: pinDefinition(feature(2)).digest } });
+    publish(state, feature(3));
+    const again = publish(state, feature(3));
+    expect(again).toMatchObject({ type: 'existing', revision: { revision: 3, digest: pinDefinition(feature(3)).digest } });
     expect(state.revisions).toHaveLength(1);
   });
 
   it('refuses a taken revision with another digest, naming the next free revision', () => {
     const state = emptyRegistry();
-    publish(state, feature(2));
-    expect(publish(state, feature(2, 'done'))).toEqual({ type: 'refuse', reason: expect.stringMatching(/^feature r2 is already published with digest [0-9a-f]{12}…; publish the change as r3$/) });
+    publish(state, feature(3));
+    expect(publish(state, feature(3, 'done'))).toEqual({ type: 'refuse', reason: expect.stringMatching(/^feature r3 is already published with digest [0-9a-f]{12}…; publish the change as r4$/) });
   });
 
   it('refuses revisions that do not increase, including the built-in revision', () => {
     const state = emptyRegistry();
-    expect(publish(state, feature(1))).toEqual({ type: 'refuse', reason: 'feature r1 is not newer than the latest revision, r1 (built in); publish it as r2' });
+    expect(publish(state, feature(2))).toEqual({ type: 'refuse', reason: 'feature r2 is not newer than the latest revision, r2 (built in); publish it as r3' });
     publish(state, feature(5));
     expect(publish(state, feature(4))).toEqual({ type: 'refuse', reason: 'feature r4 is not newer than the latest revision, r5; publish it as r6' });
   });
@@ -69,11 +69,11 @@ describe('the definition registry: publish rules', () => {
 
   it('lists built-in and published revisions by name and revision, marking what a new ticket pins', () => {
     const state = emptyRegistry();
-    publish(state, feature(2));
+    publish(state, feature(3));
     const rows = summarize(state, Object.values(BUILT_IN_DEFINITIONS).map(pinDefinition));
     expect(rows.map((r) => `${r.name} r${r.revision} ${r.source}${r.latest ? ' latest' : ''}`)).toEqual([
-      'bug r2 built_in latest', 'feature r1 built_in', 'feature r2 published latest', 'task_takeover r2 built_in latest',
+      'bug r3 built_in latest', 'feature r2 built_in', 'feature r3 published latest', 'task_takeover r3 built_in latest',
     ]);
-    expect(rows.find((r) => r.name === 'feature' && r.revision === 1)?.digest).toBe(pinDefinition(FEATURE_DEFINITION).digest);
+    expect(rows.find((r) => r.name === 'feature' && r.revision === 2)?.digest).toBe(pinDefinition(FEATURE_DEFINITION).digest);
   });
 });

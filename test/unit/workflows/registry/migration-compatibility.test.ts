@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUG_DEFINITION, TASK_TAKEOVER_DEFINITION } from '../../../../workflows/built-in-definitions';
+import { BUG_DEFINITION, FEATURE_DEFINITION, TASK_TAKEOVER_DEFINITION } from '../../../../workflows/built-in-definitions';
 import { pinDefinition } from '../../../../src/definition-rules/definition-digest';
 import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { analyzeMigration, applyMigration, decideMigration, describeNodeChange, type MigrationPosition } from '../../../../workflows/registry/migration-compatibility';
@@ -135,8 +135,44 @@ describe('tickets of the first bug and takeover revisions', () => {
     for (const [file, current] of [['bug-r1.json', BUG_DEFINITION], ['task-takeover-r1.json', TASK_TAKEOVER_DEFINITION]] as const) {
       const r1 = pinDefinition(fixture(file));
       expect(r1.revision).toBe(1);
-      expect(current.revision).toBe(2);
+      const r2 = pinDefinition(fixture(file.replace('-r1', '-r2')));
+      expect(r2.revision).toBe(2);
+      expect(analyzeMigration(r1, r2, blockedAtTriage, {}), file).toMatchObject({ eligible: true, incompatibilities: [], target_node: 'triage_check' });
       expect(analyzeMigration(r1, pinDefinition(current), blockedAtTriage, {}), file).toMatchObject({ eligible: true, incompatibilities: [], target_node: 'triage_check' });
+    }
+  });
+});
+
+describe('tickets of the revisions before the built-ins declared their node behaviour (feature r1, bug r2, task_takeover r2)', () => {
+  // The built-in revisions after them state on the nodes what those did by name (proposal review, retriage, the
+  // review retry target, CI fix counting, the rebase target, the repositories the router walks), so a ticket resting
+  // anywhere moves to them without a mapping.
+  const fixture = (name: string) => pinDefinition(JSON.parse(readFileSync(join(__dirname, '../../../fixtures/definitions', name), 'utf8')) as WorkflowDefinition);
+  const rest = (node: string, spec: WorkflowDefinition['nodes'][string]): MigrationPosition => ({
+    current_node: node, is_paused: spec.kind === 'gate', is_blocked: spec.kind !== 'gate', ended: null, return_to: null, resume_at: null,
+  });
+
+  it('takes a ticket at every gate and every station of the earlier revision without a mapping', () => {
+    for (const [file, current] of [['feature-r1.json', FEATURE_DEFINITION], ['bug-r2.json', BUG_DEFINITION], ['task-takeover-r2.json', TASK_TAKEOVER_DEFINITION]] as const) {
+      const before = fixture(file);
+      expect(current.revision, file).toBe(before.revision + 1);
+      for (const [node, spec] of Object.entries(before.body.nodes)) {
+        if (spec.kind === 'end' || spec.kind === 'router') continue;
+        expect(analyzeMigration(before, pinDefinition(current), rest(node, spec), {}), `${file} at ${node}`).toMatchObject({ eligible: true, incompatibilities: [] });
+      }
+    }
+  });
+
+  it('sees that the declaring revisions differ from their predecessors only in the declared fields', () => {
+    for (const [file, current] of [['feature-r1.json', FEATURE_DEFINITION], ['bug-r2.json', BUG_DEFINITION], ['task-takeover-r2.json', TASK_TAKEOVER_DEFINITION]] as const) {
+      const before = fixture(file).body;
+      const changed = Object.keys(current.nodes).filter((node) => JSON.stringify(current.nodes[node]) !== JSON.stringify(before.nodes[node]));
+      const declared = ['reviews_proposal', 'feedback_retriages', 'retry_to', 'counts_ci_fix_attempt', 'resets_ci_fix_attempts_on', 'takes_rebase_target', 'repositories_from'];
+      for (const node of changed) {
+        const strip = (spec: object) => Object.fromEntries(Object.entries(spec).filter(([field]) => !declared.includes(field)));
+        expect(strip(current.nodes[node]!), `${file}: ${node}`).toEqual(strip(before.nodes[node]!));
+      }
+      expect(Object.keys(current.nodes).sort(), file).toEqual(Object.keys(before.nodes).sort());
     }
   });
 });

@@ -74,24 +74,34 @@ describe('the gate and router helpers of step', () => {
     ]);
   });
 
+  const legacyRouter = { kind: 'router', router: 'next_repository', on: { next: 'a', done: 'b' } } as const;
+  const routerReading = (station: string) => ({ ...legacyRouter, repositories_from: station });
+
   it('routes one repository per visit of the task router', () => {
     const outputs = { provision_tasks: { repositories: ['acme/api', 'acme/web'] } };
-    expect([1, 2, 3].map((visit) => decideRouter('next_repository', outputs, visit))).toEqual([
+    expect([1, 2, 3].map((visit) => decideRouter(routerReading('provision_tasks'), outputs, visit))).toEqual([
       { ok: true, outcome: 'next', data: { repository: 'acme/api', index: 1, count: 2 } },
       { ok: true, outcome: 'next', data: { repository: 'acme/web', index: 2, count: 2 } },
       { ok: true, outcome: 'done', data: { repository: null, index: 3, count: 2 } },
     ]);
-    expect(decideRouter('coin_flip', outputs, 1)).toEqual({ ok: false, reason: 'no router named "coin_flip"' });
+    expect(decideRouter({ ...legacyRouter, router: 'coin_flip' }, outputs, 1)).toEqual({ ok: false, reason: 'no router named "coin_flip"' });
+  });
+
+  it('walks only the station the router names, and without the field the first built-in planner that left any', () => {
+    const outputs = { provision_tasks: { repositories: ['acme/api'] }, my_planner: { repositories: ['acme/docs', 'acme/web'] } };
+    expect(decideRouter(routerReading('my_planner'), outputs, 1)).toEqual({ ok: true, outcome: 'next', data: { repository: 'acme/docs', index: 1, count: 2 } });
+    expect(decideRouter(legacyRouter, outputs, 1)).toEqual({ ok: true, outcome: 'next', data: { repository: 'acme/api', index: 1, count: 1 } });
+    expect(decideRouter(routerReading('generate_plan'), outputs, 1)).toEqual({ ok: true, outcome: 'done', data: { repository: null, index: 1, count: 0 } });
   });
 
   it('routes the repositories of a bug\'s decomposed fix plan and of a takeover\'s plan; none planned routes straight to done', () => {
     const bug = { decompose_plan: { repositories: ['acme/api'] } };
-    expect([1, 2].map((visit) => decideRouter('next_repository', bug, visit))).toEqual([
+    expect([1, 2].map((visit) => decideRouter(legacyRouter, bug, visit))).toEqual([
       { ok: true, outcome: 'next', data: { repository: 'acme/api', index: 1, count: 1 } },
       { ok: true, outcome: 'done', data: { repository: null, index: 2, count: 1 } },
     ]);
-    expect(plannedRepositoriesOf({ generate_plan: { repositories: ['acme/web', 7] } })).toEqual(['acme/web']);
-    expect(decideRouter('next_repository', {}, 1)).toEqual({ ok: true, outcome: 'done', data: { repository: null, index: 1, count: 0 } });
+    expect(plannedRepositoriesOf({ generate_plan: { repositories: ['acme/web', 7] } }, ['generate_plan'])).toEqual(['acme/web']);
+    expect(decideRouter(legacyRouter, {}, 1)).toEqual({ ok: true, outcome: 'done', data: { repository: null, index: 1, count: 0 } });
   });
 
   it('counts the fix options of the posted RCA for `>option N`, 0 before one is posted', () => {

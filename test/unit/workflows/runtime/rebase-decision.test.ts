@@ -41,7 +41,7 @@ describe('rebaseDecision', () => {
     const declared = rename('rebase', 'merge_base', (spec) => ({ ...spec, station: 'merge_base_in', takes_rebase_target: true }) as WorkflowDefinition['nodes'][string]);
     expect(rebaseDecision(declared, at('human_review_gate'), null)).toEqual({ type: 'run', node: 'merge_base', target: null });
     // A node named rebase whose station does not take the pull request is no rebase step.
-    const namedOnly = rename('rebase', 'rebase', (spec) => ({ ...spec, station: 'post_merge_summary' }) as WorkflowDefinition['nodes'][string]);
+    const namedOnly = rename('rebase', 'rebase', (spec) => ({ ...spec, station: 'post_merge_summary', takes_rebase_target: undefined }) as WorkflowDefinition['nodes'][string]);
     expect(rebaseDecision(namedOnly, at('human_review_gate'), null)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('no rebase step') });
   });
 

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
+import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { stationTraits } from '../../../../workflows/runtime/node-traits';
 import { BLOCKED_END_RESUMES_PATCH, DETOUR_RETURN_UNBOUNDED_PATCH, EXHAUSTED_CODE_BLOCKS_PATCH, RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
 import type { Action } from '../../../../workflows/runtime/step-types';
@@ -130,11 +133,16 @@ describe('step on an invented definition (every node param)', () => {
   });
 
   it('keeps what the built-in stations did by name for nodes pinned before the traits existed', () => {
-    const ciFix = FEATURE_DEFINITION.nodes.attempt_ci_fix!;
-    expect(step(FEATURE_DEFINITION, stateAt('attempt_ci_fix', { ci_fix_attempts: 1 }), { type: 'station_returned', node: 'attempt_ci_fix', station: 'attempt_ci_fix', outcome: 'fixed', intents: [] }, ENV).state.position.ci_fix_attempts).toBe(2);
-    expect(step(FEATURE_DEFINITION, stateAt('ci_evaluator', { ci_fix_attempts: 4 }), { type: 'station_returned', node: 'ci_evaluator', station: 'ci_evaluator', outcome: 'pass', intents: [] }, ENV).state.position.ci_fix_attempts).toBe(0);
-    expect(step(FEATURE_DEFINITION, stateAt('ci_evaluator', { ci_fix_attempts: 4 }), { type: 'station_returned', node: 'ci_evaluator', station: 'ci_evaluator', outcome: 'fail', intents: [] }, ENV).state.position.ci_fix_attempts).toBe(4);
+    // feature r1 as tickets pinned it, before its nodes stated these fields.
+    const r1 = JSON.parse(readFileSync(join(__dirname, '../../../fixtures/definitions/feature-r1.json'), 'utf8')) as WorkflowDefinition;
+    const ciFix = r1.nodes.attempt_ci_fix!;
     expect(ciFix.kind === 'station' && ciFix.counts_ci_fix_attempt).toBeFalsy();
+    for (const definition of [r1, FEATURE_DEFINITION]) {
+      const label = `feature r${definition.revision}`;
+      expect(step(definition, stateAt('attempt_ci_fix', { ci_fix_attempts: 1 }), { type: 'station_returned', node: 'attempt_ci_fix', station: 'attempt_ci_fix', outcome: 'fixed', intents: [] }, ENV).state.position.ci_fix_attempts, label).toBe(2);
+      expect(step(definition, stateAt('ci_evaluator', { ci_fix_attempts: 4 }), { type: 'station_returned', node: 'ci_evaluator', station: 'ci_evaluator', outcome: 'pass', intents: [] }, ENV).state.position.ci_fix_attempts, label).toBe(0);
+      expect(step(definition, stateAt('ci_evaluator', { ci_fix_attempts: 4 }), { type: 'station_returned', node: 'ci_evaluator', station: 'ci_evaluator', outcome: 'fail', intents: [] }, ENV).state.position.ci_fix_attempts, label).toBe(4);
+    }
   });
 
   it('the rebase detour: the node that takes the rebase target works on the named pull request and returns where the ticket stood', () => {
