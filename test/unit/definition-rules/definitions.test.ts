@@ -92,6 +92,14 @@ describe('validateDefinition', () => {
     expect(problemsOf(namedOnly)).toContain('nodes.rebase: not reachable from the entry "intake"');
   });
 
+  it('requires a router\'s repositories_from to name a station the definition runs', () => {
+    const elsewhere = clone(FEATURE_DEFINITION);
+    Object.assign(elsewhere.nodes.task_router!, { repositories_from: 'decompose_plan' });
+    expect(problemsOf(elsewhere)).toEqual(['nodes.task_router: repositories_from names "decompose_plan", which no station node of this definition runs']);
+    const declared = FEATURE_DEFINITION.nodes.task_router;
+    expect(declared?.kind === 'router' && declared.repositories_from).toBe('provision_tasks');
+  });
+
   it('requires every outcome a gate trigger produces to be mapped, and knows only parser triggers', () => {
     const definition = small();
     (definition.nodes.gate as { accepts: string[] }).accepts.push('a question (?)', 'rm -rf');
