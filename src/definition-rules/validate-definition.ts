@@ -1,4 +1,4 @@
-import { GATE_KINDS, nodeTriggerOf, outcomesOfTrigger, ROUTER_OUTCOMES, STATION_OUTCOMES } from '../../workflows/built-in-definitions/catalogue';
+import { GATE_KINDS, nodeTriggerOf, outcomesOfTrigger, ROUTER_OUTCOMES, STATION_OUTCOMES, TRIGGER_OUTCOME } from '../../workflows/built-in-definitions/catalogue';
 import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
 import { parseDefinition } from './definition-schema';
@@ -22,9 +22,12 @@ function targetsOf(node: DefinitionNode): string[] {
   return targets;
 }
 
-/** An `accepts` entry that names no trigger a node may accept, by id or by legacy label. */
+/**
+ * An `accepts` entry that names no trigger a node may accept, with the ids it could have named. A legacy label (the
+ * trigger's prose before ids) is read as its id, so only the ids are offered: they are what new definitions write.
+ */
 function unknownTrigger(where: string, entry: string): string {
-  return `${where}: unknown trigger "${entry}"`;
+  return `${where}: unknown trigger "${entry}" (known: ${Object.keys(TRIGGER_OUTCOME).join(', ')})`;
 }
 
 function checkNode(id: string, node: DefinitionNode, definition: WorkflowDefinition, catalogue: DefinitionCatalogue, problems: string[]): void {
