@@ -1,4 +1,4 @@
-import { GATE_KINDS, outcomesOfTrigger, ROUTER_OUTCOMES, STATION_OUTCOMES, TRIGGER_OUTCOME } from '../../workflows/built-in-definitions/catalogue';
+import { GATE_KINDS, nodeTriggerOf, outcomesOfTrigger, ROUTER_OUTCOMES, STATION_OUTCOMES, TRIGGER_OUTCOME } from '../../workflows/built-in-definitions/catalogue';
 import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
 import { parseDefinition } from './definition-schema';
@@ -20,6 +20,14 @@ function targetsOf(node: DefinitionNode): string[] {
   if (node.kind === 'station' && node.retry_bound !== undefined) targets.push(node.on_exhausted ?? 'escalate_blocked');
   if (node.kind === 'gate' && node.retry_to !== undefined) targets.push(node.retry_to);
   return targets;
+}
+
+/**
+ * An `accepts` entry that names no trigger a node may accept, with the ids it could have named. A legacy label (the
+ * trigger's prose before ids) is read as its id, so only the ids are offered: they are what new definitions write.
+ */
+function unknownTrigger(where: string, entry: string): string {
+  return `${where}: unknown trigger "${entry}" (known: ${Object.keys(TRIGGER_OUTCOME).join(', ')})`;
 }
 
 function checkNode(id: string, node: DefinitionNode, definition: WorkflowDefinition, catalogue: DefinitionCatalogue, problems: string[]): void {
@@ -49,18 +57,19 @@ function checkNode(id: string, node: DefinitionNode, definition: WorkflowDefinit
     if (!catalogue.gates.includes(node.gate)) problems.push(`${where}: unknown gate kind "${node.gate}" (known: ${catalogue.gates.join(', ')})`);
     // A retriaging `!` leaves the gate by its `retriage` outcome (workflows/runtime/gate-meaning.ts), not by `feedback`.
     if (node.feedback_retriages && !('retriage' in node.on)) problems.push(`${where}: feedback_retriages, whose outcome "retriage" is not mapped in "on"`);
-    for (const trigger of node.accepts) {
-      if (!(trigger in TRIGGER_OUTCOME)) {
-        problems.push(`${where}: unknown trigger "${trigger}"`);
+    for (const entry of node.accepts) {
+      const trigger = nodeTriggerOf(entry);
+      if (trigger === undefined) {
+        problems.push(unknownTrigger(where, entry));
         continue;
       }
       for (const outcome of outcomesOfTrigger(trigger)) {
-        if (!(outcome in node.on)) problems.push(`${where}: accepts "${trigger}", whose outcome "${outcome}" is not mapped in "on"`);
+        if (!(outcome in node.on)) problems.push(`${where}: accepts "${entry}", whose outcome "${outcome}" is not mapped in "on"`);
       }
     }
   }
   if (node.kind !== 'end' && node.kind !== 'gate') {
-    for (const trigger of node.accepts ?? []) if (!(trigger in TRIGGER_OUTCOME)) problems.push(`${where}: unknown trigger "${trigger}"`);
+    for (const entry of node.accepts ?? []) if (nodeTriggerOf(entry) === undefined) problems.push(unknownTrigger(where, entry));
   }
 }
 

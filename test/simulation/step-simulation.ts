@@ -1,5 +1,5 @@
 import { BUILT_IN_DEFINITIONS } from '../../workflows/built-in-definitions';
-import { acceptTable, type GateNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
+import { acceptTable, commandsAcceptedHere, type GateNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { parseCommand, type Command } from '../../workflows/person-commands/command-parser';
 import { draftIdsAtGate } from '../../workflows/person-commands/draft-gate';
 import { noteProposalEvent, noteProposalOpened, proposalPosition } from '../../workflows/person-commands/proposal-review';
@@ -500,7 +500,7 @@ class TicketRun {
   /** ticket-transitions.ts `gateWaiting`. */
   private gateWaiting(node: string, spec: GateNode): void {
     this.state.status = 'waiting';
-    this.state.waiting = { code: 'gate', message: spec.waiting_for ?? `waiting at ${node}`, since: NOW, recovery: `commands accepted here: ${spec.accepts.join(', ')}` };
+    this.state.waiting = { code: 'gate', message: spec.waiting_for ?? `waiting at ${node}`, since: NOW, recovery: commandsAcceptedHere(spec) };
   }
 
   private effectKey(node: string, visit: number, name: string): string {

@@ -5,7 +5,7 @@ import type { EffectIntent } from '../../workflows/runtime/station-types';
 import type { TicketState } from '../../workflows/runtime/ticket-state';
 import { rcaOptionCount } from '../../workflows/runtime/routers';
 import { APPROVAL_LABELS, RETRY_LABEL, STAGE_LABELS, STOP_LABEL, YOLO_LABEL } from '../../workflows/vocabulary/labels';
-import { TRIGGER } from '../../workflows/vocabulary/command-words';
+import { TRIGGER, TRIGGER_LABEL } from '../../workflows/vocabulary/command-words';
 import { COMMAND_FOR_OUTCOME } from '../unit/workflows/runtime/fixtures';
 import { Rng } from './prng';
 
@@ -239,10 +239,10 @@ export class TicketWorld {
     const rng = this.rng;
     const pr = () => this.pullRequest(state);
     const byTrigger: Record<string, ReadonlyArray<readonly [number, () => Arrival]>> = {
-      [TRIGGER.prdApproved]: [[3, () => this.labels([TRIGGER.prdApproved])]],
-      [TRIGGER.specApproved]: [[3, () => this.labels([TRIGGER.specApproved])]],
-      [TRIGGER.planApproved]: [[3, () => this.labels([TRIGGER.planApproved])]],
-      [TRIGGER.taskApproved]: [[3, () => this.labels([TRIGGER.taskApproved])]],
+      [TRIGGER.prdApproved]: [[3, () => this.labels([TRIGGER_LABEL[TRIGGER.prdApproved]])]],
+      [TRIGGER.specApproved]: [[3, () => this.labels([TRIGGER_LABEL[TRIGGER.specApproved]])]],
+      [TRIGGER.planApproved]: [[3, () => this.labels([TRIGGER_LABEL[TRIGGER.planApproved]])]],
+      [TRIGGER.taskApproved]: [[3, () => this.labels([TRIGGER_LABEL[TRIGGER.taskApproved]])]],
       [TRIGGER.approve]: [[1.5, () => this.comment('/service approve')]],
       [TRIGGER.retryAtPausedGate]: [[0.6, () => this.labels([RETRY_LABEL])]],
       [TRIGGER.retryAtReviewResponseGate]: [[0.8, () => this.labels([RETRY_LABEL])]],

@@ -1,4 +1,4 @@
-import { TRIGGER } from '../vocabulary/command-words';
+import { TRIGGER, triggerIdOf, type TriggerId } from '../vocabulary/command-words';
 import type { StationName } from '../vocabulary/stage-names';
 
 /**
@@ -53,10 +53,13 @@ export const ROUTER_OUTCOMES: Readonly<Record<string, readonly string[]>> = {
 export const GATE_KINDS = ['artifact_approval', 'draft_approval', 'triage', 'rca_option', 'human_review', 'ci_wait', 'review_response'] as const;
 
 /**
- * The outcome a trigger produces where it is accepted; null for triggers handled in place (the ticket stays where
- * it is: draft edits, CI skips, yolo, rebase).
+ * The outcome a trigger produces where it is accepted, by trigger id; null for triggers handled in place (the ticket
+ * stays where it is: draft edits, CI skips, yolo, rebase). The stop triggers are absent: they mean something at every
+ * node, so no node lists them in `accepts`.
  */
-export const TRIGGER_OUTCOME: Readonly<Record<string, string | null>> = {
+export type NodeTrigger = Exclude<TriggerId, typeof TRIGGER.stopLabel | typeof TRIGGER.stopCommand>;
+
+export const TRIGGER_OUTCOME: Readonly<Record<NodeTrigger, string | null>> = {
   [TRIGGER.prdApproved]: 'approved',
   [TRIGGER.specApproved]: 'approved',
   [TRIGGER.planApproved]: 'approved',
@@ -86,12 +89,18 @@ export const TRIGGER_OUTCOME: Readonly<Record<string, string | null>> = {
   [TRIGGER.closedUnmerged]: 'closed',
 };
 
-/** `a pull request review` yields one of these, by the review's state. */
+/** `pull_request_review` (a pull request review) yields one of these, by the review's state. */
 export const REVIEW_OUTCOMES = ['review_approved', 'changes_requested'] as const;
 
 /** The outcomes a trigger can produce (a review produces two). */
-export function outcomesOfTrigger(trigger: string): string[] {
+export function outcomesOfTrigger(trigger: NodeTrigger): string[] {
   const outcome = TRIGGER_OUTCOME[trigger];
   if (outcome === 'review') return [...REVIEW_OUTCOMES];
   return outcome ? [outcome] : [];
+}
+
+/** The trigger a node may list in `accepts` that an entry names (by id or legacy label), or undefined when none. */
+export function nodeTriggerOf(entry: string): NodeTrigger | undefined {
+  const id = triggerIdOf(entry);
+  return id !== undefined && Object.hasOwn(TRIGGER_OUTCOME, id) ? (id as NodeTrigger) : undefined;
 }

@@ -5,6 +5,8 @@
  * validator live in src/definition-rules/ (workflow code must not load zod), the built-in bodies beside this file.
  */
 
+import { acceptsEntryOf, triggerLabelOf } from '../vocabulary/command-words';
+
 export const DEFINITION_API_VERSION = 'service/v1';
 
 /** Where an outcome leads: a node name, or `$return` to go back to the node that sent the ticket here. */
@@ -25,7 +27,10 @@ export interface StationNode {
   exhausted_code?: string;
   /** How long one attempt of the station may take. */
   timeout_seconds?: number;
-  /** Triggers (command-meaning names) that mean something while the ticket stands here. */
+  /**
+   * Triggers that mean something while the ticket stands here, by id (workflows/vocabulary/command-words.ts
+   * `TRIGGER`); a legacy label is read as its id. Read through `nodeAccepts`, never directly.
+   */
   accepts?: string[];
   /**
    * Behaviour the runtime reads from the node (workflows/runtime/node-traits.ts). Absent: what the built-in station
@@ -49,7 +54,7 @@ export interface GateNode {
   /** The stage label that stands while the ticket waits here (exactly one stage label at a time). */
   pending_label?: string;
   approved_label?: string;
-  /** Triggers (command-meaning names) this gate accepts; nothing else moves it. */
+  /** Triggers this gate accepts, by id or legacy label (read through `nodeAccepts`); nothing else moves it. */
   accepts: string[];
   /** service:yolo approves this gate without waiting. Never set on human PR review. */
   auto_approve_in_yolo?: boolean;
@@ -110,9 +115,22 @@ export interface PinnedDefinition {
   body: WorkflowDefinition;
 }
 
+/**
+ * The one reader of a node's `accepts`: trigger ids, whether the body names them by id or by the label they had
+ * before ids (a body pinned or published then). An entry that is neither passes through unchanged: the validator
+ * refuses such bodies, and the runtime takes it for a trigger this build has no meaning for.
+ */
 export function nodeAccepts(node: DefinitionNode | undefined): readonly string[] {
   if (!node || node.kind === 'end') return [];
-  return node.accepts ?? [];
+  return (node.accepts ?? []).map(acceptsEntryOf);
+}
+
+/**
+ * The recovery line of a gate's waiting, for people: its triggers by label, in definition order, whichever spelling
+ * the body uses (so a body pinned with labels and its successor with ids say the same).
+ */
+export function commandsAcceptedHere(node: DefinitionNode | undefined): string {
+  return `commands accepted here: ${nodeAccepts(node).map(triggerLabelOf).join(', ')}`;
 }
 
 export function outcomesOf(node: DefinitionNode | undefined): Array<{ outcome: string; target: string }> {
@@ -120,7 +138,7 @@ export function outcomesOf(node: DefinitionNode | undefined): Array<{ outcome: s
   return Object.entries(node.on).map(([outcome, target]) => ({ outcome, target }));
 }
 
-/** Node → the triggers it accepts, in definition order: what the command parser asks about a position. */
+/** Node → the trigger ids it accepts, in definition order: what the command parser asks about a position. */
 export function acceptTable(definition: WorkflowDefinition): Record<string, readonly string[]> {
   const table: Record<string, readonly string[]> = {};
   for (const [id, node] of Object.entries(definition.nodes)) {

@@ -1,6 +1,6 @@
 import type { WorkflowKind } from '../ledger/observation';
 import type { CommandPosition, RetryMode } from './command-types';
-import { TRIGGER } from '../vocabulary/command-words';
+import { TRIGGER, TRIGGER_LABEL, type TriggerId } from '../vocabulary/command-words';
 
 /**
  * Where each trigger means something (REFERENCE "Workflow graphs" and "Commands", SPEC 3.2). Data rather than
@@ -32,7 +32,7 @@ export interface Meaning {
   replaced_by_proposal?: true;
 }
 
-/** The table. Keys are the triggers as people know them; they appear in ignore reasons. */
+/** The table, by trigger id; ignore reasons name a trigger by its label (TRIGGER_LABEL). */
 export const MEANING = {
   // Tracker labels (approval labels approve the gate named after them).
   [TRIGGER.prdApproved]: { while_blocked: false },
@@ -68,7 +68,7 @@ export const MEANING = {
   [TRIGGER.merged]: { while_blocked: true },
   [TRIGGER.proposalMerged]: { kinds: ['feature'], while_blocked: false, needs: 'proposal_review' },
   [TRIGGER.closedUnmerged]: { while_blocked: true },
-} as const satisfies Record<string, Meaning>;
+} as const satisfies Record<TriggerId, Meaning>;
 
 export type Trigger = keyof typeof MEANING;
 
@@ -76,7 +76,8 @@ function acceptedAt(position: CommandPosition, node: string): readonly string[] 
   return position.accepts[node] ?? [];
 }
 
-function whereAccepted(trigger: string, position: CommandPosition): string {
+/** `position.accepts` holds ids (`acceptTable` reads legacy labels as their ids), so a trigger is looked up by id. */
+function whereAccepted(trigger: Trigger, position: CommandPosition): string {
   const nodes = Object.keys(position.accepts).filter((node) => acceptedAt(position, node).includes(trigger));
   return nodes.length > 0 ? `only at ${nodes.join(', ')}` : `nowhere in the ${position.workflow_kind} workflow`;
 }
@@ -87,25 +88,26 @@ function whereAccepted(trigger: string, position: CommandPosition): string {
  */
 export function whyNotMeaningful(trigger: Trigger, position: CommandPosition, writtenOn?: WrittenOn): string | undefined {
   const meaning: Meaning = MEANING[trigger];
+  const said = TRIGGER_LABEL[trigger];
   const node = position.current_node;
   if (writtenOn && meaning.written_on && meaning.written_on !== writtenOn) {
     return meaning.written_on === 'ticket'
-      ? `${trigger} is a ticket comment command; it means nothing on a pull request`
-      : `${trigger} is a pull-request comment command; it means nothing on the ticket`;
+      ? `${said} is a ticket comment command; it means nothing on a pull request`
+      : `${said} is a pull-request comment command; it means nothing on the ticket`;
   }
   if (!meaning.anywhere && !acceptedAt(position, node).includes(trigger)) {
-    return `${trigger} is not meaningful at ${node} (${whereAccepted(trigger, position)})`;
+    return `${said} is not meaningful at ${node} (${whereAccepted(trigger, position)})`;
   }
   if (meaning.kinds && !meaning.kinds.includes(position.workflow_kind)) {
-    return `${trigger} is not meaningful at ${node} in a ${position.workflow_kind} workflow`;
+    return `${said} is not meaningful at ${node} in a ${position.workflow_kind} workflow`;
   }
   if (position.is_blocked && !meaning.while_blocked) {
-    return `${trigger} is not meaningful while the workflow is blocked at ${node}; add service:retry to resume first`;
+    return `${said} is not meaningful while the workflow is blocked at ${node}; add service:retry to resume first`;
   }
-  if (meaning.needs === 'pull_request' && !position.has_pull_request) return `${trigger} needs a pull request; the ticket has none yet`;
-  if (meaning.needs === 'proposal_review' && !position.proposal_review) return `${trigger} is not meaningful: proposal review is off`;
+  if (meaning.needs === 'pull_request' && !position.has_pull_request) return `${said} needs a pull request; the ticket has none yet`;
+  if (meaning.needs === 'proposal_review' && !position.proposal_review) return `${said} is not meaningful: proposal review is off`;
   if (meaning.replaced_by_proposal && position.proposal_open && position.gates[node]?.reviews_proposal) {
-    return `${trigger} on the ticket is ignored at ${node} while the proposal pull request ${position.proposal_open} is open: review it there (review comments revise it, merging approves it)`;
+    return `${said} on the ticket is ignored at ${node} while the proposal pull request ${position.proposal_open} is open: review it there (review comments revise it, merging approves it)`;
   }
   return undefined;
 }

@@ -3,7 +3,7 @@ import { whyNotMeaningful, type Trigger, type WrittenOn } from './command-meanin
 import { invalidCommand, quoteName } from './command-replies';
 import { nearestWord } from './nearest-word';
 import type { Command, CommandDecision, CommandPosition, PullRequestTarget } from './command-types';
-import { TRIGGER } from '../vocabulary/command-words';
+import { TRIGGER, TRIGGER_LABEL } from '../vocabulary/command-words';
 
 /**
  * `/service <verb> ...` comments. The verb is case-insensitive and ends the first word; most verbs read their
@@ -36,7 +36,9 @@ interface VerbInput {
 }
 
 interface Verb {
+  /** The trigger id the pinned definition's node must accept. */
   trigger: Trigger;
+  /** How people write it (in the list of known commands and in replies). */
   usage: string;
   decide(input: VerbInput): CommandDecision;
 }
@@ -74,8 +76,8 @@ function checkName(type: 'skip_gate' | 'unskip_gate', usage: string) {
 export const VERBS: Readonly<Record<string, Verb>> = {
   approve: {
     trigger: TRIGGER.approve,
-    usage: TRIGGER.approve,
-    decide: (input) => noArguments(input, TRIGGER.approve, 'It approves the whole draft; use `/service exclude <n>` first to leave an item out.',
+    usage: TRIGGER_LABEL[TRIGGER.approve],
+    decide: (input) => noArguments(input, TRIGGER_LABEL[TRIGGER.approve], 'It approves the whole draft; use `/service exclude <n>` first to leave an item out.',
       { type: 'approve', gate: input.position.current_node, via: 'comment' }),
   },
   remove: { trigger: TRIGGER.remove, usage: '/service remove <n>', decide: singleItem('draft_remove', '/service remove <n>') },
@@ -106,13 +108,13 @@ export const VERBS: Readonly<Record<string, Verb>> = {
   'unskip-gate': { trigger: TRIGGER.unskipGate, usage: '/service unskip-gate <check>', decide: checkName('unskip_gate', '/service unskip-gate <check>') },
   stop: {
     trigger: TRIGGER.stopCommand,
-    usage: TRIGGER.stopCommand,
-    decide: (input) => noArguments(input, TRIGGER.stopCommand, 'It stops the ticket where it stands; add service:retry to resume.', { type: 'stop', via: 'comment' }),
+    usage: TRIGGER_LABEL[TRIGGER.stopCommand],
+    decide: (input) => noArguments(input, TRIGGER_LABEL[TRIGGER.stopCommand], 'It stops the ticket where it stands; add service:retry to resume.', { type: 'stop', via: 'comment' }),
   },
   rebase: {
     trigger: TRIGGER.rebase,
-    usage: TRIGGER.rebase,
-    decide: (input) => noArguments(input, TRIGGER.rebase, 'It rebases the pull request it is written on (on the ticket: all of them).',
+    usage: TRIGGER_LABEL[TRIGGER.rebase],
+    decide: (input) => noArguments(input, TRIGGER_LABEL[TRIGGER.rebase], 'It rebases the pull request it is written on (on the ticket: all of them).',
       input.written.pull_request ? { type: 'rebase', pull_request: input.written.pull_request } : { type: 'rebase' }),
   },
 };

@@ -13,8 +13,8 @@ export interface CommandPosition {
   /** The saved node, e.g. prd_approval_gate, human_review_gate, rca_option_gate, intake. */
   current_node: string;
   /**
-   * What each node of the ticket's pinned definition accepts (node → triggers): the only source of "meaningful
-   * here" besides ticket-wide switches. Built with `acceptTable(definition)`.
+   * What each node of the ticket's pinned definition accepts (node → trigger ids): the only source of "meaningful
+   * here" besides ticket-wide switches. Built with `acceptTable(definition)`, which reads legacy labels as their ids.
    */
   accepts: Readonly<Record<string, readonly string[]>>;
   /**

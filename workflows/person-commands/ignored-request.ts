@@ -3,7 +3,7 @@ import { isEdit } from './command-parser';
 import { serviceVerbOf } from './command-service-verbs';
 import type { Observation } from '../ledger/observation';
 import { APPROVAL_LABELS, RETRY_LABEL, STOP_LABEL } from '../vocabulary/labels';
-import { TRIGGER } from '../vocabulary/command-words';
+import { TRIGGER, TRIGGER_LABEL } from '../vocabulary/command-words';
 
 /**
  * A person's request that the command boundary ignored because it means nothing where the ticket stands
@@ -30,7 +30,12 @@ export interface IgnoredRequest {
   remove_labels: string[];
 }
 
-const COMMENT_REQUESTS = { question: TRIGGER.question, feedback: TRIGGER.feedback, option: TRIGGER.option } as const;
+/** Comment requests as people know them: the reply quotes them, and the reply's effect name is derived from them. */
+const COMMENT_REQUESTS = {
+  question: TRIGGER_LABEL[TRIGGER.question],
+  feedback: TRIGGER_LABEL[TRIGGER.feedback],
+  option: TRIGGER_LABEL[TRIGGER.option],
+} as const;
 
 function labelRequest(observation: Observation, killSwitch: boolean): IgnoredRequest | undefined {
   const added = observation.facts.label_change?.added ?? [];

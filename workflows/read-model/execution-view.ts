@@ -8,7 +8,7 @@ import { gateTable } from '../runtime/node-traits';
 import { listEffects } from '../effects/effect-journal';
 import type { MigrationDecision } from '../registry/migration-messages';
 import { RETRY_LABEL } from '../vocabulary/labels';
-import { TRIGGER } from '../vocabulary/command-words';
+import { TRIGGER, triggerLabelOf } from '../vocabulary/command-words';
 
 /**
  * The execution view of SPEC 2.1 / REFERENCE "Read models", projected from durable workflow state only (never from
@@ -120,12 +120,16 @@ function positionOf(state: TicketState): CommandPosition {
   };
 }
 
-/** Whether one trigger would do something if it arrived now, beyond being listed where the ticket stands. */
-function possibleNow(trigger: string, position: CommandPosition, state: TicketState): boolean {
-  if (trigger === RETRY_LABEL) return position.is_blocked;
+/**
+ * Whether one candidate (a trigger id, an entry this build does not know, or service:retry) would do something if it
+ * arrived now, beyond being listed where the ticket stands.
+ */
+function possibleNow(candidate: string, position: CommandPosition, state: TicketState): boolean {
+  if (candidate === RETRY_LABEL) return position.is_blocked;
   // A trigger this build has no meaning for (a newer definition's): listed as the definition says.
-  if (!Object.hasOwn(MEANING, trigger)) return true;
-  if (whyNotMeaningful(trigger as Trigger, position) !== undefined) return false;
+  if (!Object.hasOwn(MEANING, candidate)) return true;
+  const trigger = candidate as Trigger;
+  if (whyNotMeaningful(trigger, position) !== undefined) return false;
   switch (trigger) {
     // Regenerating needs the gate to have paused with its artifact shown (workflows/person-commands/command-meaning.ts retryMode).
     case TRIGGER.retryAtPausedGate:
@@ -143,6 +147,7 @@ function possibleNow(trigger: string, position: CommandPosition, state: TicketSt
  * node accepts, the ticket-wide switches and service:retry, only those that would do something at this moment, judged
  * by the same rules the command boundary applies (`whyNotMeaningful`, `rebaseDecision`): no `/service rebase` without
  * an open pull request, nothing but service:retry and the switches allowed while blocked, nothing once completed.
+ * Judged on trigger ids; listed by label, as people write them (an entry this build does not know, as written).
  */
 export function permittedCommands(state: TicketState): string[] {
   if (state.status === 'completed' || state.runtime?.ended === 'completed') return [];
@@ -150,7 +155,7 @@ export function permittedCommands(state: TicketState): string[] {
   const anywhere = Object.entries(MEANING).filter(([, meaning]) => 'anywhere' in meaning).map(([trigger]) => trigger);
   const candidates = state.checkpoint.is_blocked ? [RETRY_LABEL, ...anywhere] : [...nodeAccepts(node), ...anywhere];
   const position = positionOf(state);
-  return [...new Set(candidates)].filter((trigger) => possibleNow(trigger, position, state));
+  return [...new Set(candidates)].filter((candidate) => possibleNow(candidate, position, state)).map(triggerLabelOf);
 }
 
 /**

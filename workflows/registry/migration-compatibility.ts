@@ -1,5 +1,6 @@
-import { RETURN_TARGET, type DefinitionNode, type PinnedDefinition, type WorkflowDefinition } from '../built-in-definitions/definition-types';
+import { commandsAcceptedHere, nodeAccepts, RETURN_TARGET, type DefinitionNode, type PinnedDefinition, type WorkflowDefinition } from '../built-in-definitions/definition-types';
 import type { MigrationDecision, MigrationRequest } from './migration-messages';
+import { triggerLabelOf } from '../vocabulary/command-words';
 import type { TicketState } from '../runtime/ticket-state';
 import { gateTraits, reviewRetryTarget, stationTraits } from '../runtime/node-traits';
 
@@ -57,10 +58,23 @@ export function describeNodeChange(before: DefinitionNode, after: DefinitionNode
 }
 
 /**
+ * The node's `accepts` in one spelling whichever the body uses (an absent list stays absent), so a revision that
+ * names the same triggers by id where the pinned one names them by their legacy labels is no change. The spelling is
+ * the labels: one-to-one with the ids, so comparing them is comparing ids, and a change listed for people names the
+ * triggers as people know them (as it did before ids).
+ */
+function withTriggersSpelledOneWay<T extends DefinitionNode>(node: T): T {
+  if (node.kind === 'end' || node.accepts === undefined) return node;
+  return { ...node, accepts: nodeAccepts(node).map(triggerLabelOf) };
+}
+
+/**
  * The node with the behaviour it has by its name written out (node-traits.ts), so a revision that declares what a
  * node already did (a built-in body pinned before the fields, and its successor that states them) is no change.
+ * Its triggers are spelled one way for the same reason.
  */
-function withTraits(id: string, node: DefinitionNode): DefinitionNode {
+function withTraits(id: string, spelled: DefinitionNode): DefinitionNode {
+  const node = withTriggersSpelledOneWay(spelled);
   if (node.kind === 'gate') {
     const traits = gateTraits(id, node);
     return { ...node, reviews_proposal: traits.reviews_proposal ?? undefined, feedback_retriages: traits.feedback_retriages, retry_to: reviewRetryTarget(node) };
@@ -192,6 +206,6 @@ export function applyMigration(state: TicketState, to: PinnedDefinition, analysi
   state.definition = to;
   const here = to.body.nodes[state.checkpoint.current_node];
   if (state.checkpoint.is_paused && !state.checkpoint.is_blocked && here?.kind === 'gate' && state.waiting) {
-    state.waiting = { ...state.waiting, message: here.waiting_for ?? `waiting at ${state.checkpoint.current_node}`, recovery: `commands accepted here: ${here.accepts.join(', ')}` };
+    state.waiting = { ...state.waiting, message: here.waiting_for ?? `waiting at ${state.checkpoint.current_node}`, recovery: commandsAcceptedHere(here) };
   }
 }

@@ -14,7 +14,7 @@ import { applyPosition, positionOf } from './position';
 import { NO_DEFINITION, reviewRetryPosition } from './step';
 import { nowIso } from './clock';
 import { BLOCKED_LABEL, RETRY_LABEL } from '../vocabulary/labels';
-import { TRIGGER } from '../vocabulary/command-words';
+import { TRIGGER, TRIGGER_LABEL } from '../vocabulary/command-words';
 import type { IntakeContext } from './intake-context';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
@@ -124,10 +124,12 @@ export async function rebase(
   if (decision.type === 'refuse') {
     timeline({ kind: 'command_decision', occurred_at: nowIso(), status: 'rejected', summary: `/service rebase at ${from}: ${decision.reason}`, details: { node: from, delivery_identity: observation.delivery_identity } });
     // Refused where the ticket stands: answered once per position, like an ignored request (patched).
-    const request: IgnoredRequest = { asked: TRIGGER.rebase, on: observation.source_system === 'scmhost' ? 'pull_request' : 'ticket', remove_labels: [] };
+    // Asked as people wrote it: the reply quotes it, and the reply's effect name is derived from it.
+    const asked = TRIGGER_LABEL[TRIGGER.rebase];
+    const request: IgnoredRequest = { asked, on: observation.source_system === 'scmhost' ? 'pull_request' : 'ticket', remove_labels: [] };
     const name = patched(ONE_REPLY_PATCH) ? requestReplyName(request, { is_blocked: state.checkpoint.is_blocked, retry_count: state.retry_count }) : `${replyName}_rebase`;
     const body = mergedAware
-      ? requestReply({ ticketKey, asked: TRIGGER.rebase, reason: decision.reason, state, permitted: permittedCommands(state), removedLabels: [] })
+      ? requestReply({ ticketKey, asked, reason: decision.reason, state, permitted: permittedCommands(state), removedLabels: [] })
       : `❌ ${decision.reason}`;
     await reply(name, observation, body);
     return;

@@ -8,7 +8,7 @@ import { enter, resolveOutcome } from './enter';
 import { reviewRetryTarget, stationTraits } from './node-traits';
 import type { Action, Position, StepEnv, StepEvent, StepResult, StepState } from './step-types';
 import { RETRY_LABEL, STOP_LABEL, YOLO_LABEL } from '../vocabulary/labels';
-import { TRIGGER } from '../vocabulary/command-words';
+import { TRIGGER, TRIGGER_LABEL } from '../vocabulary/command-words';
 
 /**
  * The ticket runtime's decisions as one pure function (DESIGN 6): given the pinned definition, where the ticket
@@ -318,7 +318,8 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
     }
     case 'stop': {
       const node = position.node;
-      const how = event.via_label ? STOP_LABEL : TRIGGER.stopCommand;
+      // How people asked for it, as they wrote it (the timeline and the block message show it).
+      const how = event.via_label ? STOP_LABEL : TRIGGER_LABEL[TRIGGER.stopCommand];
       const actions: Action[] = [
         {
           type: 'record', kind: 'operator_action', status: 'stopped',

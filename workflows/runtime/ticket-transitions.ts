@@ -1,5 +1,5 @@
 import { proxySinks } from '@temporalio/workflow';
-import type { GateNode } from '../built-in-definitions/definition-types';
+import { commandsAcceptedHere, type GateNode } from '../built-in-definitions/definition-types';
 import type { ServiceMetricsSinks } from '../read-model/metrics-sink';
 import { applyPosition } from './position';
 import type { Action } from './step-types';
@@ -33,7 +33,7 @@ export function createTicketTransitions(context: Pick<DriverContext, 'input' | '
     state.status = 'waiting';
     state.waiting = {
       code: 'gate', message: spec.waiting_for ?? `waiting at ${node}`, since: nowIso(),
-      recovery: `commands accepted here: ${spec.accepts.join(', ')}`,
+      recovery: commandsAcceptedHere(spec),
     };
   };
 

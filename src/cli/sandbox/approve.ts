@@ -1,7 +1,7 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { changeRequestName } from '../../sandbox/sandbox-person';
 import { actInSandbox, sandboxFlags } from '../../sandbox/sandbox-command';
-import { TRIGGER } from '../../../workflows/vocabulary/command-words';
+import { TRIGGER, TRIGGER_LABEL } from '../../../workflows/vocabulary/command-words';
 
 export default class SandboxApprove extends Command {
   static override description = [
@@ -17,7 +17,7 @@ export default class SandboxApprove extends Command {
     const { args, flags } = await this.parse(SandboxApprove);
     await actInSandbox(this, flags, async (person) => {
       if (flags.pr) return `${args.key}: approved ${changeRequestName(args.key, await person.approvePullRequest(args.key))}`;
-      return `${args.key}: commented /service approve (comment ${await person.comment(args.key, TRIGGER.approve)})`;
+      return `${args.key}: commented /service approve (comment ${await person.comment(args.key, TRIGGER_LABEL[TRIGGER.approve])})`;
     });
   }
 }

@@ -1,4 +1,5 @@
-import type { DefinitionNode, WorkflowDefinition } from '../../../workflows/built-in-definitions/definition-types';
+import { nodeAccepts, type DefinitionNode, type WorkflowDefinition } from '../../../workflows/built-in-definitions/definition-types';
+import { triggerLabelOf } from '../../../workflows/vocabulary/command-words';
 import { canonicalJson } from '../../definition-rules/definition-digest';
 import { definitionEdges } from './definition-layout';
 import { edgeId } from './ticket-path';
@@ -62,14 +63,22 @@ function fieldOrder(a: string, b: string): number {
   return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
+/**
+ * A field of a node as people read it. Triggers (`accepts`) by label, whichever spelling the body uses: a revision
+ * published with the legacy labels and one by trigger ids accept the same, and people read labels, never ids.
+ */
+function shownField(node: DefinitionNode, field: string): unknown {
+  if (field === 'accepts' && node.kind !== 'end' && node.accepts !== undefined) return nodeAccepts(node).map(triggerLabelOf);
+  return (node as unknown as Record<string, unknown>)[field];
+}
+
 /** The fields of one node id that differ between two revisions: its kind, station, gate, labels, triggers, outcomes... */
 export function nodeFieldChanges(before: DefinitionNode, after: DefinitionNode): FieldChange[] {
-  const record = (node: DefinitionNode) => node as unknown as Record<string, unknown>;
   const changes: FieldChange[] = [];
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((f) => f !== 'on').sort(fieldOrder);
   for (const field of fields) {
-    const from = record(before)[field];
-    const to = record(after)[field];
+    const from = shownField(before, field);
+    const to = shownField(after, field);
     if (canonicalJson(from ?? null) === canonicalJson(to ?? null)) continue;
     changes.push({ field, from: fieldText(from), to: fieldText(to) });
   }

@@ -4,6 +4,7 @@ import { selectDefinition, workflowKindFor } from '../../../src/definition-rules
 import { validateDefinition } from '../../../src/definition-rules/validate-definition';
 import { BUILT_IN_DEFINITIONS, FEATURE_DEFINITION } from '../../../workflows/built-in-definitions';
 import type { WorkflowDefinition } from '../../../workflows/built-in-definitions/definition-types';
+import { TRIGGER_OUTCOME } from '../../../workflows/built-in-definitions/catalogue';
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
@@ -56,6 +57,9 @@ describe('the digest', () => {
   });
 });
 
+/** The trigger ids the validator offers for an unknown entry: every trigger a node may accept, in vocabulary order. */
+const KNOWN_IDS = Object.keys(TRIGGER_OUTCOME).join(', ');
+
 describe('validateDefinition', () => {
   const problemsOf = (definition: unknown) => {
     const result = validateDefinition(definition);
@@ -105,8 +109,34 @@ describe('validateDefinition', () => {
     (definition.nodes.gate as { accepts: string[] }).accepts.push('a question (?)', 'rm -rf');
     expect(problemsOf(definition)).toEqual([
       'nodes.gate: accepts "a question (?)", whose outcome "question" is not mapped in "on"',
-      'nodes.gate: unknown trigger "rm -rf"',
+      `nodes.gate: unknown trigger "rm -rf" (known: ${KNOWN_IDS})`,
     ]);
+  });
+
+  it('takes triggers by id or by legacy label, mixed too, and judges them alike', () => {
+    const byId = small();
+    (byId.nodes.gate as { accepts: string[] }).accepts = ['prd_approved', 'feedback'];
+    expect(problemsOf(byId)).toEqual([]);
+    const mixed = small();
+    (mixed.nodes.gate as { accepts: string[] }).accepts = ['prd_approved', 'feedback (!)'];
+    expect(problemsOf(mixed)).toEqual([]);
+    // An unmapped outcome is named with the entry as the definition wrote it.
+    (byId.nodes.gate as { accepts: string[] }).accepts.push('question');
+    expect(problemsOf(byId)).toEqual(['nodes.gate: accepts "question", whose outcome "question" is not mapped in "on"']);
+  });
+
+  it('names an unknown trigger of a gate or a station and lists the ids a node may accept', () => {
+    const definition = small();
+    (definition.nodes.gate as { accepts: string[] }).accepts.push('a_question');
+    (definition.nodes.generate_prd as { accepts?: string[] }).accepts = ['merged', 'constructor', 'service:stop'];
+    expect(problemsOf(definition)).toEqual([
+      `nodes.generate_prd: unknown trigger "constructor" (known: ${KNOWN_IDS})`,
+      // The kill switch means something at every node; no node lists it (as before trigger ids).
+      `nodes.generate_prd: unknown trigger "service:stop" (known: ${KNOWN_IDS})`,
+      `nodes.gate: unknown trigger "a_question" (known: ${KNOWN_IDS})`,
+    ]);
+    expect(KNOWN_IDS).toMatch(/^prd_approved, spec_approved, .*, closed_unmerged$/);
+    expect(KNOWN_IDS).not.toMatch(/stop_label|stop_command|[ (!?]\)/);
   });
 
   it('refuses code-like fields, URLs and credentials, and unknown model keys', () => {

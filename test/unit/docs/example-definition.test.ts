@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FEATURE_DEFINITION } from '../../../workflows/built-in-definitions';
+import { acceptTable } from '../../../workflows/built-in-definitions/definition-types';
 import { pinDefinition } from '../../../src/definition-rules/definition-digest';
 import { validateDefinition } from '../../../src/definition-rules/validate-definition';
 import { analyzeMigration, type MigrationPosition } from '../../../workflows/registry/migration-compatibility';
@@ -21,6 +22,7 @@ describe('docs/examples/feature-r3.json', () => {
     expect(valid.definition).toMatchObject({ name: 'feature', revision: 3, entry: FEATURE_DEFINITION.entry });
     expect(FEATURE_DEFINITION.revision).toBe(2);
     expect(valid.definition.nodes).toEqual(FEATURE_DEFINITION.nodes);
+    expect(acceptTable(valid.definition)).toEqual(acceptTable(FEATURE_DEFINITION));
   });
 
   it('takes a ticket waiting at the PRD gate of r2 without a mapping', () => {

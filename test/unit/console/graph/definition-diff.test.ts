@@ -3,7 +3,8 @@ import { diffDefinitions, fieldText, nodeFieldChanges } from '../../../../src/co
 import { layoutDiff } from '../../../../src/console/graph/definition-layout';
 import { graphSvg } from '../../../../src/console/graph/graph-svg';
 import { BUG_DEFINITION, FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
-import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
+import type { DefinitionNode, WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
+import { triggerLabelOf } from '../../../../workflows/vocabulary/command-words';
 import { bugNextRevision } from '../../../helpers/console-definition-revisions';
 
 const changed = (diff: ReturnType<typeof diffDefinitions>, change: string) => diff.nodes.filter((n) => n.change === change).map((n) => n.id).sort();
@@ -38,7 +39,8 @@ describe('diffDefinitions', () => {
     ]);
     const gate = BUG_DEFINITION.nodes.rca_option_gate as { accepts: string[] };
     expect(fields('rca_option_gate')).toEqual([
-      { field: 'accepts', from: gate.accepts.join(', '), to: gate.accepts.slice(1).join(', ') },
+      // Triggers by label, as people read them (the built-in body names them by id).
+      { field: 'accepts', from: gate.accepts.map(triggerLabelOf).join(', '), to: gate.accepts.slice(1).map(triggerLabelOf).join(', ') },
       { field: 'pending_label', from: 'service:rca-pending', to: 'service:rca-waiting' },
       { field: 'on.regenerate', from: 'analyze_bug', to: 'plan_bug_fix' },
     ]);
@@ -49,6 +51,17 @@ describe('diffDefinitions', () => {
     expect(diff.description).toEqual({ from: BUG_DEFINITION.description, to: 'Bug flow with a security review.' });
     expect(diff.entry).toBeNull();
     expect(diff.identical).toBe(false);
+  });
+
+  it('finds no change in triggers named by legacy label in one revision and by id in the other, and shows labels', () => {
+    const gate = BUG_DEFINITION.nodes.rca_option_gate as Extract<DefinitionNode, { kind: 'gate' }>;
+    expect(gate.accepts[0]).toBe('option');
+    const byLabel: WorkflowDefinition = { ...BUG_DEFINITION, revision: 3, nodes: { ...BUG_DEFINITION.nodes, rca_option_gate: { ...gate, accepts: gate.accepts.map(triggerLabelOf) } } };
+    expect(diffDefinitions(BUG_DEFINITION, byLabel).identical).toBe(true);
+    const fewer: WorkflowDefinition = { ...BUG_DEFINITION, revision: 3, nodes: { ...BUG_DEFINITION.nodes, rca_option_gate: { ...gate, accepts: gate.accepts.slice(1) } } };
+    expect(nodeFieldChanges(byLabel.nodes.rca_option_gate!, fewer.nodes.rca_option_gate!)[0]).toEqual({
+      field: 'accepts', from: expect.stringMatching(/^>option, a question \(\?\), /), to: expect.stringMatching(/^a question \(\?\), /),
+    });
   });
 
   it('lists the edges added, removed and changed (the same two nodes, other outcomes)', () => {

@@ -19,7 +19,7 @@ function edit(draft: Draft, text: string) {
   // `accepts` is what the pinned definition says the gate takes (newer builds ask it; older ones know the node).
   const position = {
     workflow_kind: 'feature' as const, current_node: 'plan_approval_gate', is_blocked: false, is_paused: true, has_pull_request: false,
-    draft_item_ids: draftItemIds(draft), accepts: { plan_approval_gate: ['/service remove', '/service exclude', '/service update', '/service add'] }, gates: {},
+    draft_item_ids: draftItemIds(draft), accepts: { plan_approval_gate: ['remove', 'exclude', 'update', 'add'] }, gates: {},
   };
   const decision = decideServiceCommand({ text, written_on: 'ticket' }, position as CommandPosition);
   if (decision.kind !== 'command') throw new Error(`not a command: ${JSON.stringify(decision)}`);

@@ -84,6 +84,21 @@ describe('migration compatibility analysis', () => {
     expect(analyzeMigration(r2, r4, escalated, {}).incompatibilities).toEqual(['service:retry resumes at generate_prd, which changed in feature r4 (retry_bound: 3 → 5): confirm where it stands with --map generate_prd=<node of r4>']);
   });
 
+  it('counts a node unchanged whose accepts name by id the triggers the pinned revision names by legacy label', () => {
+    // r2 was pinned with the triggers' prose (as every body was before trigger ids); r3 writes the same triggers by id.
+    const r3 = pinDefinition(feature(3));
+    (r3.body.nodes.prd_gate as { accepts: string[] }).accepts = ['prd_approved', 'question'];
+    expect(analyzeMigration(r2, r3, atGate, {})).toEqual({ eligible: true, incompatibilities: [], target_node: 'prd_gate', renames: {} });
+    // And back: a body by ids, a successor by labels.
+    expect(analyzeMigration(r3, pinDefinition(feature(4)), atGate, {})).toEqual({ eligible: true, incompatibilities: [], target_node: 'prd_gate', renames: {} });
+    // Another trigger is still a change, named for people by its label whichever spelling either body uses.
+    const r5 = pinDefinition(feature(5));
+    (r5.body.nodes.prd_gate as { accepts: string[] }).accepts = ['prd_approved', 'feedback'];
+    expect(analyzeMigration(r3, r5, atGate, {}).incompatibilities).toEqual([
+      'the ticket stands at prd_gate, which changed in feature r5 (accepts: ["service:prd-approved","a question (?)"] → ["service:prd-approved","feedback (!)"]): confirm where it stands with --map prd_gate=<node of r5>',
+    ]);
+  });
+
   it('describes every changed field of a node', () => {
     expect(describeNodeChange(feature(2).nodes.prd_gate!, feature(3, { approvedTo: 'done', label: 'service:x-pending', waiting: 'the PRD, again' }).nodes.prd_gate!)).toEqual([
       'on.approved: generate_spec → done', 'pending_label: "service:prd-pending" → "service:x-pending"', 'waiting_for: "approval of the PRD" → "the PRD, again"',
@@ -116,6 +131,17 @@ describe('applying a migration', () => {
     expect(state.definition).toBe(r3);
     expect(state.checkpoint).toMatchObject({ current_node: 'prd_approval', is_paused: true });
     expect(state.runtime!.visits).toEqual({ generate_prd: 1, prd_approval: 2 });
+    expect(state.waiting).toMatchObject({ message: 'approval of the PRD (r3)', recovery: 'commands accepted here: service:prd-approved, a question (?)' });
+  });
+
+  it('tells people what the gate accepts by label when the new revision names its triggers by id', () => {
+    const r3 = pinDefinition(feature(3, { waiting: 'approval of the PRD (r3)' }));
+    (r3.body.nodes.prd_gate as { accepts: string[] }).accepts = ['prd_approved', 'question'];
+    const state = stateAtGate();
+    // Its waiting line changed too, so the operator confirms the gate.
+    const applied = decideMigration(state, { to: r3, mapping: { prd_gate: 'prd_gate' }, apply: true, requested_by: 'op' }, 'now');
+    expect(applied.decision).toMatchObject({ eligible: true, applied: true });
+    applyMigration(state, r3, applied.analysis);
     expect(state.waiting).toMatchObject({ message: 'approval of the PRD (r3)', recovery: 'commands accepted here: service:prd-approved, a question (?)' });
   });
 

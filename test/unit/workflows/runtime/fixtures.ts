@@ -4,6 +4,7 @@ import { acceptTable, type WorkflowDefinition } from '../../../../workflows/buil
 import { gateTable, gateTraits } from '../../../../workflows/runtime/node-traits';
 import type { Observation, ObservationFacts, WorkflowKind } from '../../../../workflows/ledger/observation';
 import type { Position, StepEnv, StepState } from '../../../../workflows/runtime/step-types';
+import { TRIGGER, TRIGGER_LABEL, triggerIdOf } from '../../../../workflows/vocabulary/command-words';
 
 export const ENV: StepEnv = { patched: () => true, ticketKey: 'ACME-1' };
 export const PR = 'acme/app#7';
@@ -71,37 +72,43 @@ function proposalBranch(definition: WorkflowDefinition, node: string): string {
   return `service/${(spec?.kind === 'gate' ? gateTraits(node, spec).reviews_proposal : null) ?? 'prd'}/acme-1`;
 }
 
-/** How each trigger reaches the service, as the vendors deliver it (one delivery per meaning it has). */
-export function deliveriesOf(trigger: string, node: string, definition: WorkflowDefinition): Observation[] {
-  if (/^service:[a-z]+-approved$/.test(trigger)) return [labelAdded(trigger)];
+/**
+ * How each trigger reaches the service, as the vendors deliver it (one delivery per meaning it has). The trigger by
+ * id or by its legacy label; a custom gate's own approval label (INVENTED's service:note-approved) is a label added.
+ */
+export function deliveriesOf(entry: string, node: string, definition: WorkflowDefinition): Observation[] {
+  const trigger = triggerIdOf(entry);
+  if (trigger === undefined && /^service:[a-z]+-approved$/.test(entry)) return [labelAdded(entry)];
   switch (trigger) {
-    case '/service approve': return [ticketComment('/service approve')];
-    case 'a question (?)': return [ticketComment('? why is the export synchronous')];
-    case 'feedback (!)': return [ticketComment('! shorter, please')];
-    case 'feedback on a draft item (! <n>:)': return [ticketComment('! 2: smaller')];
-    case 'service:retry at a paused gate': case 'service:retry at review_response_gate': return [labelAdded('service:retry')];
-    case 'a ticket update': return [labelAdded('needs-design')];
-    case '>option': return [ticketComment('>option 1')];
-    case '/service remove': return [ticketComment('/service remove 1')];
-    case '/service exclude': return [ticketComment('/service exclude 1')];
-    case '/service update': return [ticketComment('/service update 2 summary="Export as CSV"')];
-    case '/service add': return [ticketComment('/service add summary="Export as PDF" repo=acme/app')];
-    case 'a review of the proposal': return [review('changes_requested', proposalBranch(definition, node))];
-    case 'a merged proposal': return [pullRequestClosed(true, proposalBranch(definition, node))];
-    case 'a pull request review': return [review('approved'), review('changes_requested')];
-    case 'a CI result': return [delivery('scmhost', 'check_run', { ...onPullRequest(), action: 'completed', check_run: { id: `k${deliveries}`, name: 'test', status: 'completed', conclusion: 'success', head_sha: 'abc' } })];
-    case 'a push to the pull request': return [delivery('scmhost', 'pull_request', { ...onPullRequest(), action: 'synchronize', pull_request: { ...onPullRequest().pull_request!, head_sha: 'def' } })];
-    case 'a merged pull request': return [pullRequestClosed(true)];
-    case 'a pull request closed without merging': return [pullRequestClosed(false)];
-    case '/service skip-gate': return [delivery('scmhost', 'issue_comment', { ...onPullRequest(), comment: { id: `p${deliveries}`, body: '/service skip-gate lint', author: 'bob' } })];
-    case '/service unskip-gate': return [delivery('scmhost', 'issue_comment', { ...onPullRequest(), comment: { id: `p${deliveries}`, body: '/service unskip-gate lint', author: 'bob' } })];
-    default: throw new Error(`no delivery for trigger "${trigger}" in the test table: add how a person or provider sends it`);
+    case TRIGGER.prdApproved: case TRIGGER.specApproved: case TRIGGER.planApproved: case TRIGGER.taskApproved: return [labelAdded(TRIGGER_LABEL[trigger])];
+    case TRIGGER.approve: return [ticketComment('/service approve')];
+    case TRIGGER.question: return [ticketComment('? why is the export synchronous')];
+    case TRIGGER.feedback: return [ticketComment('! shorter, please')];
+    case TRIGGER.draftItemFeedback: return [ticketComment('! 2: smaller')];
+    case TRIGGER.retryAtPausedGate: case TRIGGER.retryAtReviewResponseGate: return [labelAdded('service:retry')];
+    case TRIGGER.ticketUpdate: return [labelAdded('needs-design')];
+    case TRIGGER.option: return [ticketComment('>option 1')];
+    case TRIGGER.remove: return [ticketComment('/service remove 1')];
+    case TRIGGER.exclude: return [ticketComment('/service exclude 1')];
+    case TRIGGER.update: return [ticketComment('/service update 2 summary="Export as CSV"')];
+    case TRIGGER.add: return [ticketComment('/service add summary="Export as PDF" repo=acme/app')];
+    case TRIGGER.proposalReview: return [review('changes_requested', proposalBranch(definition, node))];
+    case TRIGGER.proposalMerged: return [pullRequestClosed(true, proposalBranch(definition, node))];
+    case TRIGGER.pullRequestReview: return [review('approved'), review('changes_requested')];
+    case TRIGGER.ciResult: return [delivery('scmhost', 'check_run', { ...onPullRequest(), action: 'completed', check_run: { id: `k${deliveries}`, name: 'test', status: 'completed', conclusion: 'success', head_sha: 'abc' } })];
+    case TRIGGER.push: return [delivery('scmhost', 'pull_request', { ...onPullRequest(), action: 'synchronize', pull_request: { ...onPullRequest().pull_request!, head_sha: 'def' } })];
+    case TRIGGER.merged: return [pullRequestClosed(true)];
+    case TRIGGER.closedUnmerged: return [pullRequestClosed(false)];
+    case TRIGGER.skipGate: return [delivery('scmhost', 'issue_comment', { ...onPullRequest(), comment: { id: `p${deliveries}`, body: '/service skip-gate lint', author: 'bob' } })];
+    case TRIGGER.unskipGate: return [delivery('scmhost', 'issue_comment', { ...onPullRequest(), comment: { id: `p${deliveries}`, body: '/service unskip-gate lint', author: 'bob' } })];
+    default: throw new Error(`no delivery for trigger "${entry}" in the test table: add how a person or provider sends it`);
   }
 }
 
 /** Where a person finds the ticket at `node` of `definition`: paused there if it is a gate, a pull request open, a draft to edit. */
 export function waitingPosition(definition: WorkflowDefinition, kind: WorkflowKind, node: string, trigger: string, overrides: Partial<CommandPosition> = {}): CommandPosition {
-  const proposal = trigger === 'a review of the proposal' || trigger === 'a merged proposal';
+  const id = triggerIdOf(trigger);
+  const proposal = id === TRIGGER.proposalReview || id === TRIGGER.proposalMerged;
   return {
     workflow_kind: kind, current_node: node, accepts: acceptTable(definition), gates: gateTable(definition), is_blocked: false, is_paused: definition.nodes[node]?.kind === 'gate', has_pull_request: true,
     draft_item_ids: [1, 2, 3], rca_option_count: 2, kill_switch: true, yolo: false, proposal_review: proposal,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceptTable, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
+import { acceptTable, type GateNode, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { gateCommandEffect, stageLabels } from '../../../../workflows/runtime/gate-meaning';
 import { decideRouter, plannedRepositoriesOf, rcaOptionCount } from '../../../../workflows/runtime/routers';
@@ -110,8 +110,12 @@ describe('the gate and router helpers of step', () => {
     expect(rcaOptionCount({})).toBe(0);
   });
 
-  it('builds the accept table the parser reads from the pinned definition', () => {
-    expect(acceptTable(definition)).toEqual({ review_gate: ['service:prd-approved', 'feedback (!)', 'a question (?)'] });
+  it('builds the accept table the parser reads from the pinned definition, legacy labels read as trigger ids', () => {
+    expect(acceptTable(definition)).toEqual({ review_gate: ['prd_approved', 'feedback', 'question'] });
+    const accepting = (accepts: string[]): WorkflowDefinition => ({ ...definition, nodes: { ...definition.nodes, review_gate: { ...(definition.nodes.review_gate as GateNode), accepts } } });
+    expect(acceptTable(accepting(['prd_approved', 'feedback', 'question']))).toEqual(acceptTable(definition));
+    // An entry that names no trigger is kept as written (the validator refuses such a body).
+    expect(acceptTable(accepting(['a question (?)', 'a shrug']))).toEqual({ review_gate: ['question', 'a shrug'] });
   });
 });
 

@@ -1,12 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../../../workflows/person-commands/command-types';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
-import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
+import { nodeAccepts, RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { reviewRetryPosition, step } from '../../../../workflows/runtime/step';
 import type { Action, StepState } from '../../../../workflows/runtime/step-types';
 import type { WorkflowKind } from '../../../../workflows/ledger/observation';
 import { COMMAND_FOR_OUTCOME, deliveriesOf, ENV, meaningsOf, parsed, PR, stateAt, waitingPosition } from './fixtures';
 import { MEANING, type Trigger } from '../../../../workflows/person-commands/command-meaning';
+import { TRIGGER } from '../../../../workflows/vocabulary/command-words';
 
 /**
  * Generated from the built-in definitions: every (node, outcome) and every (node, accepted trigger) pair goes through
@@ -97,7 +98,7 @@ for (const [kind, definition] of Object.entries(BUILT_IN_DEFINITIONS)) {
         },
       });
     }
-    for (const trigger of spec.accepts ?? []) {
+    for (const trigger of nodeAccepts(spec)) {
       meaningsOf(definition, kind as WorkflowKind, node, trigger).forEach((meaning, index) => {
         const id = `${kind}: ${node} accepts ${trigger}${index > 0 ? ` (#${index + 1})` : ''}`;
         pairs.push({
@@ -170,11 +171,11 @@ describe('each accepted trigger in every state kind', () => {
   const cases: Array<[string, () => void]> = [];
   for (const [kind, definition] of Object.entries(BUILT_IN_DEFINITIONS)) {
     for (const [node, spec] of Object.entries(definition.nodes)) {
-      for (const trigger of spec.kind === 'end' ? [] : spec.accepts ?? []) {
+      for (const trigger of nodeAccepts(spec)) {
         cases.push([`${kind}: ${node} blocked (or stopped), ${trigger}`, () => {
           for (const observation of deliveriesOf(trigger, node, definition)) {
             const result = parsed(observation, waitingPosition(definition, kind as WorkflowKind, node, trigger, { is_blocked: true }));
-            if (trigger.startsWith('service:retry')) {
+            if (trigger === TRIGGER.retryAtPausedGate || trigger === TRIGGER.retryAtReviewResponseGate) {
               // service:retry on a blocked ticket resumes it, whatever it means at an open gate.
               expect(result).toEqual({ command: { type: 'retry', mode: 'resume' } });
             } else if (MEANING[trigger as Trigger].while_blocked) {
