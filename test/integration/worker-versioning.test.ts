@@ -22,7 +22,7 @@ const WORKER = join(__dirname, '..', 'helpers', 'registry-test-worker.cjs');
 type Json = Record<string, any>;
 
 const feature: WorkflowDefinition = {
-  apiVersion: 'service/v1', name: 'feature', revision: 2, entry: 'generate_prd',
+  apiVersion: 'service/v1', name: 'feature', revision: 3, entry: 'generate_prd',
   nodes: {
     generate_prd: { kind: 'station', station: 'generate_prd', on: { generated: 'prd_gate' } },
     prd_gate: { kind: 'gate', gate: 'artifact_approval', artifact: 'prd', pending_label: 'service:prd-pending', accepts: ['service:prd-approved'], on: { approved: 'generate_spec' } },
@@ -106,10 +106,10 @@ describe('worker deployment versioning: a ticket stays on the build it started o
     expect(written(second)[0]).toBe(`PRD of ${second} (generate_prd, visit 1, build build-b)`);
 
     // A migration moves the definition and, with versioning on, the run's pin to the current build.
-    const r3 = join(files, 'feature-r3.json');
-    writeFileSync(r3, JSON.stringify({ ...feature, revision: 3, description: 'the same graph, published again' }));
-    expect(await startService(['definitions', 'publish', r3], stack.env).exited).toBe(0);
-    const migrate = startService(['migrate', third, '--to', '3', '--apply'], stack.env);
+    const r4 = join(files, 'feature-r4.json');
+    writeFileSync(r4, JSON.stringify({ ...feature, revision: 4, description: 'the same graph, published again' }));
+    expect(await startService(['definitions', 'publish', r4], stack.env).exited).toBe(0);
+    const migrate = startService(['migrate', third, '--to', '4', '--apply'], stack.env);
     expect(await migrate.exited).toBe(0);
     expect(migrate.output()).toContain(`${third}: its worker-build pin moved from build-a to the current build build-b of ${DEPLOYMENT}`);
 
