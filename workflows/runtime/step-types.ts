@@ -117,8 +117,11 @@ export type Action =
 
 export interface StepResult {
   /**
-   * The state once every action has been carried out. Every change of the position is also carried by an action
-   * (`enter`, `wait` or a closing `set_position`), so the driver writes it at the moment the old runtime did.
+   * The state once every action has been carried out: the position, `blocked` after a block, `ended` after the
+   * completion, `outputs` with the routers' decisions. Every change is also carried by an action (the position by
+   * `enter`, `wait` or a closing `set_position`), so the driver writes it at the moment the old runtime did; the step
+   * simulation checks after every step that what the driver reached is this state. A required write that fails stops
+   * the actions short (the driver blocks), and then the driver's state is the one that counts.
    */
   state: StepState;
   actions: Action[];

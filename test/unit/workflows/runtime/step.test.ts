@@ -54,7 +54,8 @@ describe('step on an invented definition (every node param)', () => {
   it('blocks an outcome the node does not map, without running the station\'s writes', () => {
     const state = stateAt('write');
     const result = step(INVENTED, state, { type: 'station_returned', node: 'write', station: 'write_note', outcome: 'exploded', intents: [] }, ENV);
-    expect(result.state).toEqual(state);
+    // Where it stood, now blocked: the state says what the block action does.
+    expect(result.state).toEqual({ ...state, blocked: true });
     expect(result.actions).toEqual([
       { type: 'record_attempt', status: 'invalid', error: 'write has no transition for outcome "exploded" in invented r3 (it maps: written)' },
       { type: 'block', code: 'invalid_station_result', message: 'write_note returned outcome "exploded": write has no transition for outcome "exploded" in invented r3 (it maps: written)' },
@@ -116,6 +117,8 @@ describe('step on an invented definition (every node param)', () => {
     const outputs = { provision_tasks: { repositories: ['acme/app', 'acme/api'] } };
     const first = step(INVENTED, stateAt('route', {}, { outputs }), { type: 'act' }, ENV);
     expect(first.actions[0]).toEqual({ type: 'set_output', key: 'next_repository', data: { repository: 'acme/app', index: 1, count: 2 } });
+    // The state step returns holds the decision the driver keeps.
+    expect(first.state.outputs.next_repository).toEqual({ repository: 'acme/app', index: 1, count: 2 });
     expect(first.state.position.node).toBe('fix');
     // The third turn, after the router's second decision (kept by the driver under its name): every repository is done.
     const second = { ...outputs, next_repository: { repository: 'acme/api', index: 2, count: 2 } };
@@ -195,7 +198,9 @@ describe('step on an invented definition (every node param)', () => {
   });
 
   it('ends a run at a completing end, and blocks at a node the definition lacks', () => {
-    expect(step(INVENTED, stateAt('done'), { type: 'act' }, ENV).actions).toEqual([{ type: 'complete', node: 'done' }]);
+    const completed = step(INVENTED, stateAt('done'), { type: 'act' }, ENV);
+    expect(completed.actions).toEqual([{ type: 'complete', node: 'done' }]);
+    expect(completed.state).toMatchObject({ ended: true, blocked: false });
     expect(step(INVENTED, stateAt('gone'), { type: 'act' }, ENV).actions).toEqual([{ type: 'block', code: 'invalid_station_result', message: 'gone is not a node of invented r3' }]);
   });
 
