@@ -55,11 +55,17 @@ export interface StepState {
 export interface StepEnv {
   ticketKey: string;
   patched: (patch: string) => boolean;
+  /** Why no definition is pinned (the gateway's route error), when none is: the block says it. */
+  unrouted?: string;
 }
 
 export type StepEvent =
+  /** A new run of the ticket (not one continued as new): it enters its definition's entry node. */
+  | { type: 'start' }
   /** The ticket may act (not blocked, not paused, not ended): do what its node does. */
   | { type: 'act' }
+  /** The ledger found deliveries that contradict each other (`reason`): nothing can be decided safely. */
+  | { type: 'conflict'; reason: string }
   /** The station at `node` returned `outcome` with the writes it wants. */
   | { type: 'station_returned'; node: string; station: string; outcome: string; intents: readonly EffectIntent[] }
   /** The station could not produce a result: `intents` are writes that already report the failure. */

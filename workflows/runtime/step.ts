@@ -276,8 +276,18 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
   };
   const { position } = state;
   switch (event.type) {
+    case 'start': {
+      // The entry node is entered without a transition of its own: the run's first entry says where it started.
+      if (definition === NO_DEFINITION) return done({ position, actions: [] });
+      const entered = enter(definition, position, definition.entry).position;
+      return done({ position: entered, actions: [{ type: 'set_position', position: entered }] });
+    }
     case 'act':
+      // Without a pinned definition (no issue-type route) there is nothing to act on: the ticket blocks.
+      if (definition === NO_DEFINITION) return done({ position, actions: [{ type: 'block', code: 'missing_workflow_route', message: env.unrouted ?? 'no workflow definition is pinned' }] });
       return done(act(definition, state, env));
+    case 'conflict':
+      return done({ position, actions: [{ type: 'block', code: 'conflicting_evidence', message: `conflicting provider evidence: ${event.reason}` }] });
     case 'station_returned':
       return done(stationReturned(definition, state, event, env));
     case 'station_failed':

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
 import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { stationTraits } from '../../../../workflows/runtime/node-traits';
-import { BLOCKED_END_RESUMES_PATCH, DETOUR_RETURN_UNBOUNDED_PATCH, EXHAUSTED_CODE_BLOCKS_PATCH, RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
+import { BLOCKED_END_RESUMES_PATCH, DETOUR_RETURN_UNBOUNDED_PATCH, EXHAUSTED_CODE_BLOCKS_PATCH, NO_DEFINITION, RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
 import type { Action } from '../../../../workflows/runtime/step-types';
 import { ENV, INVENTED, PR, stateAt } from './fixtures';
 
@@ -219,6 +219,30 @@ describe('step on an invented definition (every node param)', () => {
     step(INVENTED, state, { type: 'yolo', enabled: true }, ENV);
     step(INVENTED, state, { type: 'ci_skips', skip: true, match: 'x' }, ENV);
     expect(JSON.stringify(state)).toBe(frozen);
+  });
+});
+
+describe('step: the start, a missing definition and conflicting evidence', () => {
+  it('enters the entry node when a run starts, counting the visit; continued runs never ask', () => {
+    const started = step(FEATURE_DEFINITION, stateAt('', { visits: {} }), { type: 'start' }, ENV);
+    expect(started.state.position).toMatchObject({ node: 'intake', visits: { intake: 1 }, paused: false });
+    expect(started.actions).toEqual([{ type: 'set_position', position: started.state.position }]);
+  });
+
+  it('blocks with missing_workflow_route, saying why, where no definition is pinned; a start changes nothing there', () => {
+    const unrouted = { ...ENV, unrouted: 'no definition serves issue type "Sub-task"' };
+    const acted = step(NO_DEFINITION, stateAt('intake'), { type: 'act' }, unrouted);
+    expect(acted.actions).toEqual([{ type: 'block', code: 'missing_workflow_route', message: 'no definition serves issue type "Sub-task"' }]);
+    expect(acted.state.blocked).toBe(true);
+    expect(step(NO_DEFINITION, stateAt('intake'), { type: 'start' }, unrouted).actions).toEqual([]);
+  });
+
+  it('blocks with conflicting_evidence where the ledger found deliveries that contradict each other, wherever the ticket stands', () => {
+    for (const node of ['write', 'note_gate']) {
+      const result = step(INVENTED, stateAt(node, { paused: node === 'note_gate' }), { type: 'conflict', reason: 'the PR head moved back' }, ENV);
+      expect(result.actions).toEqual([{ type: 'block', code: 'conflicting_evidence', message: 'conflicting provider evidence: the PR head moved back' }]);
+      expect(result.state.position.node).toBe(node);
+    }
   });
 });
 
