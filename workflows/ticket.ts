@@ -55,7 +55,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   const ticketKey = input.ticket_key;
   const effects: EffectContext = { journal: state.effects, timeline: state.timeline, ticketKey, runId: state.run_id, now: nowIso };
   const driver = createTicketDriver(input, state, settings, effects);
-  const { runtime, publish, timeline, block, act } = driver;
+  const { runtime, publish, timeline, decide, act } = driver;
   const handleAccepted = createCommandHandler(input, state, driver);
   // True only while the main loop waits for a delivery or a command: no station, effect or timer of its own runs.
   let idle = false;
@@ -85,7 +85,7 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   for (;;) {
     for (let next = state.inbox.shift(); next !== undefined; next = state.inbox.shift()) {
       if (next.decision === 'accepted') await handleAccepted(next.observation);
-      else await block('conflicting_evidence', `conflicting provider evidence: ${next.reason}`);
+      else await decide({ type: 'conflict', reason: next.reason });
       publish();
       // After a `?` the rest waits until the answer is posted (patched: histories from before judged it at the station).
       if (holdInboxBehindQuestion(canAct() && runtime.request?.kind === 'question', state.inbox) && patched(QUEUE_BEHIND_QUESTION_PATCH)) break;

@@ -479,6 +479,25 @@ export function exhaustedBoundsBlockWithTheirCode(c: StepCheck): string | undefi
   return block.code === bounded.exhausted_code ? undefined : `${resumeAt} ran out of attempts and the ticket blocked with ${block.code}, not its ${bounded.exhausted_code}`;
 }
 
+/**
+ * `step` says what the state is once its actions are carried out (step-types.ts `StepResult.state`). Where the
+ * driver carried out all of them, it must stand exactly there: the same position, blocked when step says so, and
+ * the routers' decisions in `outputs`. (A required write that failed stops the actions short; then the driver's
+ * block is the state.)
+ */
+function stepStateIsTheDriversState(check: StepCheck): string | undefined {
+  if (check.performed < check.result.actions.length) return undefined;
+  const said = check.result.state;
+  if (JSON.stringify(said.position) !== JSON.stringify(check.after)) {
+    return `step said the position would be ${JSON.stringify(said.position)}, the driver stands at ${JSON.stringify(check.after)}`;
+  }
+  if (said.blocked !== check.blockedAfter) return `step said blocked: ${said.blocked}, the driver is ${check.blockedAfter ? '' : 'not '}blocked`;
+  for (const action of check.result.actions) {
+    if (action.type === 'set_output' && JSON.stringify(said.outputs[action.key]) !== JSON.stringify(action.data)) return `step's outputs miss the router decision ${action.key}`;
+  }
+  return undefined;
+}
+
 export const INVARIANTS: readonly Invariant[] = [
   { name: 'at most one stage label', check: atMostOneStageLabel },
   { name: 'one logical write per effect identity', check: effectIdentityIsOneLogicalAction },
@@ -492,6 +511,7 @@ export const INVARIANTS: readonly Invariant[] = [
   { name: 'a station run ends the step', check: aStationRunEndsTheStep },
   { name: 'a detour\'s return does not escalate', check: detourReturnsDoNotEscalate },
   { name: 'an exhausted bound blocks with its own code', check: exhaustedBoundsBlockWithTheirCode },
+  { name: 'the state step returns is the state the driver reaches', check: stepStateIsTheDriversState },
 ];
 
 /**

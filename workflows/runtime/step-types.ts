@@ -55,11 +55,17 @@ export interface StepState {
 export interface StepEnv {
   ticketKey: string;
   patched: (patch: string) => boolean;
+  /** Why no definition is pinned (the gateway's route error), when none is: the block says it. */
+  unrouted?: string;
 }
 
 export type StepEvent =
+  /** A new run of the ticket (not one continued as new): it enters its definition's entry node. */
+  | { type: 'start' }
   /** The ticket may act (not blocked, not paused, not ended): do what its node does. */
   | { type: 'act' }
+  /** The ledger found deliveries that contradict each other (`reason`): nothing can be decided safely. */
+  | { type: 'conflict'; reason: string }
   /** The station at `node` returned `outcome` with the writes it wants. */
   | { type: 'station_returned'; node: string; station: string; outcome: string; intents: readonly EffectIntent[] }
   /** The station could not produce a result: `intents` are writes that already report the failure. */
@@ -117,8 +123,11 @@ export type Action =
 
 export interface StepResult {
   /**
-   * The state once every action has been carried out. Every change of the position is also carried by an action
-   * (`enter`, `wait` or a closing `set_position`), so the driver writes it at the moment the old runtime did.
+   * The state once every action has been carried out: the position, `blocked` after a block, `ended` after the
+   * completion, `outputs` with the routers' decisions. Every change is also carried by an action (the position by
+   * `enter`, `wait` or a closing `set_position`), so the driver writes it at the moment the old runtime did; the step
+   * simulation checks after every step that what the driver reached is this state. A required write that fails stops
+   * the actions short (the driver blocks), and then the driver's state is the one that counts.
    */
   state: StepState;
   actions: Action[];

@@ -254,13 +254,40 @@ function pausedGate(definition: WorkflowDefinition, state: StepState): GateNode 
  * One decision. `ticketKey` names the ticket in the writes the step asks for. The returned state is the one after
  * every action succeeded; a required write that fails ends the step where the ticket stood (the driver blocks it).
  */
+/**
+ * The state the actions leave once all are carried out: the position, and what the blocks, the completion and the
+ * routers' decisions change. A required write that fails is the driver's to see; it blocks, and the step ends there.
+ */
+function stateAfter(state: StepState, position: Position, actions: readonly Action[]): StepState {
+  let after: StepState = { ...state, position };
+  for (const action of actions) {
+    if (action.type === 'block') after = { ...after, blocked: true };
+    else if (action.type === 'complete') after = { ...after, ended: true };
+    else if (action.type === 'set_output') after = { ...after, outputs: { ...after.outputs, [action.key]: action.data } };
+  }
+  return after;
+}
+
 export function step(definition: WorkflowDefinition, state: StepState, event: StepEvent, env: StepEnv): StepResult {
   const { ticketKey } = env;
-  const done = (moved: Moved): StepResult => ({ state: { ...state, position: moved.position }, actions: closed(state.position, moved) });
+  const done = (moved: Moved): StepResult => {
+    const actions = closed(state.position, moved);
+    return { state: stateAfter(state, moved.position, actions), actions };
+  };
   const { position } = state;
   switch (event.type) {
+    case 'start': {
+      // The entry node is entered without a transition of its own: the run's first entry says where it started.
+      if (definition === NO_DEFINITION) return done({ position, actions: [] });
+      const entered = enter(definition, position, definition.entry).position;
+      return done({ position: entered, actions: [{ type: 'set_position', position: entered }] });
+    }
     case 'act':
+      // Without a pinned definition (no issue-type route) there is nothing to act on: the ticket blocks.
+      if (definition === NO_DEFINITION) return done({ position, actions: [{ type: 'block', code: 'missing_workflow_route', message: env.unrouted ?? 'no workflow definition is pinned' }] });
       return done(act(definition, state, env));
+    case 'conflict':
+      return done({ position, actions: [{ type: 'block', code: 'conflicting_evidence', message: `conflicting provider evidence: ${event.reason}` }] });
     case 'station_returned':
       return done(stationReturned(definition, state, event, env));
     case 'station_failed':

@@ -4,11 +4,10 @@ import type { EffectContext } from '../effects/effect-runner';
 import type { ServiceMetricsSinks } from '../read-model/metrics-sink';
 import type { TicketWorkflowInput } from '../ledger/observation';
 import type { TicketState } from './ticket-state';
-import { applyPosition, positionOf, stepStateOf } from './position';
+import { applyPosition, stepStateOf } from './position';
 import { NO_DEFINITION, step } from './step';
 import type { StepEvent } from './step-types';
 import { nowIso } from './clock';
-import { enter } from './enter';
 import { gateTable } from './node-traits';
 import { createDriverContext, type TicketSettings } from './driver-context';
 import { createTicketWrites } from './ticket-writes';
@@ -37,6 +36,7 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
   let definition: WorkflowDefinition | null = state.definition?.body ?? null;
   let accepts = definition ? acceptTable(definition) : {};
   let gates = definition ? gateTable(definition) : {};
+  const env = { ticketKey, patched, unrouted: input.route_error ?? `no workflow definition is pinned for issue type "${input.issue_type ?? ''}"` };
 
   // A required write that fails blocks the ticket, and a block is reported with writes: each is handed the other.
   const { effect, runIntents, reply } = createTicketWrites(context, effects, (code, message) => block(code, message));
@@ -50,15 +50,12 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
   // A function declaration, hoisted: the station runner above is handed it before this line is reached.
   /** Decides with the step function (workflows/runtime/step.ts) and carries out its actions in order. */
   async function decide(event: StepEvent, returned?: Returned): Promise<void> {
-    const { actions } = step(definition ?? NO_DEFINITION, stepStateOf(state), event, { ticketKey, patched });
+    const { actions } = step(definition ?? NO_DEFINITION, stepStateOf(state), event, env);
     for (const action of actions) if (!(await perform(action, returned))) return;
   }
 
   /** One step at the current node. */
-  const act = async () => {
-    if (!definition) return block('missing_workflow_route', input.route_error ?? `no workflow definition is pinned for issue type "${input.issue_type ?? ''}"`);
-    return decide({ type: 'act' });
-  };
+  const act = () => decide({ type: 'act' });
 
   /** The run's first entries: started (and the ticket enters its definition's entry node) or continued as new. */
   const begin = (carried: boolean, runId: string) => {
@@ -78,7 +75,7 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
         },
       });
       if (definition) {
-        applyPosition(state.checkpoint, runtime, enter(definition, positionOf(state.checkpoint, runtime), definition.entry).position);
+        applyPosition(state.checkpoint, runtime, step(definition, stepStateOf(state), { type: 'start' }, env).state.position);
         runtime.entered_at = nowIso();
         state.status = 'running';
         state.waiting = null;

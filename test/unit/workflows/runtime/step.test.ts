@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
 import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { stationTraits } from '../../../../workflows/runtime/node-traits';
-import { BLOCKED_END_RESUMES_PATCH, DETOUR_RETURN_UNBOUNDED_PATCH, EXHAUSTED_CODE_BLOCKS_PATCH, RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
+import { BLOCKED_END_RESUMES_PATCH, DETOUR_RETURN_UNBOUNDED_PATCH, EXHAUSTED_CODE_BLOCKS_PATCH, NO_DEFINITION, RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
 import type { Action } from '../../../../workflows/runtime/step-types';
 import { ENV, INVENTED, PR, stateAt } from './fixtures';
 
@@ -54,7 +54,8 @@ describe('step on an invented definition (every node param)', () => {
   it('blocks an outcome the node does not map, without running the station\'s writes', () => {
     const state = stateAt('write');
     const result = step(INVENTED, state, { type: 'station_returned', node: 'write', station: 'write_note', outcome: 'exploded', intents: [] }, ENV);
-    expect(result.state).toEqual(state);
+    // Where it stood, now blocked: the state says what the block action does.
+    expect(result.state).toEqual({ ...state, blocked: true });
     expect(result.actions).toEqual([
       { type: 'record_attempt', status: 'invalid', error: 'write has no transition for outcome "exploded" in invented r3 (it maps: written)' },
       { type: 'block', code: 'invalid_station_result', message: 'write_note returned outcome "exploded": write has no transition for outcome "exploded" in invented r3 (it maps: written)' },
@@ -116,6 +117,8 @@ describe('step on an invented definition (every node param)', () => {
     const outputs = { provision_tasks: { repositories: ['acme/app', 'acme/api'] } };
     const first = step(INVENTED, stateAt('route', {}, { outputs }), { type: 'act' }, ENV);
     expect(first.actions[0]).toEqual({ type: 'set_output', key: 'next_repository', data: { repository: 'acme/app', index: 1, count: 2 } });
+    // The state step returns holds the decision the driver keeps.
+    expect(first.state.outputs.next_repository).toEqual({ repository: 'acme/app', index: 1, count: 2 });
     expect(first.state.position.node).toBe('fix');
     // The third turn, after the router's second decision (kept by the driver under its name): every repository is done.
     const second = { ...outputs, next_repository: { repository: 'acme/api', index: 2, count: 2 } };
@@ -195,7 +198,9 @@ describe('step on an invented definition (every node param)', () => {
   });
 
   it('ends a run at a completing end, and blocks at a node the definition lacks', () => {
-    expect(step(INVENTED, stateAt('done'), { type: 'act' }, ENV).actions).toEqual([{ type: 'complete', node: 'done' }]);
+    const completed = step(INVENTED, stateAt('done'), { type: 'act' }, ENV);
+    expect(completed.actions).toEqual([{ type: 'complete', node: 'done' }]);
+    expect(completed.state).toMatchObject({ ended: true, blocked: false });
     expect(step(INVENTED, stateAt('gone'), { type: 'act' }, ENV).actions).toEqual([{ type: 'block', code: 'invalid_station_result', message: 'gone is not a node of invented r3' }]);
   });
 
@@ -214,6 +219,30 @@ describe('step on an invented definition (every node param)', () => {
     step(INVENTED, state, { type: 'yolo', enabled: true }, ENV);
     step(INVENTED, state, { type: 'ci_skips', skip: true, match: 'x' }, ENV);
     expect(JSON.stringify(state)).toBe(frozen);
+  });
+});
+
+describe('step: the start, a missing definition and conflicting evidence', () => {
+  it('enters the entry node when a run starts, counting the visit; continued runs never ask', () => {
+    const started = step(FEATURE_DEFINITION, stateAt('', { visits: {} }), { type: 'start' }, ENV);
+    expect(started.state.position).toMatchObject({ node: 'intake', visits: { intake: 1 }, paused: false });
+    expect(started.actions).toEqual([{ type: 'set_position', position: started.state.position }]);
+  });
+
+  it('blocks with missing_workflow_route, saying why, where no definition is pinned; a start changes nothing there', () => {
+    const unrouted = { ...ENV, unrouted: 'no definition serves issue type "Sub-task"' };
+    const acted = step(NO_DEFINITION, stateAt('intake'), { type: 'act' }, unrouted);
+    expect(acted.actions).toEqual([{ type: 'block', code: 'missing_workflow_route', message: 'no definition serves issue type "Sub-task"' }]);
+    expect(acted.state.blocked).toBe(true);
+    expect(step(NO_DEFINITION, stateAt('intake'), { type: 'start' }, unrouted).actions).toEqual([]);
+  });
+
+  it('blocks with conflicting_evidence where the ledger found deliveries that contradict each other, wherever the ticket stands', () => {
+    for (const node of ['write', 'note_gate']) {
+      const result = step(INVENTED, stateAt(node, { paused: node === 'note_gate' }), { type: 'conflict', reason: 'the PR head moved back' }, ENV);
+      expect(result.actions).toEqual([{ type: 'block', code: 'conflicting_evidence', message: 'conflicting provider evidence: the PR head moved back' }]);
+      expect(result.state.position.node).toBe(node);
+    }
   });
 });
 
