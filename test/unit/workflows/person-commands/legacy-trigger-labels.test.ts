@@ -4,7 +4,8 @@ import { commandsAcceptedHere, nodeAccepts, type DefinitionNode, type WorkflowDe
 import { parseCommand, type CommandDecision } from '../../../../workflows/person-commands/command-parser';
 import type { WorkflowKind } from '../../../../workflows/ledger/observation';
 import { permittedCommands } from '../../../../workflows/read-model/execution-view';
-import { initialRuntime, initialTicketState, type TicketState } from '../../../../workflows/runtime/ticket-state';
+import type { TicketState } from '../../../../workflows/runtime/ticket-state';
+import { ticketAtNode } from '../../../helpers/ticket-at-node';
 import { TRIGGER_LABEL, triggerIdOf } from '../../../../workflows/vocabulary/command-words';
 import { deliveriesOf, waitingPosition } from '../runtime/fixtures';
 
@@ -98,14 +99,7 @@ describe('a body whose accepts are legacy labels behaves as the same body by ids
 });
 
 function ticketAt(body: WorkflowDefinition, kind: WorkflowKind, node: string, pullRequest: boolean): TicketState {
-  const now = '2026-11-27T10:00:00.000Z';
-  const state = initialTicketState({ ticket_key: 'SBX-1', project_key: 'SBX', issue_type: 'Feature', workflow_kind: kind }, 'run', now);
-  state.definition = { name: body.name, revision: body.revision, digest: 'digest', body };
-  state.runtime = initialRuntime(now);
-  state.outputs = {};
-  state.checkpoint.current_node = node;
-  state.checkpoint.is_paused = body.nodes[node]?.kind === 'gate';
-  state.status = state.checkpoint.is_paused ? 'waiting' : 'running';
+  const state = ticketAtNode(body, kind, node);
   if (pullRequest) state.pull_requests = ['acme/api#7'];
   return state;
 }

@@ -1,23 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { openPullRequests, permittedCommands } from '../../../../workflows/read-model/execution-view';
-import { initialRuntime } from '../../../../workflows/runtime/ticket-state';
 import type { WorkflowKind } from '../../../../workflows/ledger/observation';
 import { initialTicketState, type TicketState } from '../../../../workflows/runtime/ticket-state';
+import { ticketAtNode } from '../../../helpers/ticket-at-node';
 
 const NOW = '2026-11-27T10:00:00.000Z';
 const SWITCHES = ['service:yolo', 'service:stop', '/service stop'];
 
 /** A ticket of the built-in definition of `kind`, standing at `node` (paused there when it is a gate). */
 function ticket(node: string, kind: WorkflowKind = 'feature', change: (state: TicketState) => void = () => undefined): TicketState {
-  const state = initialTicketState({ ticket_key: 'SBX-1', project_key: 'SBX', issue_type: 'Feature', workflow_kind: kind }, 'run', NOW);
-  const body = BUILT_IN_DEFINITIONS[kind];
-  state.definition = { name: body.name, revision: body.revision, digest: 'digest', body };
-  state.runtime = initialRuntime(NOW);
-  state.outputs = {};
-  state.checkpoint.current_node = node;
-  state.checkpoint.is_paused = body.nodes[node]?.kind === 'gate';
-  state.status = state.checkpoint.is_paused ? 'waiting' : 'running';
+  const state = ticketAtNode(BUILT_IN_DEFINITIONS[kind], kind, node, NOW);
   change(state);
   return state;
 }
