@@ -138,7 +138,7 @@ async function main(): Promise<void> {
     await server.close();
     await apart.close();
   }
-  console.log(`webhook-flood: ${rounds} round(s) of ${3 * perRoute} connections: ${allHeld ? 'every target held' : 'a target was missed'}; on the metrics port apart every probe was ${apartHeld ? '' : 'not '}answered 200 under ${HEALTH_TARGET_MS} ms`);
+  console.log(`webhook-flood: ${rounds} round(s) of ${3 * perRoute} connections: ${allHeld ? 'every target held' : 'a target was missed'}; on the metrics port apart ${apartHeld ? 'every probe was' : 'not every probe was'} answered 200 under ${HEALTH_TARGET_MS} ms`);
   process.exitCode = allHeld ? 0 : 1;
 }
 
