@@ -70,12 +70,3 @@ export function repositorySourcesOf(spec: RouterNode): readonly string[] {
   return spec.repositories_from !== undefined ? [spec.repositories_from] : REPOSITORY_PLANNERS_BEFORE_FIELDS;
 }
 
-/**
- * The one station a router without `repositories_from` reads in this definition: the first built-in planner it runs.
- * What a migration compares, so a revision that names that station is no change.
- */
-export function repositorySourceIn(definition: WorkflowDefinition, spec: RouterNode): string | null {
-  if (spec.repositories_from !== undefined) return spec.repositories_from;
-  const run = new Set(Object.values(definition.nodes).flatMap((node) => (node.kind === 'station' ? [node.station] : [])));
-  return REPOSITORY_PLANNERS_BEFORE_FIELDS.find((station) => run.has(station)) ?? null;
-}
