@@ -1,8 +1,8 @@
 import { retryMode, whyNotMeaningful, type Trigger } from './command-meaning';
 import type { CommandDecision, CommandPosition } from './command-types';
 import type { LabelChange } from '../ledger/observation';
-import { APPROVAL_LABELS, RETRY_LABEL, SERVICE_LABEL_PREFIX, STAGE_LABEL, STOP_LABEL, YOLO_LABEL } from '../vocabulary/labels';
-import { TRIGGER } from '../vocabulary/command-words';
+import { APPROVAL_LABELS, RETRY_LABEL, SERVICE_LABEL_PREFIX, STOP_LABEL, YOLO_LABEL } from '../vocabulary/labels';
+import { TRIGGER, triggerIdOf } from '../vocabulary/command-words';
 
 /**
  * Tracker ticket updates (issue_updated): label commands read from the changelog, and at triage_gate any update a
@@ -18,16 +18,9 @@ function decideRetry(position: CommandPosition): CommandDecision {
   return ignore(`${RETRY_LABEL}: nothing to retry at ${position.current_node} (not blocked, not at review_response_gate, not paused at an approval gate)`);
 }
 
-/** Each approval label is its own trigger: it means something only at a gate that accepts it. */
-const APPROVAL_TRIGGER: Readonly<Record<(typeof APPROVAL_LABELS)[number], Trigger>> = {
-  [STAGE_LABEL.prdApproved]: TRIGGER.prdApproved,
-  [STAGE_LABEL.specApproved]: TRIGGER.specApproved,
-  [STAGE_LABEL.planApproved]: TRIGGER.planApproved,
-  [STAGE_LABEL.taskApproved]: TRIGGER.taskApproved,
-};
-
 function decideApproval(label: (typeof APPROVAL_LABELS)[number], position: CommandPosition): CommandDecision {
-  const notMeaningful = whyNotMeaningful(APPROVAL_TRIGGER[label], position);
+  // Each approval label is its own trigger, the label its legacy spelling: it means something only where a gate accepts it.
+  const notMeaningful = whyNotMeaningful(triggerIdOf(label) as Trigger, position);
   if (notMeaningful) return ignore(notMeaningful);
   return { kind: 'command', command: { type: 'approve', gate: position.current_node, via: 'label' } };
 }
