@@ -1,7 +1,8 @@
 import type { Command } from '../../workflows/person-commands/command-types';
 import { RETURN_TARGET, type GateNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { ESCALATE_NODE } from '../../workflows/runtime/enter';
-import { stationTraits } from '../../workflows/runtime/node-traits';
+import { reviewRetryTarget, stationTraits } from '../../workflows/runtime/node-traits';
+import { rebaseNodeOf } from '../../workflows/runtime/rebase-decision';
 import type { Action, Position, StepEvent, StepResult, StepState, Transition } from '../../workflows/runtime/step-types';
 import { STAGE_LABEL } from '../../workflows/vocabulary/labels';
 
@@ -138,7 +139,7 @@ export function liveNodes(definition: WorkflowDefinition): Set<string> {
 function carriedPositions(actions: readonly Action[]): Array<{ action: Action; position: Position }> {
   const carried: Array<{ action: Action; position: Position }> = [];
   for (const action of actions) {
-    if (action.type === 'enter' || action.type === 'wait' || action.type === 'set_position') carried.push({ action, position: action.position });
+    if (action.type === 'enter' || action.type === 'wait' || action.type === 'set_position' || action.type === 'back_to_review') carried.push({ action, position: action.position });
   }
   return carried;
 }
@@ -162,6 +163,8 @@ export function effectIdentityIsOneLogicalAction(c: StepCheck): string | undefin
   const entries: Record<string, number> = { ...c.entries };
   for (const action of c.result.actions) {
     if (action.type === 'enter') entries[action.transition.to] = (entries[action.transition.to] ?? 0) + 1;
+    // service:retry back to the review a review-response gate answered enters that gate anew.
+    if (action.type === 'back_to_review') entries[action.position.node] = (entries[action.position.node] ?? 0) + 1;
     if (action.type !== 'effect') continue;
     const entry = entries[action.node] ?? 0;
     if (action.visit !== entry) {
@@ -232,7 +235,7 @@ export function followDetours(detours: string[], definition: WorkflowDefinition,
 /** Where the definition sends `outcome` from `from` (the exhaustion node when a bound ran out), or why it cannot. */
 function expectedTarget(c: StepCheck, detours: readonly string[], transition: Transition): string {
   const { event, definition } = c;
-  if (event.type === 'rebase') return event.node;
+  if (event.type === 'rebase') return rebaseNodeOf(definition) ?? '(no rebase node)';
   const spec = definition.nodes[transition.from];
   if (event.type === 'resumed' && spec?.kind === 'end') return c.before.position.resume_at ?? '(no resume_at)';
   const target = spec && spec.kind !== 'end' ? spec.on[transition.outcome] : undefined;
@@ -273,6 +276,16 @@ function movesOf(c: StepCheck): { moves: Move[]; problem?: string } {
   let carried = c.before.position;
   const detours = [...c.detours];
   for (const { action, position } of carriedPositions(c.result.actions)) {
+    if (action.type === 'back_to_review') {
+      // Only service:retry at a review-response gate goes back, and only to the review the gate names (`retry_to`).
+      const here = c.definition.nodes[carried.node];
+      const asked = c.event.type === 'retry' && c.event.command.mode === 'review_response';
+      if (!asked || here?.kind !== 'gate' || position.node !== reviewRetryTarget(here)) {
+        return { moves, problem: `back_to_review moved the ticket from ${carried.node} to ${position.node} on ${c.event.type}` };
+      }
+      carried = position;
+      continue;
+    }
     if (action.type !== 'enter') {
       if (position.node !== carried.node) return { moves, problem: `${action.type} moved the ticket from ${carried.node} to ${position.node} without entering it` };
       carried = position;
@@ -346,8 +359,10 @@ export function blockedOrEndedTicketPlansNothing(c: StepCheck): string | undefin
   const where = () => (c.before.blocked ? `blocked at ${c.before.position.node}` : `after blocking at ${c.before.position.node}`);
   for (const action of actions) {
     if (action.type === 'block') blocked = true;
+    // service:retry (or a corrected command) leaves the block before anything else runs.
+    if (action.type === 'leave_block') blocked = false;
     if (!blocked) continue;
-    if (action.type === 'run_station' || action.type === 'complete' || action.type === 'wait' || action.type === 'approve_artifact') {
+    if (action.type === 'run_station' || action.type === 'complete' || action.type === 'wait' || action.type === 'approve_artifact' || action.type === 'edit_draft' || action.type === 'then') {
       return `${where()}, step planned ${action.type} (${types(actions)})`;
     }
     if (action.type === 'effect' && action.operation.kind !== 'tracker.labels') return `${where()}, step planned the write ${action.name} (${action.operation.kind})`;
@@ -433,6 +448,8 @@ function waitsUnderYolo(definition: WorkflowDefinition, blocked: boolean, positi
  */
 export function yoloGatesDoNotWait(c: StepCheck): string | undefined {
   if (!waitsUnderYolo(c.definition, c.blockedAfter, c.after)) return undefined;
+  // A step with a follow-up (service:retry's `resumed`) is not done: the follow-up must pass the gate.
+  if (c.result.actions.at(-1)?.type === 'then') return undefined;
   const mustPass = c.event.type === 'resumed' || (c.event.type === 'yolo' && c.event.enabled);
   if (!mustPass && waitsUnderYolo(c.definition, c.before.blocked, c.before.position)) return undefined;
   return `after ${c.event.type} the ticket waits at ${c.after.node} with yolo on, not blocked, though the gate approves itself under yolo`;

@@ -19,8 +19,8 @@ import { rcaOptionCount } from '../../workflows/runtime/routers';
 import { isStopRequest } from '../../workflows/runtime/kill-switch';
 import { noteAcceptedPullRequest } from '../../workflows/runtime/merge-progress';
 import { applyPosition, positionOf, stepStateOf } from '../../workflows/runtime/position';
-import { pullRequestRefOf, rebaseDecision } from '../../workflows/runtime/rebase-decision';
-import { reviewRetryPosition, step } from '../../workflows/runtime/step';
+import { pullRequestRefOf } from '../../workflows/runtime/rebase-decision';
+import { step } from '../../workflows/runtime/step';
 import type { Action, StepEnv, StepEvent, StepResult } from '../../workflows/runtime/step-types';
 import { initialRuntime, initialTicketState, type TicketState } from '../../workflows/runtime/ticket-state';
 import { BLOCKED_LABEL, MANAGED_LABEL, RETRY_LABEL, STOP_LABEL, YOLO_LABEL } from '../../workflows/vocabulary/labels';
@@ -153,7 +153,9 @@ export function describeEvent(event: StepEvent): string {
     case 'yolo': return `yolo ${event.enabled ? 'on' : 'off'}`;
     case 'ci_skips': return `ci_skips ${event.skip ? '+' : '-'}${event.match}`;
     case 'ci_recheck': return `ci_recheck via ${event.via}`;
-    case 'rebase': return `rebase → ${event.node} (${event.target ?? 'every pull request'})`;
+    case 'rebase': return `rebase (${event.target ?? 'every pull request'})`;
+    case 'retry': return `retry (${event.command.mode})`;
+    case 'draft_edit': return `draft_edit ${event.command.type}`;
     case 'stop': return `stop by ${event.by}${event.cancelled ? ` cancelling ${event.cancelled}` : ''}`;
     default: return event.type;
   }
@@ -383,6 +385,7 @@ class TicketRun {
       if (!this.perform(action, returned)) break;
       entry.performed += 1;
     }
+    const follow = result.actions.at(-1);
     this.check({
       step: stepNumber, definition: this.definition, live: this.live, event, before, result, performed: entry.performed,
       after: positionOf(this.checkpoint, this.runtime), blockedAfter: this.checkpoint.is_blocked, entries: entriesBefore, labels: this.labels, planned: this.planned,
@@ -391,6 +394,8 @@ class TicketRun {
     for (const action of result.actions.slice(0, entry.performed)) if (action.type === 'enter') followDetours(this.detours, this.definition, action.transition);
     this.followWalk(result.actions.slice(0, entry.performed), returned);
     this.coverStep(event, before.blocked, result.actions.slice(0, entry.performed));
+    // A follow-up is decided on the state the carried-out actions left, as ticket-driver.ts `decide` does.
+    if (follow?.type === 'then' && entry.performed === result.actions.length) return this.decide(follow.event, `${via} (then)`);
     // perform(run_station) awaits the station, whose end is decided in turn; a station run is the step's last action.
     if (this.running) this.runStation(this.running);
   }
@@ -433,7 +438,7 @@ class TicketRun {
 
   private coverStep(event: StepEvent, wasBlocked: boolean, performed: readonly Action[]): void {
     if (event.type === 'stop') this.happened('stop');
-    if (event.type === 'rebase') this.happened('rebase');
+    if (event.type === 'rebase') this.happened(performed.some((action) => action.type === 'enter') ? 'rebase' : 'rebase: refused');
     if (event.type === 'resumed') this.happened(performed.some((action) => action.type === 'enter') ? 'retry: escalation resumed' : 'retry: resumed');
     if (event.type === 'command' && performed.some((action) => action.type === 'enter') && wasBlocked) this.happened('final fact moved a blocked ticket');
     for (const action of performed) {
@@ -478,13 +483,41 @@ class TicketRun {
         this.state.status = 'completed';
         this.state.waiting = null;
         return true;
+      case 'leave_block':
+        this.leaveBlock(action);
+        return true;
+      case 'back_to_review':
+        clearReviewResponseState(this.state);
+        applyPosition(this.checkpoint, this.runtime, action.position);
+        this.entered(action.position.node);
+        this.happened('retry: review response');
+        this.note(`service:retry at the review-response gate: back to ${action.position.node}`);
+        return true;
+      case 'refuse':
+        this.note(`${action.trigger} refused: ${action.reason}`);
+        return true;
+      case 'edit_draft':
+        // Edited in place by an activity (in-place-commands.ts); nothing the step reads back.
+        this.note(`draft edited in place at ${action.node}`);
+        return true;
       case 'record_attempt':
       case 'approve_artifact':
       case 'wait_ended':
       case 'record':
-        // The attempt list, the artifact snapshot, metrics and the timeline: nothing the step reads back.
+      case 'then':
+        // The attempt list, the artifact snapshot, metrics and the timeline: nothing the step reads back. A follow-up
+        // is decided once the step's checks are done (`decide`).
         return true;
     }
+  }
+
+  /** ticket-transitions.ts `leaveBlock` (blocking.ts leaveBlocked). */
+  private leaveBlock(action: Extract<Action, { type: 'leave_block' }>): void {
+    const { resumedAt } = leaveBlocked(this.state, NOW, action.by);
+    const here = this.definition.nodes[resumedAt];
+    if (here?.kind === 'gate' && (this.checkpoint.is_paused || action.by === 'corrected_command')) this.gateWaiting(resumedAt, here);
+    else if (action.by === 'retry') this.state.status = 'running';
+    if (action.by === 'corrected_command') this.happened('corrected command lifted a block');
   }
 
   /** ticket-transitions.ts `enterAt`. */
@@ -584,7 +617,7 @@ class TicketRun {
     if (!noteProposalEvent(this.runtime, observation)) rememberPullRequest(this.state, observation);
     noteAcceptedPullRequest(this.state, observation);
     const starting = observation.event === 'issue_created' || (observation.facts.label_change?.added.includes(MANAGED_LABEL) ?? false);
-    if (starting && !this.runtime.yolo && observation.facts.labels?.includes(YOLO_LABEL)) this.runtime.yolo = true;
+    if (starting && !this.runtime.yolo && observation.facts.labels?.includes(YOLO_LABEL)) this.decide({ type: 'yolo_at_start', delivery_identity: observation.delivery_identity }, 'service:yolo at the start');
     const node = this.checkpoint.current_node;
     const here = this.definition.nodes[node];
     const retryLabelled = observation.facts.label_change?.added.includes(RETRY_LABEL) ?? false;
@@ -615,29 +648,30 @@ class TicketRun {
       return;
     }
     const { command } = decision;
-    if (correcting && command.type !== 'retry') this.clearCommandBlock();
-    this.runtime.trigger = { source_system: observation.source_system, event: observation.event };
     const via = `${arrival.note} (parsed)`;
+    const by = actorIdsOf(observation)[0] ?? observation.source_system;
+    if (correcting && command.type !== 'retry') this.decide({ type: 'corrected', delivery_identity: observation.delivery_identity }, via);
+    this.runtime.trigger = { source_system: observation.source_system, event: observation.event };
     switch (command.type) {
       case 'retry':
-        return this.retry(command, observation, via);
+        return this.decide({ type: 'retry', command, by, delivery_identity: observation.delivery_identity, request_name: `reply_${this.state.observations_received}` }, via);
       case 'yolo':
         return this.decide({ type: 'yolo', enabled: command.enabled }, via);
       case 'skip_gate':
       case 'unskip_gate':
         this.decide({ type: 'ci_skips', skip: command.type === 'skip_gate', match: command.match }, via);
         return this.decide({ type: 'ci_recheck', via: `/service ${command.type === 'skip_gate' ? 'skip-gate' : 'unskip-gate'}` }, via);
-      case 'rebase':
-        return this.rebase(command, observation, via);
+      case 'rebase': {
+        const target = command.pull_request ? pullRequestRefOf(command.pull_request, observation) : null;
+        return this.decide({ type: 'rebase', target, delivery_identity: observation.delivery_identity }, via);
+      }
       case 'stop':
         return this.stopTicket(observation, null);
       case 'draft_remove':
       case 'draft_exclude':
       case 'draft_update':
       case 'draft_add':
-        // Edited in place by an activity (intake-commands.ts draftEdit); no step.
-        this.note(`${arrival.note}: draft edited in place`);
-        return;
+        return this.decide({ type: 'draft_edit', command }, via);
       default:
         return this.gateCommand(command, observation, via);
     }
@@ -657,55 +691,9 @@ class TicketRun {
     this.gateCommand(command, observation, `raw ${command.type}`);
   }
 
-  /** intake-commands.ts `gateCommand`. */
+  /** intake.ts: a command handed to `step` as it is. */
   private gateCommand(command: Command, observation: Observation, via: string): void {
     this.decide({ type: 'command', command, by: actorIdsOf(observation)[0] ?? observation.source_system, delivery_identity: observation.delivery_identity }, via);
-  }
-
-  /** intake-commands.ts `retry`: regenerate is a gate command; review_response goes back to the review gate; resume leaves the block, then `resumed`. */
-  private retry(command: Extract<Command, { type: 'retry' }>, observation: Observation, via: string): void {
-    if (command.mode === 'regenerate') {
-      this.effect(`reply_${this.state.observations_received}_retry_label`, { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [RETRY_LABEL] }, false);
-      return this.gateCommand(command, observation, via);
-    }
-    if (command.mode === 'review_response') {
-      const back = reviewRetryPosition(this.definition, positionOf(this.checkpoint, this.runtime));
-      clearReviewResponseState(this.state);
-      applyPosition(this.checkpoint, this.runtime, back);
-      this.entered(back.node);
-      this.happened('retry: review response');
-      this.note(`service:retry at the review-response gate: back to ${back.node}`);
-      this.effect(`review_retry_${this.state.retry_count}_labels`, { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [RETRY_LABEL] }, false);
-      return;
-    }
-    const episode = this.state.retry_count;
-    const { resumedAt } = leaveBlocked(this.state, NOW);
-    const here = this.definition.nodes[resumedAt];
-    if (this.checkpoint.is_paused && here?.kind === 'gate') this.gateWaiting(resumedAt, here);
-    else this.state.status = 'running';
-    this.effect(`retry_${episode}_labels`, { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [RETRY_LABEL, BLOCKED_LABEL] }, false);
-    this.decide({ type: 'resumed' }, via);
-  }
-
-  /** intake-commands.ts `clearCommandBlock`: a corrected command lifts an unknown command's block by itself. */
-  private clearCommandBlock(): void {
-    const episode = this.state.retry_count;
-    const { resumedAt } = leaveBlocked(this.state, NOW, 'corrected_command');
-    const here = this.definition.nodes[resumedAt];
-    if (here?.kind === 'gate') this.gateWaiting(resumedAt, here);
-    this.happened('corrected command lifted a block');
-    this.effect(`corrected_${episode}_labels`, { kind: 'tracker.labels', issue_key: TICKET_KEY, add: [], remove: [BLOCKED_LABEL] }, false);
-  }
-
-  /** intake-commands.ts `rebase`: rebaseDecision says whether it runs, and on which pull request. */
-  private rebase(command: Extract<Command, { type: 'rebase' }>, observation: Observation, via: string): void {
-    const target = command.pull_request ? pullRequestRefOf(command.pull_request, observation) : null;
-    const decision = rebaseDecision(this.definition, this.state, target, { mergedAware: true });
-    if (decision.type === 'refuse') {
-      this.note(`/service rebase refused: ${decision.reason}`);
-      return;
-    }
-    this.decide({ type: 'rebase', node: decision.node, target: decision.target }, via);
   }
 
   /** station-runner.ts `stopTicket`. */

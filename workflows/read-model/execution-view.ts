@@ -136,7 +136,10 @@ function possibleNow(candidate: string, position: CommandPosition, state: Ticket
       return position.is_paused;
     // The same judgement `/service rebase` gets when it arrives (merged pull requests have nothing left to rebase).
     case TRIGGER.rebase:
-      return rebaseDecision(state.definition?.body ?? null, state, null).type === 'run';
+      return rebaseDecision(state.definition?.body ?? null, {
+        node: state.checkpoint.current_node, blocked: state.checkpoint.is_blocked, ended: state.runtime?.ended === 'completed',
+        pull_requests: state.pull_requests, merged_pull_requests: state.runtime?.merged_pull_requests ?? [],
+      }, null).type === 'run';
     default:
       return true;
   }

@@ -2,7 +2,9 @@ import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Command } from '../person-commands/command-parser';
 import { BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor } from './management-moment';
 import type { Observation } from '../ledger/observation';
-import { KILL_SWITCH_PATCH } from './kill-switch';
+import { KILL_SWITCH_PATCH, stopTriggerOf } from './kill-switch';
+import { whyNotMeaningful } from '../person-commands/command-meaning';
+import type { CommandPosition } from '../person-commands/command-types';
 import { actorIdsOf, commandLabelsOf, needsAllowedActor, TRUSTED_ACTORS_PATCH, type AuthorizeActorResult } from '../person-commands/trusted-actors';
 import type { ActorActivities } from '../../activities/actor-activities';
 import type { DriverContext } from './driver-context';
@@ -38,7 +40,12 @@ export function createCommandTrust(
     if (observation.ticket_key !== ticketKey || madeAt(observation) === undefined || !patched(BEFORE_MANAGEMENT_PATCH)) return undefined;
     return beforeManagement(observation, managementFor(state.management, state.started_at));
   };
-  const stopCounts = async (request: Observation) => patched(KILL_SWITCH_PATCH) && madeBeforeManagement(request) === undefined
+  /**
+   * Whether a stop that arrived while a station runs cancels it: judged as the intake judges any command (made after
+   * the service took the ticket, meaningful where the ticket stands, by someone allowed), on the position now.
+   */
+  const stopCounts = async (request: Observation, position: () => CommandPosition) => patched(KILL_SWITCH_PATCH) && madeBeforeManagement(request) === undefined
+    && whyNotMeaningful(stopTriggerOf(request), position()) === undefined
     && (await actorAllowed({ type: 'stop', via: 'label' }, request)).allowed;
 
   return { actorAllowed, ignoreUntrusted, stopCounts };

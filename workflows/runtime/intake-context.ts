@@ -10,7 +10,7 @@ import type { TicketState } from './ticket-state';
 export type IntakeContext = Pick<
   TicketDriver,
   | 'runtime' | 'artifacts' | 'outputs' | 'ticketKey' | 'publish' | 'timeline' | 'visit' | 'effect' | 'runIntents' | 'block' | 'reply'
-  | 'decide' | 'actorAllowed' | 'ignoreUntrusted' | 'gateWaiting' | 'stopTicket' | 'definition' | 'accepts' | 'gates'
+  | 'decide' | 'decideNow' | 'actorAllowed' | 'ignoreUntrusted' | 'gateWaiting' | 'stopTicket' | 'definition' | 'accepts' | 'gates'
 > & {
   input: TicketWorkflowInput;
   state: TicketState;
@@ -21,9 +21,9 @@ export type IntakeContext = Pick<
  * and gate tables are asked of the driver at each use: an operator's migration swaps them while the run is idle.
  */
 export function intakeContext(input: TicketWorkflowInput, state: TicketState, driver: TicketDriver): IntakeContext {
-  const { runtime, artifacts, outputs, ticketKey, publish, timeline, visit, effect, runIntents, block, reply, decide, actorAllowed, ignoreUntrusted, gateWaiting, stopTicket } = driver;
+  const { runtime, artifacts, outputs, ticketKey, publish, timeline, visit, effect, runIntents, block, reply, decide, decideNow, actorAllowed, ignoreUntrusted, gateWaiting, stopTicket } = driver;
   return {
-    input, state, runtime, artifacts, outputs, ticketKey, publish, timeline, visit, effect, runIntents, block, reply, decide, actorAllowed, ignoreUntrusted, gateWaiting, stopTicket,
+    input, state, runtime, artifacts, outputs, ticketKey, publish, timeline, visit, effect, runIntents, block, reply, decide, decideNow, actorAllowed, ignoreUntrusted, gateWaiting, stopTicket,
     definition: () => driver.definition(),
     accepts: () => driver.accepts(),
     gates: () => driver.gates(),

@@ -3,7 +3,6 @@ import { ignoredRequestOf, type IgnoredRequest } from '../person-commands/ignore
 import { BEFORE_MANAGEMENT, BEFORE_MANAGEMENT_PATCH, beforeManagement, madeAt, managementFor, noteManagement } from './management-moment';
 import type { Observation } from '../ledger/observation';
 import type { TimelineEntry } from '../read-model/timeline';
-import type { AuthorizeActorResult } from '../person-commands/trusted-actors';
 import { KILL_SWITCH_PATCH } from './kill-switch';
 import { nowIso } from './clock';
 import { MANAGED_LABEL, YOLO_LABEL } from '../vocabulary/labels';
@@ -62,18 +61,6 @@ export function ignoredAsMadeBefore(
 export function yoloStandsAtStart({ runtime }: Pick<IntakeContext, 'runtime'>, observation: Observation): boolean {
   const starting = observation.event === 'issue_created' || observation.facts.label_change?.added.includes(MANAGED_LABEL);
   return Boolean(starting && !runtime.yolo && observation.facts.labels?.includes(YOLO_LABEL));
-}
-
-/** service:yolo standing at the start counts: planning gates approve themselves from here on. */
-export function switchYoloOnAtStart(
-  { runtime, timeline }: Pick<IntakeContext, 'runtime' | 'timeline'>,
-  observation: Observation, trusted: AuthorizeActorResult | undefined,
-): void {
-  runtime.yolo = true;
-  timeline({
-    kind: 'command_decision', occurred_at: nowIso(), status: 'accepted', summary: 'service:yolo was on the ticket when it started: planning gates approve themselves',
-    details: { delivery_identity: observation.delivery_identity, ...(trusted ? { reason: trusted.reason } : {}) },
-  });
 }
 
 /**

@@ -2,12 +2,11 @@ import { patched } from '@temporalio/workflow';
 import { UNKNOWN_COMMAND_ONE_ANSWER_PATCH, unknownCommandBlockNote } from './blocking';
 import { parseCommand, type Command, type CommandDecision } from '../person-commands/command-parser';
 import { ONE_REPLY_PATCH } from '../person-commands/ignored-request';
-import { rcaOptionCount } from './routers';
 import type { Observation, TicketWorkflowInput } from '../ledger/observation';
 import { statusReply } from '../person-commands/status-reply';
-import { draftIdsAtGate } from '../person-commands/draft-gate';
 import { noteAcceptedPullRequest } from './merge-progress';
-import { noteProposalEvent, proposalPosition } from '../person-commands/proposal-review';
+import { noteProposalEvent } from '../person-commands/proposal-review';
+import { commandPositionOf } from './command-position';
 import type { TicketState } from './ticket-state';
 import { rememberPullRequest } from '../read-model/ticket-search-attributes';
 import { isStopRequest, KILL_SWITCH_PATCH } from './kill-switch';
@@ -15,14 +14,14 @@ import { nowIso } from './clock';
 import type { TicketDriver } from './ticket-driver';
 import { RETRY_LABEL, YOLO_LABEL } from '../vocabulary/labels';
 import { intakeContext, type IntakeContext } from './intake-context';
-import { ignoredAsMadeBefore, recordChildEvent, switchYoloOnAtStart, withoutYoloAdded, yoloStandsAtStart } from './intake-judgement';
+import { ignoredAsMadeBefore, recordChildEvent, withoutYoloAdded, yoloStandsAtStart } from './intake-judgement';
 import { answerIgnored, isQuestion } from './intake-answers';
-import { clearCommandBlock, draftEdit, gateCommand, rebase, retry } from './intake-commands';
+import { actorIdsOf } from '../person-commands/trusted-actors';
+import { pullRequestRefOf } from './rebase-decision';
 
 /** service:yolo standing at a ticket's start counts only from an allowed actor (histories from before: from anyone). */
 export const TRUSTED_YOLO_AT_START_PATCH = 'trusted-yolo-at-start';
 
-export { REVIEW_RETRY_OWN_LABELS_PATCH } from './intake-commands';
 
 /**
  * The command intake of the station runtime (SPEC 2.4, 3.2): an accepted delivery is judged (made before the service
@@ -43,7 +42,7 @@ export function createCommandHandler(input: TicketWorkflowInput, state: TicketSt
  * the async commands that were functions of their own before.
  */
 async function handleAccepted(intake: IntakeContext, observation: Observation): Promise<void> {
-  const { state, runtime, ticketKey, effect, reply, block, decide, actorAllowed, ignoreUntrusted, stopTicket } = intake;
+  const { state, runtime, ticketKey, effect, reply, block, decide, decideNow, actorAllowed, ignoreUntrusted, stopTicket } = intake;
   if (!noteProposalEvent(runtime, observation)) rememberPullRequest(state, observation);
   noteAcceptedPullRequest(state, observation);
   if (observation.ticket_key !== ticketKey) {
@@ -64,7 +63,7 @@ async function handleAccepted(intake: IntakeContext, observation: Observation): 
     const yoloOn: Command = { type: 'yolo', enabled: true };
     const trusted = patched(TRUSTED_YOLO_AT_START_PATCH) ? await actorAllowed(yoloOn, observation) : undefined;
     if (!trusted || trusted.allowed) {
-      switchYoloOnAtStart(intake, observation, trusted);
+      decideNow({ type: 'yolo_at_start', delivery_identity: observation.delivery_identity, ...(trusted ? { reason: trusted.reason } : {}) });
     } else {
       // The label stands on the ticket, so it is taken off whether or not this change added it.
       await ignoreUntrusted(yoloOn, observation, trusted.reason, `start_yolo_${state.observations_received}`, [YOLO_LABEL]);
@@ -99,11 +98,14 @@ async function handleAccepted(intake: IntakeContext, observation: Observation): 
   const command = decision.command;
   const trusted = await actorAllowed(command, observation);
   if (!trusted.allowed) return ignoreUntrusted(command, observation, trusted.reason, replyName);
-  if (correcting && command.type !== 'retry') await clearCommandBlock(intake, observation);
+  // The delivery is answered where it came in; a corrected command lifts the block before it is carried out.
+  const delivery = { observation, replyName };
+  const asked = { by: actorIdsOf(observation)[0] ?? observation.source_system, delivery_identity: observation.delivery_identity };
+  if (correcting && command.type !== 'retry') await decide({ type: 'corrected', delivery_identity: asked.delivery_identity });
   runtime.trigger = { source_system: observation.source_system, event: observation.event };
   switch (command.type) {
     case 'retry':
-      return retry(intake, command.mode, observation, command);
+      return decide({ type: 'retry', command, ...asked, request_name: replyName }, { delivery });
     case 'yolo':
       return decide({ type: 'yolo', enabled: command.enabled });
     case 'skip_gate':
@@ -117,17 +119,19 @@ async function handleAccepted(intake: IntakeContext, observation: Observation): 
       // Patched inside the step: histories from before did not judge the checks again.
       return decide({ type: 'ci_recheck', via: `/service ${command.type === 'skip_gate' ? 'skip-gate' : 'unskip-gate'}` });
     }
-    case 'rebase':
-      return rebase(intake, command, observation, replyName);
+    case 'rebase': {
+      const target = command.pull_request ? pullRequestRefOf(command.pull_request, observation) : null;
+      return decide({ type: 'rebase', target, delivery_identity: asked.delivery_identity }, { delivery });
+    }
     case 'stop':
       return stopTicket(observation, null);
     case 'draft_remove':
     case 'draft_exclude':
     case 'draft_update':
     case 'draft_add':
-      return draftEdit(intake, command, observation);
+      return decide({ type: 'draft_edit', command }, { delivery });
     default:
-      return gateCommand(intake, command, observation);
+      return decide({ type: 'command', command, ...asked });
   }
 }
 
@@ -136,9 +140,10 @@ async function handleAccepted(intake: IntakeContext, observation: Observation): 
  * command and reads this one as if unblocked.
  */
 function readCommand(
-  { input, state, runtime, outputs, definition, accepts, gates }: Pick<IntakeContext, 'input' | 'state' | 'runtime' | 'outputs' | 'definition' | 'accepts' | 'gates'>,
+  intake: Pick<IntakeContext, 'input' | 'state' | 'runtime' | 'outputs' | 'definition' | 'accepts' | 'gates'>,
   observation: Observation, judged: Observation,
 ): { decision: CommandDecision; correcting: boolean } {
+  const { state, definition } = intake;
   const here = definition()?.nodes[state.checkpoint.current_node];
   // A ticket blocked at a gate by an unknown command reads the next command as if unblocked: the corrected command
   // clears the block by itself (issue 43; patched: histories from before waited for service:retry). Elsewhere a
@@ -147,20 +152,10 @@ function readCommand(
   const retryLabelled = judged.facts.label_change?.added.includes(RETRY_LABEL) ?? false;
   const correcting = state.checkpoint.is_blocked && state.checkpoint.is_paused && state.waiting?.code === 'unrecognized_command'
     && here?.kind === 'gate' && !retryLabelled && patched(UNKNOWN_COMMAND_ONE_ANSWER_PATCH);
-  const decision = parseCommand(judged, {
-    workflow_kind: input.workflow_kind,
-    current_node: state.checkpoint.current_node,
-    accepts: accepts(),
-    gates: gates(),
+  const decision = parseCommand(judged, commandPositionOf(intake, {
     is_blocked: state.checkpoint.is_blocked && !correcting,
-    is_paused: state.checkpoint.is_paused,
-    has_pull_request: state.pull_requests.length > 0,
-    yolo: runtime.yolo,
     kill_switch: isStopRequest(observation) && patched(KILL_SWITCH_PATCH),
-    draft_item_ids: here?.kind === 'gate' && here.artifact ? draftIdsAtGate(here.artifact, outputs) : undefined,
-    rca_option_count: here?.kind === 'gate' && here.gate === 'rca_option' ? rcaOptionCount(outputs) : undefined,
-    ...proposalPosition(gates()[state.checkpoint.current_node]?.reviews_proposal, outputs, runtime),
-  });
+  }));
   return { decision, correcting };
 }
 

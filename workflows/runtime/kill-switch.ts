@@ -2,6 +2,7 @@ import { CancellationScope, condition, isCancellation } from '@temporalio/workfl
 import type { Observation } from '../ledger/observation';
 import { STOP_LABEL } from '../vocabulary/labels';
 import { isStopComment } from '../person-commands/command-service-verbs';
+import { TRIGGER } from '../vocabulary/command-words';
 
 export { STOP_LABEL };
 
@@ -23,6 +24,11 @@ export function isStopRequest(observation: Observation): boolean {
   const comment = observation.facts.comment;
   if (!comment || !['issue_commented', 'issue_comment', 'note'].includes(observation.event)) return false;
   return isStopComment(comment.body);
+}
+
+/** The trigger a stop request is (the label or the comment), as the command boundary judges it. */
+export function stopTriggerOf(observation: Observation): typeof TRIGGER.stopLabel | typeof TRIGGER.stopCommand {
+  return observation.facts.label_change?.added.includes(STOP_LABEL) ? TRIGGER.stopLabel : TRIGGER.stopCommand;
 }
 
 export interface StoppableRun<T> {

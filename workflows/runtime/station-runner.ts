@@ -9,8 +9,8 @@ import { runStoppable, STOP_LABEL } from './kill-switch';
 import type { StepEvent } from './step-types';
 import { nowIso } from './clock';
 import type { DriverContext } from './driver-context';
-import type { Returned, StationRecords } from './station-records';
-import type { CommandTrust } from './command-trust';
+import type { StationRecords } from './station-records';
+import type { InHand } from './action-performer';
 
 /**
  * Runs stations as activities the kill switch can cancel, and hands what they ended with to the step function
@@ -20,8 +20,9 @@ export function createStationRunner(
   context: Pick<DriverContext, 'input' | 'state' | 'settings' | 'runtime' | 'artifacts' | 'outputs' | 'ticketKey'>,
   { recordAttempt, stopCounts, decide }: {
     recordAttempt: StationRecords['recordAttempt'];
-    stopCounts: CommandTrust['stopCounts'];
-    decide: (event: StepEvent, returned?: Returned) => Promise<void>;
+    /** Whether a stop request that arrived during the station cancels it (command-trust.ts, on the position now). */
+    stopCounts: (request: Observation) => Promise<boolean>;
+    decide: (event: StepEvent, inHand?: InHand) => Promise<void>;
   },
 ) {
   const { input, state, settings, runtime, artifacts, outputs, ticketKey } = context;
@@ -76,7 +77,7 @@ export function createStationRunner(
       return decide({ type: 'station_failed', node, code: 'station_failed', message: `${spec.station} failed after its retries: ${outcome.message}`, intents: [] });
     }
     const { result } = outcome;
-    return decide({ type: 'station_returned', node, station: spec.station, outcome: result.outcome, intents: result.effects ?? [] }, { spec, result, base });
+    return decide({ type: 'station_returned', node, station: spec.station, outcome: result.outcome, intents: result.effects ?? [] }, { returned: { spec, result, base } });
   };
 
   return { runStation, stopTicket, stopRequests, isStationRunning: () => stationRunning };

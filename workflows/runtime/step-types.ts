@@ -1,4 +1,6 @@
 import type { Command } from '../person-commands/command-types';
+import type { DraftCommand } from '../person-commands/drafts';
+import type { TriggerId } from '../vocabulary/command-words';
 import type { GateNode, StationNode } from '../built-in-definitions/definition-types';
 import type { EffectOperation } from '../effects/effect-types';
 import type { EffectIntent, StationRequest } from './station-types';
@@ -74,13 +76,27 @@ export type StepEvent =
   | { type: 'command'; command: Command; by: string; delivery_identity: string }
   /** service:yolo switched on or off. */
   | { type: 'yolo'; enabled: boolean }
+  /** service:yolo stood on the ticket when the service took it, put there by someone allowed to (`reason` says why). */
+  | { type: 'yolo_at_start'; delivery_identity: string; reason?: string }
+  /**
+   * service:retry, read as the position reads it (`command.mode`): a block resumes, a review-response gate goes back
+   * to its review, an unblocked gate regenerates. `request_name` names the writes that answer this delivery.
+   */
+  | { type: 'retry'; command: Extract<Command, { type: 'retry' }>; by: string; delivery_identity: string; request_name: string }
+  /** An allowed person's valid command after an unknown one at a gate: the block goes before the command is carried out. */
+  | { type: 'corrected'; delivery_identity: string }
+  /** `/service remove|exclude|update|add` at the ticket's node: a gate with a draft edits it in place. */
+  | { type: 'draft_edit'; command: DraftCommand }
   /** `/service skip-gate` or `/service unskip-gate` changes the skip list. */
   | { type: 'ci_skips'; skip: boolean; match: string }
   /** After the skip list changed (and the person was answered): a gate waiting for CI judges the checks again. */
   | { type: 'ci_recheck'; via: string }
-  /** `/service rebase` that rebaseDecision let run: the detour to `node`, back to where the ticket stands. */
-  | { type: 'rebase'; node: string; target: string | null }
-  /** service:retry resumed a blocked ticket (the driver has left the block): an escalation resumes its bounded node. */
+  /**
+   * `/service rebase`, on the pull request `target` (null: every pull request of the ticket). The step judges it
+   * (./rebase-decision.ts): the detour to the rebase node and back to where the ticket stands, or a refusal.
+   */
+  | { type: 'rebase'; target: string | null; delivery_identity: string }
+  /** service:retry has left the block (the `retry` step's follow-up): an escalation resumes its bounded node. */
   | { type: 'resumed' }
   /** The kill switch: service:stop or `/service stop`, maybe while a station ran (`cancelled`). */
   | { type: 'stop'; by: string; via_label: boolean; cancelled: string | null; delivery_identity: string };
@@ -115,8 +131,24 @@ export type Action =
   | { type: 'enter'; position: Position; transition: Transition }
   /** Pause at a gate and wait for what it accepts. */
   | { type: 'wait'; position: Position; node: string; spec: GateNode }
-  /** A decision for the timeline (`command_decision` or `operator_action`). */
-  | { type: 'record'; kind: 'command_decision' | 'operator_action'; status: string; summary: string; details: Record<string, unknown> }
+  /** A decision for the timeline (`command_decision`, `operator_action`, or a `transition` no `enter` carries). */
+  | { type: 'record'; kind: 'command_decision' | 'operator_action' | 'transition'; status: string; summary: string; details: Record<string, unknown> }
+  /**
+   * Leave the block (SPEC 3.2): service:retry resets the CI fix attempts, a corrected command keeps them; both count
+   * as a retry (the next block is a new episode), and the ticket waits at its gate again or runs.
+   */
+  | { type: 'leave_block'; by: 'retry' | 'corrected_command'; delivery_identity: string }
+  /**
+   * service:retry at a review-response gate: the contested review state goes, the next review starts fresh, and the
+   * ticket is at the gate's `retry_to` (a new visit, entered without a transition of its own).
+   */
+  | { type: 'back_to_review'; position: Position }
+  /** A command that cannot be carried out where the ticket stands: the person is answered once, with `reason`. */
+  | { type: 'refuse'; trigger: TriggerId; reason: string; reply: 'with_position' | 'bare' }
+  /** Edit the draft artifact of the gate at `node` in place (an activity), answer, and post it again. */
+  | { type: 'edit_draft'; node: string; artifact: string; command: DraftCommand }
+  /** Decide `event` next, once the actions before it are carried out (always the last action of a step). */
+  | { type: 'then'; event: StepEvent }
   | { type: 'block'; code: string; message: string; comment?: null }
   /** The run reached a completing end. */
   | { type: 'complete'; node: string };

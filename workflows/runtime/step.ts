@@ -7,7 +7,8 @@ import type { StationRequest } from './station-types';
 import { enter, resolveOutcome } from './enter';
 import { reviewRetryTarget, stationTraits } from './node-traits';
 import type { Action, Position, StepEnv, StepEvent, StepResult, StepState } from './step-types';
-import { RETRY_LABEL, STOP_LABEL, YOLO_LABEL } from '../vocabulary/labels';
+import { BLOCKED_LABEL, RETRY_LABEL, STOP_LABEL, YOLO_LABEL } from '../vocabulary/labels';
+import { REBASE_MERGED_PATCH, rebaseDecision } from './rebase-decision';
 import { TRIGGER, TRIGGER_LABEL } from '../vocabulary/command-words';
 
 /**
@@ -240,8 +241,11 @@ function commandAt(definition: WorkflowDefinition, state: StepState, env: StepEn
 /** The actions, closed by a `set_position` when the last position they carry is not the step's result. */
 function closed(start: Position, moved: Moved): Action[] {
   let carried = start;
-  for (const action of moved.actions) if (action.type === 'enter' || action.type === 'wait' || action.type === 'set_position') carried = action.position;
-  return carried === moved.position ? moved.actions : [...moved.actions, { type: 'set_position', position: moved.position }];
+  for (const action of moved.actions) if (action.type === 'enter' || action.type === 'wait' || action.type === 'set_position' || action.type === 'back_to_review') carried = action.position;
+  if (carried === moved.position) return moved.actions;
+  // A follow-up (`then`) decides on the state the actions leave: the position is written before it.
+  const follow = moved.actions.at(-1)?.type === 'then' ? moved.actions.slice(-1) : [];
+  return [...moved.actions.slice(0, moved.actions.length - follow.length), { type: 'set_position', position: moved.position }, ...follow];
 }
 
 /** A gate that waits here and may be passed now (not blocked, paused at it). */
@@ -262,6 +266,8 @@ function stateAfter(state: StepState, position: Position, actions: readonly Acti
   let after: StepState = { ...state, position };
   for (const action of actions) {
     if (action.type === 'block') after = { ...after, blocked: true };
+    else if (action.type === 'leave_block') after = { ...after, blocked: false, retry_count: after.retry_count + 1 };
+    else if (action.type === 'back_to_review') after = { ...after, blocked: false };
     else if (action.type === 'complete') after = { ...after, ended: true };
     else if (action.type === 'set_output') after = { ...after, outputs: { ...after.outputs, [action.key]: action.data } };
   }
@@ -307,6 +313,34 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
       if (event.enabled && gate?.auto_approve_in_yolo) return done(passGate(definition, switched, env, gate, 'approved', null, YOLO_LABEL));
       return done({ position: switched.position, actions: [] });
     }
+    case 'yolo_at_start': {
+      // Before the ticket pauses anywhere: nothing to pass yet; planning gates approve themselves from here on.
+      const details = { delivery_identity: event.delivery_identity, ...(event.reason !== undefined ? { reason: event.reason } : {}) };
+      const switched: Position = { ...position, yolo: true };
+      return done({
+        position: switched,
+        actions: [
+          { type: 'record', kind: 'command_decision', status: 'accepted', summary: `${YOLO_LABEL} was on the ticket when it started: planning gates approve themselves`, details },
+          { type: 'set_position', position: switched },
+        ],
+      });
+    }
+    case 'retry':
+      return done(retry(definition, state, event, env));
+    case 'corrected':
+      // The unknown command's block goes; what the corrected command means is decided next, as any command's is.
+      return done({
+        position,
+        actions: [
+          { type: 'leave_block', by: 'corrected_command', delivery_identity: event.delivery_identity },
+          labelsEffect(state, ticketKey, `corrected_${state.retry_count}_labels`, position.node, [], [BLOCKED_LABEL]),
+        ],
+      });
+    case 'draft_edit': {
+      const spec = definition.nodes[position.node];
+      if (spec?.kind !== 'gate' || !spec.artifact) return done({ position, actions: [] });
+      return done({ position, actions: [{ type: 'edit_draft', node: position.node, artifact: spec.artifact, command: event.command }] });
+    }
     case 'ci_skips': {
       const skipped = new Set(position.ci_skipped_checks);
       if (event.skip) skipped.add(event.match);
@@ -321,9 +355,21 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
       return done({ position, actions: [] });
     }
     case 'rebase': {
+      // Patched: histories from before ran the station on a merged pull request and replied with the bare reason.
+      const mergedAware = env.patched(REBASE_MERGED_PATCH);
+      const decision = rebaseDecision(definition === NO_DEFINITION ? null : definition, { ...state, node: position.node }, event.target, { mergedAware });
+      if (decision.type === 'refuse') {
+        return done({
+          position,
+          actions: [
+            { type: 'record', kind: 'command_decision', status: 'rejected', summary: `/service rebase at ${position.node}: ${decision.reason}`, details: { node: position.node, delivery_identity: event.delivery_identity } },
+            { type: 'refuse', trigger: TRIGGER.rebase, reason: decision.reason, reply: mergedAware ? 'with_position' : 'bare' },
+          ],
+        });
+      }
       // The rebase detour returns (`$return`) to where the ticket stood; a gate pauses there again.
-      const leaving: Position = { ...position, rebase_target: event.target, return_to: position.node, request: null, paused: false };
-      return done(transition(definition, leaving, 'rebase_requested', event.node, `/service rebase at ${position.node}`, env));
+      const leaving: Position = { ...position, rebase_target: decision.target, return_to: position.node, request: null, paused: false };
+      return done(transition(definition, leaving, 'rebase_requested', decision.node, `/service rebase at ${position.node}`, env));
     }
     case 'resumed': {
       // Yolo switched on while the ticket was blocked could not pass the gate it waits at; now it may.
@@ -358,6 +404,60 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
       // The label is a request: once carried out it goes, so that it can be used again after service:retry.
       if (event.via_label) actions.push(labelsEffect(state, ticketKey, `stop_${state.retry_count}_label`, node, [], [STOP_LABEL]));
       return done({ position, actions });
+    }
+  }
+}
+
+/** service:retry at a review-response gate names its label write apart from the resume's (histories from before shared one). */
+export const REVIEW_RETRY_OWN_LABELS_PATCH = 'review-retry-own-labels';
+
+/**
+ * service:retry as the position reads it (the parser chose the mode): an unblocked gate regenerates (the gate's
+ * `retry` outcome), a review-response gate goes back to the review it answered (its `retry_to`), and a block is left
+ * and the ticket resumes where it stood (the follow-up `resumed` decides whether an escalation goes back to its node).
+ * The label is a request: it is taken off each time.
+ */
+function retry(definition: WorkflowDefinition, state: StepState, event: Extract<StepEvent, { type: 'retry' }>, env: StepEnv): Moved {
+  const { position } = state;
+  const { ticketKey } = env;
+  switch (event.command.mode) {
+    case 'regenerate':
+      return {
+        position,
+        actions: [
+          labelsEffect(state, ticketKey, `${event.request_name}_retry_label`, position.node, [], [RETRY_LABEL]),
+          { type: 'then', event: { type: 'command', command: event.command, by: event.by, delivery_identity: event.delivery_identity } },
+        ],
+      };
+    case 'review_response': {
+      const back = reviewRetryPosition(definition, position);
+      // A write of its own: under the resume's name, a block at the review gate's new visit resumed by service:retry
+      // would plan this key again, the journal would adopt this write, and service:blocked would stay on the ticket.
+      const name = env.patched(REVIEW_RETRY_OWN_LABELS_PATCH) ? `review_retry_${state.retry_count}_labels` : `retry_${state.retry_count}_labels`;
+      return {
+        position: back,
+        actions: [
+          { type: 'back_to_review', position: back },
+          {
+            type: 'record', kind: 'transition', status: 'resumed', summary: `${RETRY_LABEL}: review state cleared, back to ${back.node}`,
+            details: { delivery_identity: event.delivery_identity, force_fresh_invoke: true },
+          },
+          { type: 'effect', name, node: back.node, visit: visitOf(back), operation: { kind: 'tracker.labels', issue_key: ticketKey, add: [], remove: [RETRY_LABEL] }, required: false },
+        ],
+      };
+    }
+    case 'resume': {
+      // SPEC 3.2: a retry starts the CI fix attempts again.
+      const resumed: Position = { ...position, ci_fix_attempts: 0 };
+      return {
+        position: resumed,
+        actions: [
+          { type: 'leave_block', by: 'retry', delivery_identity: event.delivery_identity },
+          { type: 'set_position', position: resumed },
+          labelsEffect(state, ticketKey, `retry_${state.retry_count}_labels`, position.node, [], [RETRY_LABEL, BLOCKED_LABEL]),
+          { type: 'then', event: { type: 'resumed' } },
+        ],
+      };
     }
   }
 }

@@ -12,11 +12,13 @@ import { gateTable } from './node-traits';
 import { createDriverContext, type TicketSettings } from './driver-context';
 import { createTicketWrites } from './ticket-writes';
 import { createBlockReporter } from './block-reporter';
-import { createStationRecords, type Returned } from './station-records';
+import { createStationRecords } from './station-records';
 import { createCommandTrust } from './command-trust';
 import { createStationRunner } from './station-runner';
 import { createTicketTransitions } from './ticket-transitions';
-import { createActionPerformer } from './action-performer';
+import { createActionPerformer, isNowAction, type InHand } from './action-performer';
+import { createInPlaceCommands } from './in-place-commands';
+import { commandPositionOf } from './command-position';
 
 const { serviceMetrics } = proxySinks<ServiceMetricsSinks>();
 
@@ -43,15 +45,34 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
   const { block } = createBlockReporter(context, effect);
   const { recordAttempt, keepResult } = createStationRecords(context);
   const { actorAllowed, ignoreUntrusted, stopCounts } = createCommandTrust(context, { effect, reply });
-  const { runStation, stopTicket, stopRequests, isStationRunning } = createStationRunner(context, { recordAttempt, stopCounts, decide });
-  const { enterAt, gateWaiting, complete } = createTicketTransitions(context);
-  const { perform } = createActionPerformer(context, { runStation, effect, recordAttempt, keepResult, enterAt, gateWaiting, complete, block });
+  const positionNow = () => commandPositionOf({ input, state, runtime, outputs, definition: () => definition, accepts: () => accepts, gates: () => gates });
+  const { runStation, stopTicket, stopRequests, isStationRunning } = createStationRunner(context, { recordAttempt, stopCounts: (request) => stopCounts(request, positionNow), decide });
+  const { enterAt, gateWaiting, leaveBlock, complete } = createTicketTransitions(context);
+  const { refuse, editDraft } = createInPlaceCommands(context, { reply, runIntents });
+  const { perform, performNow } = createActionPerformer(context, { runStation, effect, recordAttempt, keepResult, enterAt, gateWaiting, complete, leaveBlock, block, refuse, editDraft });
 
   // A function declaration, hoisted: the station runner above is handed it before this line is reached.
-  /** Decides with the step function (workflows/runtime/step.ts) and carries out its actions in order. */
-  async function decide(event: StepEvent, returned?: Returned): Promise<void> {
+  /**
+   * Decides with the step function (workflows/runtime/step.ts) and carries out its actions in order; a follow-up
+   * (`then`, always last) is decided on the state they left, with the same delivery in hand.
+   */
+  async function decide(event: StepEvent, inHand: InHand = {}): Promise<void> {
     const { actions } = step(definition ?? NO_DEFINITION, stepStateOf(state), event, env);
-    for (const action of actions) if (!(await perform(action, returned))) return;
+    for (const action of actions) {
+      if (action.type === 'then') return decide(action.event, { delivery: inHand.delivery });
+      if (!(await perform(action, inHand))) return;
+    }
+  }
+
+  /**
+   * Decides an event whose actions only change the ticket's state, and carries them out at once: no pause, so the
+   * intake goes on in the same turn as before (an added pause reorders a recorded history's commands).
+   */
+  function decideNow(event: StepEvent): void {
+    const { actions } = step(definition ?? NO_DEFINITION, stepStateOf(state), event, env);
+    const later = actions.find((action) => !isNowAction(action));
+    if (later) throw new Error(`${event.type} was decided to be carried out at once, but the step planned ${later.type}`);
+    for (const action of actions) if (isNowAction(action)) performNow(action);
   }
 
   /** One step at the current node. */
@@ -84,7 +105,7 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
   };
 
   return {
-    begin, runtime, artifacts, outputs, ticketKey, publish, timeline, visit, effect, runIntents, block, reply, decide, act, stopTicket,
+    begin, runtime, artifacts, outputs, ticketKey, publish, timeline, visit, effect, runIntents, block, reply, decide, decideNow, act, stopTicket,
     actorAllowed, ignoreUntrusted, gateWaiting, stopRequests,
     definition: () => definition,
     accepts: () => accepts,

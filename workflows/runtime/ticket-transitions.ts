@@ -2,6 +2,8 @@ import { proxySinks } from '@temporalio/workflow';
 import { commandsAcceptedHere, type GateNode } from '../built-in-definitions/definition-types';
 import type { ServiceMetricsSinks } from '../read-model/metrics-sink';
 import { applyPosition } from './position';
+import { leaveBlocked } from './blocking';
+import { RETRY_LABEL } from '../vocabulary/labels';
 import type { Action } from './step-types';
 import { nowIso } from './clock';
 import type { DriverContext } from './driver-context';
@@ -37,6 +39,27 @@ export function createTicketTransitions(context: Pick<DriverContext, 'input' | '
     };
   };
 
+  /**
+   * Carries out `leave_block`: the wait of the block ends (service:retry's ends the wait metric), the ticket waits at
+   * its gate again or runs, the timeline says how it left, and the search attributes follow.
+   */
+  const leaveBlock = (action: Extract<Action, { type: 'leave_block' }>) => {
+    const now = nowIso();
+    const since = state.waiting?.since;
+    if (action.by === 'retry' && since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(now) - Date.parse(since)) / 1000));
+    const { resumedAt, code } = leaveBlocked(state, now, action.by);
+    const here = state.definition?.body.nodes[resumedAt];
+    // A corrected command only ever lifts a block at a gate (intake.ts `readCommand`), paused or not.
+    if (here?.kind === 'gate' && (state.checkpoint.is_paused || action.by === 'corrected_command')) gateWaiting(resumedAt, here);
+    else if (action.by === 'retry') state.status = 'running';
+    timeline({
+      kind: 'transition', occurred_at: now, status: 'resumed',
+      summary: action.by === 'retry' ? `${RETRY_LABEL}: resumed at ${resumedAt}` : `a corrected command cleared the block at ${resumedAt}`,
+      details: { from_code: code, delivery_identity: action.delivery_identity, retry_count: state.retry_count },
+    });
+    publish();
+  };
+
   const complete = (node: string) => {
     runtime.ended = 'completed';
     state.status = 'completed';
@@ -46,7 +69,7 @@ export function createTicketTransitions(context: Pick<DriverContext, 'input' | '
     publish();
   };
 
-  return { enterAt, gateWaiting, complete };
+  return { enterAt, gateWaiting, leaveBlock, complete };
 }
 
 export type TicketTransitions = ReturnType<typeof createTicketTransitions>;

@@ -3,7 +3,8 @@ import type { Command, CommandPosition } from '../../../../workflows/person-comm
 import { acceptTable, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { gateTable, gateTraits } from '../../../../workflows/runtime/node-traits';
 import type { Observation, ObservationFacts, WorkflowKind } from '../../../../workflows/ledger/observation';
-import type { Position, StepEnv, StepState } from '../../../../workflows/runtime/step-types';
+import type { Action, Position, StepEnv, StepEvent, StepResult, StepState } from '../../../../workflows/runtime/step-types';
+import { step } from '../../../../workflows/runtime/step';
 import { TRIGGER, TRIGGER_LABEL, triggerIdOf } from '../../../../workflows/vocabulary/command-words';
 
 export const ENV: StepEnv = { patched: () => true, ticketKey: 'ACME-1' };
@@ -23,6 +24,35 @@ export function stateAt(node: string, overrides: Partial<Position> = {}, rest: P
   };
 }
 
+/** The event the intake (workflows/runtime/intake.ts) hands `step` for an accepted command. */
+export function intakeEvent(command: Command, by = 'ada', deliveryIdentity = 'd1'): StepEvent {
+  switch (command.type) {
+    case 'retry':
+      return { type: 'retry', command, by, delivery_identity: deliveryIdentity, request_name: 'reply_1' };
+    case 'draft_remove':
+    case 'draft_exclude':
+    case 'draft_update':
+    case 'draft_add':
+      return { type: 'draft_edit', command };
+    default:
+      return { type: 'command', command, by, delivery_identity: deliveryIdentity };
+  }
+}
+
+/**
+ * `step` as the driver runs it: each follow-up (`then`) decided on the state the step before returned. `first` holds
+ * the actions before the last step's, `last` the last step's result.
+ */
+export function settle(definition: WorkflowDefinition, state: StepState, event: StepEvent, env: StepEnv = ENV): { first: Action[]; last: StepResult } {
+  const first: Action[] = [];
+  let result = step(definition, state, event, env);
+  for (let follow = result.actions.at(-1); follow?.type === 'then'; follow = result.actions.at(-1)) {
+    first.push(...result.actions);
+    result = step(definition, result.state, follow.event, env);
+  }
+  return { first, last: result };
+}
+
 /** A command whose meaning at a gate is `outcome` (workflows/runtime/gate-meaning.ts gateCommandEffect). */
 export const COMMAND_FOR_OUTCOME: Readonly<Record<string, Command>> = {
   approved: { type: 'approve', gate: 'any', via: 'label' },
@@ -40,8 +70,8 @@ export const COMMAND_FOR_OUTCOME: Readonly<Record<string, Command>> = {
 
 /**
  * What each trigger a node may accept asks for, as the real command boundary (workflows/person-commands/command-parser.ts)
- * reads a person's or a provider's delivery of it at that node. `ci_skips` and `review_retry` are the two triggers
- * the driver hands to `step` as events of their own; the draft edits edit the draft in place (no step).
+ * reads a person's or a provider's delivery of it at that node. The skip list, service:retry at a review-response
+ * gate and the draft edits are handed to `step` as events of their own (`intakeEvent`), and the table checks each apart.
  */
 export type TriggerMeaning = { kind: 'command'; command: Command } | { kind: 'ci_skips'; skip: boolean } | { kind: 'review_retry' } | { kind: 'draft_edit' };
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isStopRequest } from '../../../../workflows/runtime/kill-switch';
+import { isStopRequest, stopTriggerOf } from '../../../../workflows/runtime/kill-switch';
+import { whyNotMeaningful } from '../../../../workflows/person-commands/command-meaning';
 import type { Observation, ObservationFacts } from '../../../../workflows/ledger/observation';
 import { FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
 import { decideTicketComment } from '../../../../workflows/person-commands/command-comments';
@@ -35,5 +36,16 @@ describe('stop requests seen while a station runs', () => {
       expect([body, isStopRequest(observation('issue_commented', { comment: { id: 'c', body } }))]).toEqual([body, parserStops]);
     }
   });
-});
 
+  // The one judgement: a stop during a station is judged where the ticket stands, as the intake judges it.
+  it('judges a stop by the trigger it is, where the ticket stands: meaningful while a station runs, not once blocked', () => {
+    const label = observation('issue_updated', { label_change: { added: ['service:stop'], removed: [] } });
+    const comment = observation('issue_commented', { comment: { id: 'c', body: '/service stop' } });
+    expect([stopTriggerOf(label), stopTriggerOf(comment)]).toEqual(['stop_label', 'stop_command']);
+    const running = waitingPosition(FEATURE_DEFINITION, 'feature', 'implement_task', '/service stop', { is_paused: false });
+    for (const request of [label, comment]) {
+      expect(whyNotMeaningful(stopTriggerOf(request), running)).toBeUndefined();
+      expect(whyNotMeaningful(stopTriggerOf(request), { ...running, is_blocked: true })).toContain('blocked');
+    }
+  });
+});

@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
-import { pullRequestRefOf, rebaseDecision } from '../../../../workflows/runtime/rebase-decision';
+import { pullRequestRefOf, rebaseDecision, type RebaseSituation } from '../../../../workflows/runtime/rebase-decision';
 import type { Observation } from '../../../../workflows/ledger/observation';
-import type { TicketState } from '../../../../workflows/runtime/ticket-state';
 import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 
 const feature = BUILT_IN_DEFINITIONS.feature;
-type Position = Pick<TicketState, 'checkpoint' | 'pull_requests' | 'runtime'>;
+type Position = RebaseSituation;
 const at = (node: string, extra: { blocked?: boolean; prs?: string[] } = {}): Position => ({
-  checkpoint: { current_node: node, is_blocked: extra.blocked ?? false, is_paused: true } as TicketState['checkpoint'],
+  node,
+  blocked: extra.blocked ?? false,
+  ended: false,
   pull_requests: extra.prs ?? ['acme/api#3', 'acme/web#4'],
-  runtime: undefined,
+  merged_pull_requests: [],
 });
 
 describe('rebaseDecision', () => {
@@ -46,7 +47,7 @@ describe('rebaseDecision', () => {
   });
 
   it('refuses a pull request that is merged already, and a ticket whose pull requests all are', () => {
-    const merged = (position: Position, refs: string[]): Position => ({ ...position, runtime: { merged_pull_requests: refs } as TicketState['runtime'] });
+    const merged = (position: Position, refs: string[]): Position => ({ ...position, merged_pull_requests: refs });
     // The one merged pull request of two: the other can still be rebased, alone or as "all".
     const oneOfTwo = merged(at('human_review_gate'), ['acme/api#3']);
     expect(rebaseDecision(feature, oneOfTwo, 'acme/api#3')).toEqual({ type: 'refuse', reason: 'acme/api#3 is merged already; there is nothing left to rebase on it' });

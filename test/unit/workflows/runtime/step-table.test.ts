@@ -2,10 +2,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../../../workflows/person-commands/command-types';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
 import { nodeAccepts, RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
-import { reviewRetryPosition, step } from '../../../../workflows/runtime/step';
+import { step } from '../../../../workflows/runtime/step';
 import type { Action, StepState } from '../../../../workflows/runtime/step-types';
 import type { WorkflowKind } from '../../../../workflows/ledger/observation';
-import { COMMAND_FOR_OUTCOME, deliveriesOf, ENV, meaningsOf, parsed, PR, stateAt, waitingPosition } from './fixtures';
+import { COMMAND_FOR_OUTCOME, deliveriesOf, ENV, intakeEvent, meaningsOf, parsed, PR, settle, stateAt, waitingPosition } from './fixtures';
+import { BLOCKED_LABEL, RETRY_LABEL } from '../../../../workflows/vocabulary/labels';
 import { MEANING, type Trigger } from '../../../../workflows/person-commands/command-meaning';
 import { TRIGGER } from '../../../../workflows/vocabulary/command-words';
 
@@ -92,8 +93,8 @@ for (const [kind, definition] of Object.entries(BUILT_IN_DEFINITIONS)) {
             const command = COMMAND_FOR_OUTCOME[outcome];
             if (!command) throw new Error(`no command means "${outcome}" at a gate: add it to COMMAND_FOR_OUTCOME`);
             const state = gateState(node, outcome);
-            const result = step(definition, state, { type: 'command', command, by: 'ada', delivery_identity: 'd1' }, ENV);
-            expectGatePass(id, spec, result.actions, outcome, state);
+            const { last } = settle(definition, state, intakeEvent(command));
+            expectGatePass(id, spec, last.actions, outcome, state);
           }
         },
       });
@@ -105,9 +106,13 @@ for (const [kind, definition] of Object.entries(BUILT_IN_DEFINITIONS)) {
           id,
           run: () => {
             if (meaning.kind === 'review_retry') {
-              const position = reviewRetryPosition(definition, stateAt(node, { paused: true }).position);
-              expect(position).toMatchObject({ node: 'human_review_gate', paused: false });
-              expect(position.visits.human_review_gate).toBe(1);
+              // The contested review goes, and the ticket is back at the review it answered (the gate's retry_to).
+              const state = gateState(node, undefined, { retry_count: 2 });
+              const result = step(definition, state, intakeEvent({ type: 'retry', mode: 'review_response' }), ENV);
+              expect(result.state.position).toMatchObject({ node: 'human_review_gate', paused: false });
+              expect(result.state.position.visits.human_review_gate).toBe(1);
+              expect(result.actions.map((a) => a.type)).toEqual(['back_to_review', 'record', 'effect']);
+              expect(result.actions.at(-1)).toMatchObject({ name: 'review_retry_2_labels', node: 'human_review_gate', visit: 1, operation: { remove: [RETRY_LABEL] } });
               covered.add(id);
               return;
             }
@@ -127,11 +132,13 @@ for (const [kind, definition] of Object.entries(BUILT_IN_DEFINITIONS)) {
             const command: Command = meaning.kind === 'draft_edit' ? { type: 'draft_remove', item_id: 1 } : meaning.command;
             const outcome = meaning.kind === 'draft_edit' ? undefined : outcomeOf(command);
             const state = gateState(node, outcome);
-            const result = step(definition, state, { type: 'command', command, by: 'ada', delivery_identity: 'd1' }, ENV);
+            const { first, last: result } = settle(definition, state, intakeEvent(command));
+            // service:retry at a gate that shows its artifact regenerates it: the label goes first, then the gate's outcome.
+            if (command.type === 'retry') expect(first.map((a) => a.type)).toEqual(['effect', 'then']);
             if (outcome === undefined) {
               // Edited in place: the gate keeps waiting.
               expect(spec.kind === 'gate' && spec.artifact).toBeTruthy();
-              expect(result).toEqual({ state, actions: [] });
+              expect(result).toEqual({ state, actions: [{ type: 'edit_draft', node, artifact: spec.kind === 'gate' ? spec.artifact : '', command }] });
             } else if (spec.kind === 'gate') {
               expectGatePass(id, spec, result.actions, outcome, state);
             } else {
@@ -176,8 +183,15 @@ describe('each accepted trigger in every state kind', () => {
           for (const observation of deliveriesOf(trigger, node, definition)) {
             const result = parsed(observation, waitingPosition(definition, kind as WorkflowKind, node, trigger, { is_blocked: true }));
             if (trigger === TRIGGER.retryAtPausedGate || trigger === TRIGGER.retryAtReviewResponseGate) {
-              // service:retry on a blocked ticket resumes it, whatever it means at an open gate.
+              // service:retry on a blocked ticket resumes it, whatever it means at an open gate: the block goes, the
+              // CI fix attempts start again, and the gate waits again (nothing passes it but what it waits for).
               expect(result).toEqual({ command: { type: 'retry', mode: 'resume' } });
+              const blocked = gateState(node, undefined, { blocked: true, retry_count: 1 });
+              const atBlock: StepState = { ...blocked, position: { ...blocked.position, ci_fix_attempts: 3 } };
+              const { first, last } = settle(definition, atBlock, intakeEvent({ type: 'retry', mode: 'resume' }));
+              expect(first.map((a) => a.type)).toEqual(['leave_block', 'set_position', 'effect', 'then']);
+              expect(first[2]).toMatchObject({ name: 'retry_1_labels', operation: { remove: [RETRY_LABEL, BLOCKED_LABEL] } });
+              expect(last.state).toMatchObject({ blocked: false, retry_count: 2, position: { node, paused: true, ci_fix_attempts: 0 } });
             } else if (MEANING[trigger as Trigger].while_blocked) {
               // Facts that cannot wait (a merge, a close, the skip list) are taken while blocked.
               expect(result).toHaveProperty('command');

@@ -149,7 +149,7 @@ describe('step on an invented definition (every node param)', () => {
   });
 
   it('the rebase detour: the node that takes the rebase target works on the named pull request and returns where the ticket stood', () => {
-    const asked = step(INVENTED, stateAt('merge_gate', { paused: true }), { type: 'rebase', node: 'tidy', target: PR }, ENV);
+    const asked = step(INVENTED, stateAt('merge_gate', { paused: true }, { pull_requests: [PR] }), { type: 'rebase', target: PR, delivery_identity: 'd1' }, ENV);
     expect(asked.state.position).toMatchObject({ node: 'tidy', return_to: 'merge_gate', rebase_target: PR, paused: false, request: null });
     expect(asked.actions).toEqual([expect.objectContaining({ type: 'enter', transition: expect.objectContaining({ outcome: 'rebase_requested', reason: '/service rebase at merge_gate' }) })]);
     expect(step(INVENTED, asked.state, { type: 'act' }, ENV).actions).toEqual([expect.objectContaining({ type: 'run_station', params: { pull_request: PR } })]);
@@ -276,7 +276,7 @@ describe('step: what the simulation found (test/simulation/step-simulation.ts)',
     const first = stateAt('teardown_workspace', { visits: { task_router: 1, teardown_workspace: 1 } }, { outputs, pull_requests: [PR] });
     const back = step(FEATURE_DEFINITION, first, { type: 'station_returned', node: 'teardown_workspace', station: 'teardown_workspace', outcome: 'done', intents: [] }, ENV);
     expect(back.state.position).toMatchObject({ node: 'task_router', visits: { task_router: 2 } });
-    const detour = step(FEATURE_DEFINITION, back.state, { type: 'rebase', node: 'rebase', target: PR }, ENV);
+    const detour = step(FEATURE_DEFINITION, back.state, { type: 'rebase', target: PR, delivery_identity: 'd1' }, ENV);
     const returned = step(FEATURE_DEFINITION, detour.state, { type: 'station_returned', node: 'rebase', station: 'rebase', outcome: 'rebased', intents: [] }, ENV);
     expect(returned.state.position.node).toBe('task_router');
     const routed = step(FEATURE_DEFINITION, returned.state, { type: 'act' }, ENV);
@@ -318,7 +318,7 @@ describe('step: what the simulation found (test/simulation/step-simulation.ts)',
 
   it('a rebase detour back to a bounded station does not count against its bound', () => {
     const atBound = stateAt('implement_review', { bound_counts: { implement_review: 3 } }, { pull_requests: [PR] });
-    const detour = step(FEATURE_DEFINITION, atBound, { type: 'rebase', node: 'rebase', target: PR }, ENV);
+    const detour = step(FEATURE_DEFINITION, atBound, { type: 'rebase', target: PR, delivery_identity: 'd1' }, ENV);
     const rebased = { type: 'station_returned', node: 'rebase', station: 'rebase', outcome: 'rebased', intents: [] } as const;
     const back = step(FEATURE_DEFINITION, detour.state, rebased, ENV);
     expect(back.state.position).toMatchObject({ node: 'implement_review', bound_counts: { implement_review: 3 }, resume_at: null });
@@ -350,3 +350,79 @@ describe('step: what the simulation found (test/simulation/step-simulation.ts)',
   });
 });
 
+
+describe('step: what the intake used to decide (issue 44)', () => {
+  const retryEvent = (mode: 'resume' | 'review_response' | 'regenerate') => ({ type: 'retry', command: { type: 'retry', mode }, by: 'ada', delivery_identity: 'd9', request_name: 'reply_4' }) as const;
+
+  it('service:retry on a blocked ticket leaves the block, starts the CI fix attempts again, takes both labels off, then resumes', () => {
+    const blocked = stateAt('check', { ci_fix_attempts: 3 }, { blocked: true, retry_count: 1 });
+    const result = step(INVENTED, blocked, retryEvent('resume'), ENV);
+    expect(types(result.actions)).toEqual(['leave_block', 'set_position', 'effect', 'then']);
+    expect(result.actions[0]).toEqual({ type: 'leave_block', by: 'retry', delivery_identity: 'd9' });
+    // Named by the episode the block was: the next block's retry writes under a new name.
+    expect(result.actions[2]).toMatchObject({ name: 'retry_1_labels', node: 'check', visit: 1, operation: { remove: ['service:retry', 'service:blocked'] } });
+    expect(result.actions[3]).toEqual({ type: 'then', event: { type: 'resumed' } });
+    expect(result.state).toMatchObject({ blocked: false, retry_count: 2, position: { node: 'check', ci_fix_attempts: 0 } });
+  });
+
+  it('service:retry at a review-response gate goes back to the review it answered; histories from before shared the resume\'s label write', () => {
+    const atGate = stateAt('merge_gate', { paused: true, visits: { merge_gate: 1, note_gate: 2 } }, { retry_count: 3 });
+    const result = step(INVENTED, atGate, retryEvent('review_response'), ENV);
+    expect(result.actions[0]).toEqual({ type: 'back_to_review', position: result.state.position });
+    expect(result.state.position).toMatchObject({ node: 'note_gate', paused: false, visits: { note_gate: 3 } });
+    expect(result.actions.at(-1)).toMatchObject({ type: 'effect', name: 'review_retry_3_labels', node: 'note_gate', visit: 3, operation: { remove: ['service:retry'] } });
+    const before = step(INVENTED, atGate, retryEvent('review_response'), { ...ENV, patched: () => false });
+    expect(before.actions.at(-1)).toMatchObject({ type: 'effect', name: 'retry_3_labels' });
+  });
+
+  it('service:retry at a gate that shows its artifact regenerates it: the label goes, then the gate\'s outcome, as a follow-up', () => {
+    const result = step(INVENTED, stateAt('note_gate', { paused: true }), retryEvent('regenerate'), ENV);
+    expect(result.actions).toEqual([
+      expect.objectContaining({ type: 'effect', name: 'reply_4_retry_label', node: 'note_gate' }),
+      { type: 'then', event: { type: 'command', command: { type: 'retry', mode: 'regenerate' }, by: 'ada', delivery_identity: 'd9' } },
+    ]);
+    expect(result.state.position.node).toBe('note_gate');
+  });
+
+  it('a corrected command lifts the unknown command\'s block and keeps the CI fix attempts', () => {
+    const blocked = stateAt('note_gate', { paused: true, ci_fix_attempts: 2 }, { blocked: true, retry_count: 0 });
+    const result = step(INVENTED, blocked, { type: 'corrected', delivery_identity: 'd9' }, ENV);
+    expect(result.actions).toEqual([
+      { type: 'leave_block', by: 'corrected_command', delivery_identity: 'd9' },
+      expect.objectContaining({ type: 'effect', name: 'corrected_0_labels', operation: expect.objectContaining({ remove: ['service:blocked'] }) }),
+    ]);
+    expect(result.state).toMatchObject({ blocked: false, retry_count: 1, position: { ci_fix_attempts: 2, paused: true } });
+  });
+
+  it('judges /service rebase: the detour where it may run, a refusal that says why where it may not', () => {
+    const ok = step(INVENTED, stateAt('merge_gate', { paused: true }, { pull_requests: [PR] }), { type: 'rebase', target: null, delivery_identity: 'd9' }, ENV);
+    expect(ok.state.position).toMatchObject({ node: 'tidy', return_to: 'merge_gate', rebase_target: null });
+    const blocked = step(INVENTED, stateAt('merge_gate', { paused: true }, { pull_requests: [PR], blocked: true }), { type: 'rebase', target: null, delivery_identity: 'd9' }, ENV);
+    expect(blocked.actions).toEqual([
+      { type: 'record', kind: 'command_decision', status: 'rejected', summary: expect.stringContaining('/service rebase at merge_gate: the ticket is blocked'), details: { node: 'merge_gate', delivery_identity: 'd9' } },
+      { type: 'refuse', trigger: 'rebase', reason: expect.stringContaining('add service:retry first'), reply: 'with_position' },
+    ]);
+    expect(blocked.state.position.node).toBe('merge_gate');
+    // A merged pull request has nothing left to rebase; histories from before ran the station on it and answered bare.
+    const merged = stateAt('merge_gate', { paused: true }, { pull_requests: [PR], merged_pull_requests: [PR] });
+    expect(step(INVENTED, merged, { type: 'rebase', target: PR, delivery_identity: 'd9' }, ENV).actions.at(-1)).toMatchObject({ type: 'refuse', reason: `${PR} is merged already; there is nothing left to rebase on it` });
+    expect(step(INVENTED, merged, { type: 'rebase', target: PR, delivery_identity: 'd9' }, { ...ENV, patched: () => false }).state.position.node).toBe('tidy');
+    expect(step(NO_DEFINITION, stateAt('intake'), { type: 'rebase', target: null, delivery_identity: 'd9' }, ENV).actions.at(-1)).toMatchObject({ type: 'refuse', reason: expect.stringContaining('no rebase step') });
+  });
+
+  it('service:yolo standing at the start switches yolo on and says so; nothing is passed before a gate pauses', () => {
+    const result = step(INVENTED, stateAt('write'), { type: 'yolo_at_start', delivery_identity: 'd1', reason: 'ada is allowed' }, ENV);
+    expect(result.actions).toEqual([
+      { type: 'record', kind: 'command_decision', status: 'accepted', summary: 'service:yolo was on the ticket when it started: planning gates approve themselves', details: { delivery_identity: 'd1', reason: 'ada is allowed' } },
+      { type: 'set_position', position: result.state.position },
+    ]);
+    expect(result.state.position).toMatchObject({ node: 'write', yolo: true });
+  });
+
+  it('a draft edit edits the draft of the gate where the ticket waits, and nothing anywhere else', () => {
+    const command = { type: 'draft_remove', item_id: 2 } as const;
+    expect(step(INVENTED, stateAt('note_gate', { paused: true }), { type: 'draft_edit', command }, ENV).actions).toEqual([{ type: 'edit_draft', node: 'note_gate', artifact: 'note', command }]);
+    expect(step(INVENTED, stateAt('write'), { type: 'draft_edit', command }, ENV).actions).toEqual([]);
+    expect(step(INVENTED, stateAt('merge_gate', { paused: true }), { type: 'draft_edit', command }, ENV).actions).toEqual([]);
+  });
+});
