@@ -71,8 +71,9 @@ async function stationRuntimeRun(input: TicketWorkflowInput, carried?: TicketSta
   registerReadAndReplayHandlers(state, info.workflowId, effects, settings.effect_timeout_seconds, nowIso);
   registerMigrationUpdate(state, {
     isIdle: () => idle, now: nowIso,
-    onApplied: () => {
+    onApplied: ({ target_node, renames }) => {
       driver.setDefinition(state.definition!.body);
+      driver.decideNow({ type: 'migrated', target_node, renames });
       publish();
     },
   });

@@ -2,6 +2,7 @@ import { commandsAcceptedHere, nodeAccepts, RETURN_TARGET, type DefinitionNode, 
 import type { MigrationDecision, MigrationRequest } from './migration-messages';
 import { triggerLabelOf } from '../vocabulary/command-words';
 import type { TicketState } from '../runtime/ticket-state';
+import type { Position } from '../runtime/step-types';
 import { gateTraits, reviewRetryTarget, stationTraits } from '../runtime/node-traits';
 
 /**
@@ -190,22 +191,35 @@ function renameKeys(counts: Record<string, number>, renames: Record<string, stri
 }
 
 /**
- * Swaps the pinned definition of an eligible run: the position and the nodes it returns to follow the mapping, visit
- * and retry-bound counts move with their node (so effect keys stay unique), and a paused gate waits as the new one.
+ * Where an eligible run stands in the new revision: at the mapped node, with the nodes it returns to renamed, and
+ * the visit and retry-bound counts moved with their node (so effect keys stay unique). Pure: `step` (event
+ * `migrated`) asks it, and the driver writes the position as any other.
+ */
+export function migratedPosition(position: Position, analysis: Pick<MigrationAnalysis, 'target_node' | 'renames'>): Position {
+  const { renames } = analysis;
+  const visits = { ...position.visits };
+  const boundCounts = { ...position.bound_counts };
+  renameKeys(visits, renames);
+  renameKeys(boundCounts, renames);
+  return {
+    ...position,
+    node: analysis.target_node ?? position.node,
+    visits,
+    bound_counts: boundCounts,
+    return_to: position.return_to ? renames[position.return_to] ?? position.return_to : position.return_to,
+    resume_at: position.resume_at ? renames[position.resume_at] ?? position.resume_at : position.resume_at,
+  };
+}
+
+/**
+ * Swaps the pinned definition of an eligible run; a paused gate waits as the new one. The position follows in the
+ * step that comes next (`migrated`, with the analysis): only `step` moves a ticket.
  */
 export function applyMigration(state: TicketState, to: PinnedDefinition, analysis: MigrationAnalysis): void {
-  const { renames } = analysis;
-  const runtime = state.runtime;
-  if (runtime) {
-    renameKeys(runtime.visits, renames);
-    renameKeys(runtime.bound_counts, renames);
-    if (runtime.return_to) runtime.return_to = renames[runtime.return_to] ?? runtime.return_to;
-    if (runtime.resume_at) runtime.resume_at = renames[runtime.resume_at] ?? runtime.resume_at;
-  }
-  state.checkpoint.current_node = analysis.target_node ?? state.checkpoint.current_node;
   state.definition = to;
-  const here = to.body.nodes[state.checkpoint.current_node];
+  const node = analysis.target_node ?? state.checkpoint.current_node;
+  const here = to.body.nodes[node];
   if (state.checkpoint.is_paused && !state.checkpoint.is_blocked && here?.kind === 'gate' && state.waiting) {
-    state.waiting = { ...state.waiting, message: here.waiting_for ?? `waiting at ${state.checkpoint.current_node}`, recovery: commandsAcceptedHere(here) };
+    state.waiting = { ...state.waiting, message: here.waiting_for ?? `waiting at ${node}`, recovery: commandsAcceptedHere(here) };
   }
 }

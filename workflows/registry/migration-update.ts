@@ -1,5 +1,5 @@
 import { ApplicationFailure, condition, patched, setHandler } from '@temporalio/workflow';
-import { applyMigration, decideMigration } from './migration-compatibility';
+import { applyMigration, decideMigration, type MigrationAnalysis } from './migration-compatibility';
 import { migrateDefinitionUpdate } from './migration-messages';
 import type { TicketState } from '../runtime/ticket-state';
 import { appendTimeline } from '../read-model/timeline';
@@ -11,8 +11,11 @@ export interface MigrationHooks {
   /** The main loop waits for a command and runs nothing: a swap cannot cut into a station or a gate's writes. */
   isIdle: () => boolean;
   now: () => string;
-  /** Called after a swap: the interpreter reads the new definition from state.definition from now on. */
-  onApplied: () => void;
+  /**
+   * Called after a swap: the interpreter reads the new definition from state.definition from now on, and the ticket
+   * moves where the analysis maps it (`step`, event `migrated`).
+   */
+  onApplied: (analysis: MigrationAnalysis) => void;
 }
 
 /**
@@ -29,7 +32,7 @@ export function registerMigrationUpdate(state: TicketState, hooks: MigrationHook
     if (decision.applied) {
       patched(DEFINITION_MIGRATION_PATCH);
       applyMigration(state, request.to, analysis);
-      hooks.onApplied();
+      hooks.onApplied(analysis);
     }
     state.migration = decision;
     const move = `${decision.from.name} r${decision.from.revision} → r${decision.to.revision}`;

@@ -40,15 +40,14 @@ export function enterBlocked(state: TicketState, code: BlockingCode, message: st
 }
 
 /**
- * SPEC 3.2: service:retry resumes at the saved node, clears last_error and is_blocked and resets ci_fix_attempts. A
- * corrected command after an unknown one (`by: 'corrected_command'`) leaves the block the same way but keeps the CI
- * fix attempts: nothing about CI was retried. Both count as a retry, so the next block is a new episode.
+ * SPEC 3.2: service:retry resumes at the saved node and clears last_error and is_blocked (the step resets
+ * ci_fix_attempts with the position; a corrected command after an unknown one keeps them: nothing about CI was
+ * retried). Both count as a retry, so the next block is a new episode.
  */
 export function leaveBlocked(state: TicketState, now: string, by: 'retry' | 'corrected_command' = 'retry'): { resumedAt: string; code: string | null } {
   const code = state.waiting?.code ?? null;
   state.checkpoint.is_blocked = false;
   state.checkpoint.last_error = null;
-  if (by === 'retry') state.checkpoint.ci_fix_attempts = 0;
   state.retry_count += 1;
   state.status = 'waiting';
   const after = by === 'retry' ? RETRY_LABEL : 'a corrected command';
@@ -65,15 +64,14 @@ export function unknownCommandBlockNote(node: string): string {
 }
 
 /**
- * SPEC 3.2: service:retry at a review-response gate clears the contested review state. Where the ticket goes is the
- * gate's `retry_to` (`reviewRetryPosition` in step.ts), written by the caller.
+ * SPEC 3.2: service:retry at a review-response gate clears the contested review state. Where the ticket goes (and
+ * that it no longer waits) is the gate's `retry_to` (`reviewRetryPosition` in step.ts), written by the caller.
  */
 export function clearReviewResponseState(state: TicketState): void {
   state.checkpoint.contested_comments = [];
   state.checkpoint.feedback_comment = null;
   state.checkpoint.revision_requested = null;
   state.checkpoint.review_comments = [];
-  state.checkpoint.is_paused = false;
   state.checkpoint.is_blocked = false;
   state.checkpoint.force_fresh_invoke = true;
 }

@@ -202,6 +202,7 @@ async function retry(run: LegacyRun, mode: 'resume' | 'review_response' | 'regen
     const since = state.waiting?.since;
     if (since) serviceMetrics.waitEnded(Math.max(0, (Date.parse(now) - Date.parse(since)) / 1000));
     const { resumedAt, code } = leaveBlocked(state, now);
+    state.checkpoint.ci_fix_attempts = 0;
     appendTimeline(state.timeline, {
       kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: resumed at ${resumedAt}`,
       details: { from_code: code, delivery_identity: observation.delivery_identity, retry_count: state.retry_count },
@@ -215,6 +216,7 @@ async function retry(run: LegacyRun, mode: 'resume' | 'review_response' | 'regen
     clearReviewResponseState(state);
     // v0.1 tickets run the feature graph of that build, whose review-response gate had no `retry_to`.
     state.checkpoint.current_node = REVIEW_RETRY_TARGET_BEFORE_FIELDS;
+    state.checkpoint.is_paused = false;
     appendTimeline(state.timeline, {
       kind: 'transition', occurred_at: now, status: 'resumed', summary: `${RETRY_LABEL}: review state cleared, back to human_review_gate`,
       details: { delivery_identity: observation.delivery_identity, force_fresh_invoke: true },

@@ -36,9 +36,10 @@ export function stepStateOf(state: TicketState): StepState {
   };
 }
 
-/** Counts only grow or start again at 0; none is ever dropped, so writing the changed keys in place is enough. */
+/** Writes the counts in place: changed keys, and keys a migration renamed away (counts are never dropped otherwise). */
 function writeCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
   for (const [key, value] of Object.entries(from)) if (into[key] !== value) into[key] = value;
+  for (const key of Object.keys(into)) if (!Object.hasOwn(from, key)) delete into[key];
 }
 
 /** Writes `position` into the checkpoint and runtime in place (other modules hold these objects). */

@@ -96,6 +96,11 @@ export type StepEvent =
    * (./rebase-decision.ts): the detour to the rebase node and back to where the ticket stands, or a refusal.
    */
   | { type: 'rebase'; target: string | null; delivery_identity: string }
+  /**
+   * An operator's migration swapped the pinned definition (the step is given the new one): the ticket stands at
+   * `target_node`, and `renames` (old node → new) carry its counts and the nodes it returns to.
+   */
+  | { type: 'migrated'; target_node: string | null; renames: Readonly<Record<string, string>> }
   /** service:retry has left the block (the `retry` step's follow-up): an escalation resumes its bounded node. */
   | { type: 'resumed' }
   /** The kill switch: service:stop or `/service stop`, maybe while a station ran (`cancelled`). */

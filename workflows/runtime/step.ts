@@ -9,6 +9,7 @@ import { reviewRetryTarget, stationTraits } from './node-traits';
 import type { Action, Position, StepEnv, StepEvent, StepResult, StepState } from './step-types';
 import { BLOCKED_LABEL, RETRY_LABEL, STOP_LABEL, YOLO_LABEL } from '../vocabulary/labels';
 import { REBASE_MERGED_PATCH, rebaseDecision } from './rebase-decision';
+import { migratedPosition } from '../registry/migration-compatibility';
 import { TRIGGER, TRIGGER_LABEL } from '../vocabulary/command-words';
 
 /**
@@ -340,6 +341,10 @@ export function step(definition: WorkflowDefinition, state: StepState, event: St
       const spec = definition.nodes[position.node];
       if (spec?.kind !== 'gate' || !spec.artifact) return done({ position, actions: [] });
       return done({ position, actions: [{ type: 'edit_draft', node: position.node, artifact: spec.artifact, command: event.command }] });
+    }
+    case 'migrated': {
+      const migrated = migratedPosition(position, event);
+      return done({ position: migrated, actions: [{ type: 'set_position', position: migrated }] });
     }
     case 'ci_skips': {
       const skipped = new Set(position.ci_skipped_checks);

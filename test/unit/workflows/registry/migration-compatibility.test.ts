@@ -3,10 +3,19 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUG_DEFINITION, FEATURE_DEFINITION, TASK_TAKEOVER_DEFINITION } from '../../../../workflows/built-in-definitions';
 import { pinDefinition } from '../../../../src/definition-rules/definition-digest';
-import { nodeAccepts, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
-import { analyzeMigration, applyMigration, decideMigration, describeNodeChange, type MigrationPosition } from '../../../../workflows/registry/migration-compatibility';
+import { nodeAccepts, type PinnedDefinition, type WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
+import { analyzeMigration, applyMigration, decideMigration, describeNodeChange, type MigrationAnalysis, type MigrationPosition } from '../../../../workflows/registry/migration-compatibility';
+import { applyPosition, stepStateOf } from '../../../../workflows/runtime/position';
+import { step } from '../../../../workflows/runtime/step';
 import { initialRuntime } from '../../../../workflows/runtime/ticket-state';
 import { initialTicketState, type TicketState } from '../../../../workflows/runtime/ticket-state';
+
+/** What the workflow does on an applied migration: swap the definition, then move the ticket with `step` (`migrated`). */
+function migrate(state: TicketState, to: PinnedDefinition, analysis: MigrationAnalysis): void {
+  applyMigration(state, to, analysis);
+  const moved = step(to.body, stepStateOf(state), { type: 'migrated', target_node: analysis.target_node, renames: analysis.renames }, { ticketKey: 'P-1', patched: () => true });
+  for (const action of moved.actions) if (action.type === 'set_position') applyPosition(state.checkpoint, state.runtime!, action.position);
+}
 
 function feature(revision: number, change: Partial<{ approvedTo: string; gateName: string; gateKind: string; label: string; waiting: string }> = {}): WorkflowDefinition {
   const gate = change.gateName ?? 'prd_gate';
@@ -127,7 +136,7 @@ describe('applying a migration', () => {
 
     const applied = decideMigration(state, { to: r3, mapping: { prd_gate: 'prd_approval' }, apply: true, requested_by: 'op' }, 'now');
     expect(applied.decision.applied).toBe(true);
-    applyMigration(state, r3, applied.analysis);
+    migrate(state, r3, applied.analysis);
     expect(state.definition).toBe(r3);
     expect(state.checkpoint).toMatchObject({ current_node: 'prd_approval', is_paused: true });
     expect(state.runtime!.visits).toEqual({ generate_prd: 1, prd_approval: 2 });
@@ -141,7 +150,7 @@ describe('applying a migration', () => {
     // Its waiting line changed too, so the operator confirms the gate.
     const applied = decideMigration(state, { to: r3, mapping: { prd_gate: 'prd_gate' }, apply: true, requested_by: 'op' }, 'now');
     expect(applied.decision).toMatchObject({ eligible: true, applied: true });
-    applyMigration(state, r3, applied.analysis);
+    migrate(state, r3, applied.analysis);
     expect(state.waiting).toMatchObject({ message: 'approval of the PRD (r3)', recovery: 'commands accepted here: service:prd-approved, a question (?)' });
   });
 

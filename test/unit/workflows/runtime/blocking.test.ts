@@ -7,7 +7,7 @@ import { initialTicketState } from '../../../../workflows/runtime/ticket-state';
 const input = { ticket_key: 'PROJ-1', project_key: 'PROJ', issue_type: 'Feature', workflow_kind: 'feature' as const };
 
 describe('blocking', () => {
-  it('blocks once at the current node and resumes there on retry, resetting what SPEC 3.2 says', () => {
+  it('blocks once at the current node and leaves the block there on retry; the CI fix attempts are the position\'s (step resets them)', () => {
     const state = initialTicketState(input, 'run', 't0');
     state.checkpoint.current_node = 'ci_evaluator';
     state.checkpoint.ci_fix_attempts = 5;
@@ -15,7 +15,7 @@ describe('blocking', () => {
     expect(enterBlocked(state, 'effect_unresolved', 'again', 't2')).toBe(false);
     expect(state).toMatchObject({ status: 'blocked', waiting: { code: 'ci_fix_limit', since: 't1' }, checkpoint: { is_blocked: true, last_error: 'CI fix attempt limit reached' } });
     expect(leaveBlocked(state, 't3')).toEqual({ resumedAt: 'ci_evaluator', code: 'ci_fix_limit' });
-    expect(state.checkpoint).toMatchObject({ is_blocked: false, last_error: null, ci_fix_attempts: 0, current_node: 'ci_evaluator' });
+    expect(state.checkpoint).toMatchObject({ is_blocked: false, last_error: null, ci_fix_attempts: 5, current_node: 'ci_evaluator' });
     expect(state.retry_count).toBe(1);
   });
 
@@ -23,8 +23,8 @@ describe('blocking', () => {
     const state = initialTicketState(input, 'run', 't0');
     Object.assign(state.checkpoint, { current_node: 'review_response_gate', is_paused: true, contested_comments: [1], feedback_comment: 'x', revision_requested: true });
     clearReviewResponseState(state);
-    // Where the ticket goes is the gate's retry_to (step.ts reviewRetryPosition), not this function's to decide.
-    expect(state.checkpoint).toMatchObject({ current_node: 'review_response_gate', is_paused: false, is_blocked: false, contested_comments: [], feedback_comment: null, revision_requested: null, force_fresh_invoke: true });
+    // Where the ticket goes, and that it no longer waits, is the gate's retry_to (step.ts reviewRetryPosition), not this function's to decide.
+    expect(state.checkpoint).toMatchObject({ current_node: 'review_response_gate', is_paused: true, is_blocked: false, contested_comments: [], feedback_comment: null, revision_requested: null, force_fresh_invoke: true });
   });
 
   it('names the node, the code and the way out in the blocked comment', () => {

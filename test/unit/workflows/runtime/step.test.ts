@@ -426,3 +426,12 @@ describe('step: what the intake used to decide (issue 44)', () => {
     expect(step(INVENTED, stateAt('merge_gate', { paused: true }), { type: 'draft_edit', command }, ENV).actions).toEqual([]);
   });
 });
+
+describe('step: an operator\'s migration', () => {
+  it('moves the ticket to the mapped node with its counts and return nodes renamed, and nothing else', () => {
+    const before = stateAt('note_gate', { paused: true, visits: { write: 2, note_gate: 2 }, bound_counts: { write: 1 }, return_to: 'note_gate', resume_at: null, yolo: true });
+    const result = step(INVENTED, before, { type: 'migrated', target_node: 'merge_gate', renames: { note_gate: 'merge_gate' } }, ENV);
+    expect(result.state.position).toEqual({ ...before.position, node: 'merge_gate', visits: { write: 2, merge_gate: 2 }, return_to: 'merge_gate' });
+    expect(result.actions).toEqual([{ type: 'set_position', position: result.state.position }]);
+  });
+});
