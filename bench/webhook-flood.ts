@@ -6,7 +6,7 @@
  * unauthenticated bodies and the answers by route, then one summary line that says whether the targets held:
  * every probe answered 200 within 200 ms, held bytes within the budget, RSS growth within 192 MiB. A second prober
  * asks the same probe on the gateway's metrics port apart (SERVICE_GATEWAY_METRICS_PORT), which the flood does not
- * reach: same process, same event loop, its own accept queue.
+ * reach: same process, its own accept queue and its own thread (src/gateway/probe-thread.ts).
  *
  *   npm run bench:flood -- [--seconds 10] [--per-route 100] [--fast-mib 2] [--pause 100] [--probe-every 50] [--rounds 1]
  *

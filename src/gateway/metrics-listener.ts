@@ -1,51 +1,47 @@
-import { createServer } from 'node:http';
 import type { ServiceConfig } from '../config/service-config';
-import { listen, type ListeningServer } from '../http/listen';
-import { answerMetrics } from '../metrics/metrics-endpoint';
+import { metricsAccess } from '../metrics/metrics-endpoint';
 import type { ServiceMetrics } from '../metrics/service-metrics';
 import { errorBody } from './http-errors';
-import { LIVENESS_BODY, sendProbeAnswer } from '../health/health-endpoints';
 import { failed, readinessAnswer, type ReadinessAnswer } from '../health/readiness';
+import { startProbeThread, type ForwardedAnswer, type ForwardedRequest, type ProbePort } from './probe-thread';
 
-/** The gateway's probe paths (src/gateway/routes/health-api.ts), answered on the metrics port as on the public one. */
-const HEALTH_PATH = '/api/v1/health';
-const LIVENESS_PATH = '/api/v1/health/live';
+/** The readiness probe's path (src/gateway/routes/health-api.ts), answered here as on the public port. */
 const READINESS_PATH = '/api/v1/health/ready';
+
+const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
 /**
  * The gateway's /metrics on an address and port of its own (SERVICE_GATEWAY_METRICS_HOST, _PORT), so that the public
  * port, the one the providers' webhooks reach, does not serve it (the app answers 404 there). It answers the health
- * probes too (`/api/v1/health`, `/live`, `/ready`, the same answers as the public port's): a flood of connections on
- * the public port fills that port's accept queue, and a probe waiting behind it took up to 424 ms while the event loop
- * never stalled more than 80 ms (bench:flood), so a kubelet pointed here is not queued behind the flood. Undefined
- * when no metrics port is configured.
+ * probes too (`/api/v1/health`, `/live`, `/ready`, the same answers as the public port's). The port is served by a
+ * thread of its own (./probe-thread.ts): a flood on the public port neither queues a probe behind its connections
+ * nor, for `/api/v1/health` and `/live`, behind the gateway's busy event loop. `/metrics` and `/ready` are answered
+ * by the event loop, here. Undefined when no metrics port is configured.
  */
 export async function listenGatewayMetrics(
   config: ServiceConfig,
   metrics: ServiceMetrics,
   ready: () => Promise<ReadinessAnswer> = async () => readinessAnswer([]),
-): Promise<ListeningServer | undefined> {
+): Promise<ProbePort | undefined> {
   const apart = config.gateway.metrics;
   if (!apart) return undefined;
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    const reading = req.method === 'GET' || req.method === 'HEAD';
-    if (path === '/metrics' && reading) {
-      answerMetrics(req, res, { registry: metrics.registry, token: config.metrics?.token }).catch(() => {
-        res.statusCode = 500;
-        res.end();
-      });
-      return;
+  const answer = async (request: ForwardedRequest): Promise<ForwardedAnswer> => {
+    const reading = request.method === 'GET' || request.method === 'HEAD';
+    if (reading && request.path === '/metrics') {
+      const access = metricsAccess(request.authorization, config.metrics?.token);
+      if (!access.allowed) {
+        return { status: 401, headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer realm="metrics"' }, body: JSON.stringify({ error: { code: 'unauthorized', message: access.message } }) };
+      }
+      return { status: 200, headers: { 'Content-Type': metrics.registry.contentType }, body: await metrics.registry.metrics() };
     }
-    if (reading && path === HEALTH_PATH) return sendProbeAnswer(res, 200, { status: 'ok' });
-    if (reading && path === LIVENESS_PATH) return sendProbeAnswer(res, 200, LIVENESS_BODY);
-    if (reading && path === READINESS_PATH) {
-      ready().then((answer) => sendProbeAnswer(res, answer.statusCode, answer.body), () => sendProbeAnswer(res, 503, readinessAnswer([failed('readiness', 'the readiness check failed')]).body));
-      return;
+    if (reading && request.path === READINESS_PATH) {
+      const readiness = await ready().catch(() => readinessAnswer([failed('readiness', 'the readiness check failed')]));
+      return { status: readiness.statusCode, headers: JSON_HEADERS, body: JSON.stringify(readiness.body) };
     }
-    res.statusCode = 404;
-    res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify(errorBody('not_found', 'the gateway\'s metrics port serves GET /metrics and the health probes (/api/v1/health, /live, /ready) only')));
-  });
-  return listen(server, apart.host, apart.port, 'gateway metrics');
+    return {
+      status: 404, headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(errorBody('not_found', 'the gateway\'s metrics port serves GET /metrics and the health probes (/api/v1/health, /live, /ready) only')),
+    };
+  };
+  return startProbeThread({ host: apart.host, port: apart.port, answer });
 }

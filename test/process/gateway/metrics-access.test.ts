@@ -16,7 +16,7 @@ import { failed, passed, readinessAnswer, type ReadinessAnswer } from '../../../
 const TOKEN = 'metrics-scrape-token-0123456789';
 const SECRETS = { TRACKER_WEBHOOK_SECRET: 'unit-tracker-secret', SCMHOST_WEBHOOK_SECRET: 'unit-scmhost-secret' };
 
-const servers: ListeningServer[] = [];
+const servers: Array<Pick<ListeningServer, 'close'>> = [];
 afterEach(async () => { await Promise.all(servers.splice(0).map((server) => server.close())); });
 
 async function gateway(env: NodeJS.ProcessEnv): Promise<{ url: string; metricsUrl?: string }> {
