@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what `service dev` and the tests both need on a fresh clone: npm packages (when node_modules is absent or
 # older than the lock file), the compiled service (skipped when no source changed since the last build, see
-# scripts/build-if-changed.js) and the Temporal CLI (found, or built once with Go into .tools/bin). Nothing here
+# scripts/build-if-changed.js) and the Temporal CLI (found, or built once with Go into .tools/bin by
+# scripts/install-temporal-cli.sh). Nothing here
 # touches the machine's system services; what only the tests need is scripts/ensure-test-deps.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,8 +12,9 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 node scripts/build-if-changed.js tsconfig.build.json
-# The same order as the CLI locator (src/temporal/temporal-cli-locator.ts); only when none is found does the
-# locator run, and it builds the CLI with Go (minutes, once).
-if [ -z "${TEMPORAL_CLI_PATH:-}" ] && [ ! -x .tools/bin/temporal ] && ! command -v temporal >/dev/null 2>&1; then
-  node bin/run.js temporal-cli >/dev/null
+# The Temporal CLI: found, or built once with Go (minutes). `npm test` sets SERVICE_ENSURE_TEMPORAL_CLI=later: only its
+# integration lane needs the CLI, and that lane's setup waits for it (test/helpers/temporal-global-setup.ts), so the
+# build (.ci/run starts it in the background) goes on while the earlier lanes run.
+if [ "${SERVICE_ENSURE_TEMPORAL_CLI:-now}" != later ]; then
+  ./scripts/install-temporal-cli.sh >/dev/null
 fi

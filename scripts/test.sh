@@ -5,7 +5,8 @@
 # With arguments, runs vitest once with them instead (e.g. --project process, or a test file path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/ensure-deps.sh
+# The Temporal CLI is the integration lane's: its setup finds it or waits for its build (scripts/install-temporal-cli.sh).
+SERVICE_ENSURE_TEMPORAL_CLI=later ./scripts/ensure-deps.sh
 ./scripts/ensure-test-deps.sh
 # The typecheck and lint read the same sources whatever Node.js runs them: a second pass of the same tree on another
 # Node.js line (.ci/run's on 24) sets SERVICE_TEST_STATIC_CHECKS=skip and spares their minute and a half.
