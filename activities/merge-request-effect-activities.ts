@@ -4,6 +4,7 @@ import { isProviderError, RetryableProviderError } from '../src/providers/provid
 import { redactSecrets } from '../src/redaction/redact-secrets';
 import { serviceForkOf } from '../src/providers/gitlab/gitlab-fork';
 import type { EffectOperation, ProviderEvidence } from '../workflows/effects/effect-types';
+import { formatPullRequestRef } from '../workflows/vocabulary/pull-request-ref';
 
 /**
  * The pull-request effects for a repository of the repository registry (GitLab): the same contract as the GitHub
@@ -24,7 +25,7 @@ export interface GitLabRepository {
 type Op<K extends EffectOperation['kind']> = Extract<EffectOperation, { kind: K }>;
 
 function opened(namespace: string, iid: number, url: string, adopted: boolean, note?: string): ProviderEvidence {
-  return { provider: 'gitlab', ids: { pull_request: `${namespace}!${iid}`, number: String(iid) }, url, ...(adopted ? { adopted: true } : {}), ...(note ? { note } : {}) };
+  return { provider: 'gitlab', ids: { pull_request: formatPullRequestRef(namespace, iid, 'gitlab'), number: String(iid) }, url, ...(adopted ? { adopted: true } : {}), ...(note ? { note } : {}) };
 }
 
 /**

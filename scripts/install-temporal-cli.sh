@@ -4,7 +4,7 @@
 # path. The first build takes minutes (12 on a brand-new 2-core machine). One build at a time: .ci/run starts it in the
 # background before `npm test`, whose integration lane's setup (test/helpers/temporal-global-setup.ts) calls this
 # again and waits for that build instead of starting a second one; `npm run dev` (scripts/ensure-deps.sh) calls it
-# in the foreground. NICE (default 0) lowers the build's priority where tests run beside it.
+# in the foreground. SERVICE_GO_BUILD_NICE (default 0) lowers the build's priority where tests run beside it.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,7 +44,7 @@ started=$SECONDS
 # Built aside and moved in whole: a build cut short never leaves a half-written binary where the locator looks.
 staging=$(mktemp -d "$bin/.build-XXXXXX")
 trap 'rm -rf "$staging"' EXIT
-(cd "$staging" && GOFLAGS=-buildvcs=false GOBIN="$staging" nice -n "${NICE:-0}" "$go" install "$module")
+(cd "$staging" && GOFLAGS=-buildvcs=false GOBIN="$staging" nice -n "${SERVICE_GO_BUILD_NICE:-0}" "$go" install "$module")
 mv "$staging/temporal" "$bin/temporal"
 log "built in $((SECONDS - started)) s"
 echo "$bin/temporal"

@@ -3,6 +3,7 @@ import { RETURN_TARGET, type DefinitionNode, type WorkflowDefinition } from '../
 import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
 import { parseDefinition } from './definition-schema';
 import { rebaseNodeOf } from '../../workflows/runtime/rebase-decision';
+import { ESCALATE_NODE } from '../../workflows/runtime/enter';
 
 export interface DefinitionCatalogue {
   stations: Readonly<Record<string, readonly string[]>>;
@@ -17,7 +18,7 @@ const URL_OR_SECRET = /(https?:\/\/|\b(token|secret|password|api[_-]?key)\s*[:=]
 function targetsOf(node: DefinitionNode): string[] {
   if (node.kind === 'end') return [];
   const targets = Object.values(node.on);
-  if (node.kind === 'station' && node.retry_bound !== undefined) targets.push(node.on_exhausted ?? 'escalate_blocked');
+  if (node.kind === 'station' && node.retry_bound !== undefined) targets.push(node.on_exhausted ?? ESCALATE_NODE);
   if (node.kind === 'gate' && node.retry_to !== undefined) targets.push(node.retry_to);
   return targets;
 }

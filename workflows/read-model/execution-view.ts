@@ -2,9 +2,9 @@ import type { TicketState, ExecutionStatus, Checkpoint, StationAttempt, Waiting 
 import { MEANING, whyNotMeaningful, type Trigger } from '../person-commands/command-meaning';
 import type { CommandPosition } from '../person-commands/command-types';
 import { acceptTable, nodeAccepts, outcomesOf } from '../built-in-definitions/definition-types';
-import { proposalPosition } from '../person-commands/proposal-review';
 import { rebaseDecision } from '../runtime/rebase-decision';
 import { gateTable } from '../runtime/node-traits';
+import { commandPositionOf } from '../runtime/command-position';
 import { listEffects } from '../effects/effect-journal';
 import type { MigrationDecision } from '../registry/migration-messages';
 import { RETRY_LABEL } from '../vocabulary/labels';
@@ -97,27 +97,10 @@ export function buildExecutionView(state: TicketState, workflowId: string): Exec
   };
 }
 
-/** Pull requests of the ticket that are still open: recorded as the ticket's and not seen merged. */
-export function openPullRequests(state: Pick<TicketState, 'pull_requests' | 'runtime'>): string[] {
-  const merged = new Set(state.runtime?.merged_pull_requests ?? []);
-  return state.pull_requests.filter((ref) => !merged.has(ref));
-}
-
-/** Where the ticket stands, as the command boundary judges it (what `handleAccepted` builds for each observation). */
-function positionOf(state: TicketState): CommandPosition {
-  const node = state.checkpoint.current_node;
-  const gates = state.definition ? gateTable(state.definition.body) : {};
-  return {
-    workflow_kind: state.input.workflow_kind,
-    current_node: node,
-    accepts: state.definition ? acceptTable(state.definition.body) : {},
-    gates,
-    is_blocked: state.checkpoint.is_blocked,
-    is_paused: state.checkpoint.is_paused,
-    has_pull_request: openPullRequests(state).length > 0,
-    yolo: state.runtime?.yolo ?? false,
-    ...proposalPosition(gates[node]?.reviews_proposal, state.outputs ?? {}, state.runtime ?? {}),
-  };
+/** Where the ticket stands, as the command boundary judges it (the intake's own reading, ../runtime/command-position.ts). */
+function boundaryPositionOf(state: TicketState): CommandPosition {
+  const body = state.definition?.body ?? null;
+  return commandPositionOf(state, { definition: body, accepts: body ? acceptTable(body) : {}, gates: body ? gateTable(body) : {} });
 }
 
 /**
@@ -157,7 +140,7 @@ export function permittedCommands(state: TicketState): string[] {
   const node = state.definition?.body.nodes[state.checkpoint.current_node];
   const anywhere = Object.entries(MEANING).filter(([, meaning]) => 'anywhere' in meaning).map(([trigger]) => trigger);
   const candidates = state.checkpoint.is_blocked ? [RETRY_LABEL, ...anywhere] : [...nodeAccepts(node), ...anywhere];
-  const position = positionOf(state);
+  const position = boundaryPositionOf(state);
   return [...new Set(candidates)].filter((candidate) => possibleNow(candidate, position, state)).map(triggerLabelOf);
 }
 

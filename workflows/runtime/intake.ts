@@ -140,7 +140,7 @@ async function handleAccepted(intake: IntakeContext, observation: Observation): 
  * command and reads this one as if unblocked.
  */
 function readCommand(
-  intake: Pick<IntakeContext, 'input' | 'state' | 'runtime' | 'outputs' | 'definition' | 'accepts' | 'gates'>,
+  intake: Pick<IntakeContext, 'state' | 'definition' | 'accepts' | 'gates'>,
   observation: Observation, judged: Observation,
 ): { decision: CommandDecision; correcting: boolean } {
   const { state, definition } = intake;
@@ -152,7 +152,7 @@ function readCommand(
   const retryLabelled = judged.facts.label_change?.added.includes(RETRY_LABEL) ?? false;
   const correcting = state.checkpoint.is_blocked && state.checkpoint.is_paused && state.waiting?.code === 'unrecognized_command'
     && here?.kind === 'gate' && !retryLabelled && patched(UNKNOWN_COMMAND_ONE_ANSWER_PATCH);
-  const decision = parseCommand(judged, commandPositionOf(intake, {
+  const decision = parseCommand(judged, commandPositionOf(state, { definition: definition(), accepts: intake.accepts(), gates: intake.gates() }, {
     is_blocked: state.checkpoint.is_blocked && !correcting,
     kill_switch: isStopRequest(observation) && patched(KILL_SWITCH_PATCH),
   }));

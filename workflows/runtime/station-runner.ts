@@ -5,7 +5,8 @@ import { stationTrigger } from './station-trigger';
 import type { StationInput } from './station-types';
 import type { StationAttempt } from './ticket-state';
 import { countSpend, spendOf } from './token-spend';
-import { runStoppable, STOP_LABEL } from './kill-switch';
+import { runStoppable, stopTriggerOf } from './kill-switch';
+import { TRIGGER } from '../vocabulary/command-words';
 import type { StepEvent } from './step-types';
 import { nowIso } from './clock';
 import type { DriverContext } from './driver-context';
@@ -32,7 +33,7 @@ export function createStationRunner(
   let stationRunning = false;
   /** service:stop or `/service stop`: an operator action; the ticket blocks with `stopped` until service:retry. */
   const stopTicket = async (observation: Observation, cancelled: string | null) => {
-    const viaLabel = observation.facts.label_change?.added.includes(STOP_LABEL) ?? false;
+    const viaLabel = stopTriggerOf(observation) === TRIGGER.stopLabel;
     const by = observation.facts.comment?.author ?? observation.facts.actor_ids?.[0] ?? observation.facts.sender ?? 'someone';
     await decide({ type: 'stop', by, via_label: viaLabel, cancelled, delivery_identity: observation.delivery_identity });
   };

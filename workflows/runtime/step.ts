@@ -256,10 +256,6 @@ function pausedGate(definition: WorkflowDefinition, state: StepState): GateNode 
 }
 
 /**
- * One decision. `ticketKey` names the ticket in the writes the step asks for. The returned state is the one after
- * every action succeeded; a required write that fails ends the step where the ticket stood (the driver blocks it).
- */
-/**
  * The state the actions leave once all are carried out: the position, and what the blocks, the completion and the
  * routers' decisions change. A required write that fails is the driver's to see; it blocks, and the step ends there.
  */
@@ -275,142 +271,195 @@ function stateAfter(state: StepState, position: Position, actions: readonly Acti
   return after;
 }
 
-export function step(definition: WorkflowDefinition, state: StepState, event: StepEvent, env: StepEnv): StepResult {
-  const { ticketKey } = env;
-  const done = (moved: Moved): StepResult => {
-    const actions = closed(state.position, moved);
-    return { state: stateAfter(state, moved.position, actions), actions };
+/** A station that could not produce a result: its own writes (which report the failure), then the block. */
+function stationFailed(state: StepState, event: Extract<StepEvent, { type: 'station_failed' }>): Moved {
+  const { position } = state;
+  return {
+    position,
+    actions: [
+      ...event.intents.map((intent): Action => ({ type: 'effect', name: intent.name, node: event.node, visit: visitOf(position, event.node), operation: intent.operation, required: intent.required ?? false })),
+      // The station's own writes reported the failure: the block is not reported twice.
+      { type: 'block', code: event.code, message: event.message, ...(event.intents.length > 0 ? { comment: null } : {}) },
+    ],
   };
+}
+
+/** service:yolo switched on or off: switched on, it passes the gate that waits, where the gate allows it. */
+function yoloSwitched(definition: WorkflowDefinition, state: StepState, enabled: boolean, env: StepEnv): Moved {
+  const switched: StepState = { ...state, position: { ...state.position, yolo: enabled } };
+  const gate = pausedGate(definition, switched);
+  if (enabled && gate?.auto_approve_in_yolo) return passGate(definition, switched, env, gate, 'approved', null, YOLO_LABEL);
+  return { position: switched.position, actions: [] };
+}
+
+/** service:yolo on the ticket when it started: before it pauses anywhere, so nothing is passed yet. */
+function yoloAtStart(state: StepState, event: Extract<StepEvent, { type: 'yolo_at_start' }>): Moved {
+  const details = { delivery_identity: event.delivery_identity, ...(event.reason !== undefined ? { reason: event.reason } : {}) };
+  const switched: Position = { ...state.position, yolo: true };
+  return {
+    position: switched,
+    actions: [
+      { type: 'record', kind: 'command_decision', status: 'accepted', summary: `${YOLO_LABEL} was on the ticket when it started: planning gates approve themselves`, details },
+      { type: 'set_position', position: switched },
+    ],
+  };
+}
+
+/** The unknown command's block goes; what the corrected command means is decided next, as any command's is. */
+function corrected(state: StepState, event: Extract<StepEvent, { type: 'corrected' }>, env: StepEnv): Moved {
+  const { position } = state;
+  return {
+    position,
+    actions: [
+      { type: 'leave_block', by: 'corrected_command', delivery_identity: event.delivery_identity },
+      labelsEffect(state, env.ticketKey, `corrected_${state.retry_count}_labels`, position.node, [], [BLOCKED_LABEL]),
+    ],
+  };
+}
+
+/** A draft edit at the gate where the ticket waits with a draft; nothing anywhere else. */
+function draftEdit(definition: WorkflowDefinition, state: StepState, event: Extract<StepEvent, { type: 'draft_edit' }>): Moved {
+  const { position } = state;
+  const spec = definition.nodes[position.node];
+  if (spec?.kind !== 'gate' || !spec.artifact) return { position, actions: [] };
+  return { position, actions: [{ type: 'edit_draft', node: position.node, artifact: spec.artifact, command: event.command }] };
+}
+
+/** `/service skip-gate` or `unskip-gate`: the skip list changes, nothing else. */
+function ciSkips(position: Position, skip: boolean, match: string): Moved {
+  const skipped = new Set(position.ci_skipped_checks);
+  if (skip) skipped.add(match);
+  else skipped.delete(match);
+  return { position: { ...position, ci_skipped_checks: [...skipped].sort() }, actions: [] };
+}
+
+/**
+ * Waiting for CI (or for a review with CI still open): the checks are judged again with the new skip list, so
+ * skipping a check that will never finish ends the wait.
+ */
+function ciRecheck(definition: WorkflowDefinition, state: StepState, via: string, env: StepEnv): Moved {
+  const gate = pausedGate(definition, state);
+  if (gate?.on.ci_event && env.patched(SKIP_GATE_REEVALUATES_PATCH)) return passGate(definition, state, env, gate, 'ci_event', null, via);
+  return { position: state.position, actions: [] };
+}
+
+/** `/service rebase`, judged (./rebase-decision.ts): the detour, or a refusal the person is answered with. */
+function rebaseRequested(definition: WorkflowDefinition, state: StepState, event: Extract<StepEvent, { type: 'rebase' }>, env: StepEnv): Moved {
+  const { position } = state;
+  // Patched: histories from before ran the station on a merged pull request and replied with the bare reason.
+  const mergedAware = env.patched(REBASE_MERGED_PATCH);
+  const decision = rebaseDecision(definition === NO_DEFINITION ? null : definition, { ...state, node: position.node }, event.target, { mergedAware });
+  if (decision.type === 'refuse') {
+    return {
+      position,
+      actions: [
+        { type: 'record', kind: 'command_decision', status: 'rejected', summary: `/service rebase at ${position.node}: ${decision.reason}`, details: { node: position.node, delivery_identity: event.delivery_identity } },
+        { type: 'refuse', trigger: TRIGGER.rebase, reason: decision.reason, reply: mergedAware ? 'with_position' : 'bare' },
+      ],
+    };
+  }
+  // The rebase detour returns (`$return`) to where the ticket stood; a gate pauses there again.
+  const leaving: Position = { ...position, rebase_target: decision.target, return_to: position.node, request: null, paused: false };
+  return transition(definition, leaving, 'rebase_requested', decision.node, `/service rebase at ${position.node}`, env);
+}
+
+/** service:retry has left the block: a gate under yolo passes, an escalation goes back to its node, else nothing moves. */
+function resumed(definition: WorkflowDefinition, state: StepState, env: StepEnv): Moved {
+  const { position } = state;
+  // Yolo switched on while the ticket was blocked could not pass the gate it waits at; now it may.
+  const gate = pausedGate(definition, state);
+  if (gate?.auto_approve_in_yolo && position.yolo && env.patched(RESUMED_YOLO_GATE_PATCH)) {
+    const node = position.node;
+    const record: Action = { type: 'record', kind: 'command_decision', status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } };
+    const passed = passGate(definition, state, env, gate, 'approved', null, YOLO_LABEL);
+    return { position: passed.position, actions: [record, ...passed.actions] };
+  }
+  // At a blocked end that keeps where the ticket came from (a retry bound ran out, or an outcome such as a pull
+  // request closed led here): back there, and a bounded node starts its count again. Otherwise the same visit
+  // resumes, so a station run again asks for its writes under the same keys and nothing is written twice.
+  const spec = definition.nodes[position.node];
+  if (spec?.kind !== 'end' || !position.resume_at) return { position, actions: [] };
+  const target = position.resume_at;
+  const restarted: Position = { ...position, bound_counts: { ...position.bound_counts, [target]: 0 }, resume_at: null };
+  return transition(definition, restarted, 'retry', target, `${RETRY_LABEL} after ${position.node}`, env);
+}
+
+/** The kill switch: recorded as an operator action, the ticket blocked with `stopped`, the label taken off. */
+function stopped(state: StepState, event: Extract<StepEvent, { type: 'stop' }>, env: StepEnv): Moved {
+  const { position } = state;
+  const node = position.node;
+  // How people asked for it, as they wrote it (the timeline and the block message show it).
+  const how = event.via_label ? STOP_LABEL : TRIGGER_LABEL[TRIGGER.stopCommand];
+  const actions: Action[] = [
+    {
+      type: 'record', kind: 'operator_action', status: 'stopped',
+      summary: `${how} by ${event.by}: ${event.cancelled ? `the running ${event.cancelled} station was cancelled at ${node}` : `stopped at ${node}`}`,
+      details: { action: 'stop', by: event.by, via: how, node, cancelled_station: event.cancelled, delivery_identity: event.delivery_identity },
+    },
+    { type: 'block', code: 'stopped', message: `stopped by ${event.by} (${how})${event.cancelled ? `; the running ${event.cancelled} station was cancelled` : ''}` },
+  ];
+  // The label is a request: once carried out it goes, so that it can be used again after service:retry.
+  if (event.via_label) actions.push(labelsEffect(state, env.ticketKey, `stop_${state.retry_count}_label`, node, [], [STOP_LABEL]));
+  return { position, actions };
+}
+
+/** What the event does where the ticket stands, before the actions are closed (`closed`) and the state derived. */
+function decideEvent(definition: WorkflowDefinition, state: StepState, event: StepEvent, env: StepEnv): Moved {
   const { position } = state;
   switch (event.type) {
     case 'start': {
       // The entry node is entered without a transition of its own: the run's first entry says where it started.
-      if (definition === NO_DEFINITION) return done({ position, actions: [] });
+      if (definition === NO_DEFINITION) return { position, actions: [] };
       const entered = enter(definition, position, definition.entry).position;
-      return done({ position: entered, actions: [{ type: 'set_position', position: entered }] });
+      return { position: entered, actions: [{ type: 'set_position', position: entered }] };
     }
     case 'act':
       // Without a pinned definition (no issue-type route) there is nothing to act on: the ticket blocks.
-      if (definition === NO_DEFINITION) return done({ position, actions: [{ type: 'block', code: 'missing_workflow_route', message: env.unrouted ?? 'no workflow definition is pinned' }] });
-      return done(act(definition, state, env));
+      if (definition === NO_DEFINITION) return { position, actions: [{ type: 'block', code: 'missing_workflow_route', message: env.unrouted ?? 'no workflow definition is pinned' }] };
+      return act(definition, state, env);
     case 'conflict':
-      return done({ position, actions: [{ type: 'block', code: 'conflicting_evidence', message: `conflicting provider evidence: ${event.reason}` }] });
+      return { position, actions: [{ type: 'block', code: 'conflicting_evidence', message: `conflicting provider evidence: ${event.reason}` }] };
     case 'station_returned':
-      return done(stationReturned(definition, state, event, env));
+      return stationReturned(definition, state, event, env);
     case 'station_failed':
-      return done({
-        position,
-        actions: [
-          ...event.intents.map((intent): Action => ({ type: 'effect', name: intent.name, node: event.node, visit: visitOf(position, event.node), operation: intent.operation, required: intent.required ?? false })),
-          // The station's own writes reported the failure: the block is not reported twice.
-          { type: 'block', code: event.code, message: event.message, ...(event.intents.length > 0 ? { comment: null } : {}) },
-        ],
-      });
+      return stationFailed(state, event);
     case 'command':
-      return done(commandAt(definition, state, env, event.command, event.by, event.delivery_identity));
-    case 'yolo': {
-      const switched: StepState = { ...state, position: { ...position, yolo: event.enabled } };
-      const gate = pausedGate(definition, switched);
-      if (event.enabled && gate?.auto_approve_in_yolo) return done(passGate(definition, switched, env, gate, 'approved', null, YOLO_LABEL));
-      return done({ position: switched.position, actions: [] });
-    }
-    case 'yolo_at_start': {
-      // Before the ticket pauses anywhere: nothing to pass yet; planning gates approve themselves from here on.
-      const details = { delivery_identity: event.delivery_identity, ...(event.reason !== undefined ? { reason: event.reason } : {}) };
-      const switched: Position = { ...position, yolo: true };
-      return done({
-        position: switched,
-        actions: [
-          { type: 'record', kind: 'command_decision', status: 'accepted', summary: `${YOLO_LABEL} was on the ticket when it started: planning gates approve themselves`, details },
-          { type: 'set_position', position: switched },
-        ],
-      });
-    }
+      return commandAt(definition, state, env, event.command, event.by, event.delivery_identity);
+    case 'yolo':
+      return yoloSwitched(definition, state, event.enabled, env);
+    case 'yolo_at_start':
+      return yoloAtStart(state, event);
     case 'retry':
-      return done(retry(definition, state, event, env));
+      return retry(definition, state, event, env);
     case 'corrected':
-      // The unknown command's block goes; what the corrected command means is decided next, as any command's is.
-      return done({
-        position,
-        actions: [
-          { type: 'leave_block', by: 'corrected_command', delivery_identity: event.delivery_identity },
-          labelsEffect(state, ticketKey, `corrected_${state.retry_count}_labels`, position.node, [], [BLOCKED_LABEL]),
-        ],
-      });
-    case 'draft_edit': {
-      const spec = definition.nodes[position.node];
-      if (spec?.kind !== 'gate' || !spec.artifact) return done({ position, actions: [] });
-      return done({ position, actions: [{ type: 'edit_draft', node: position.node, artifact: spec.artifact, command: event.command }] });
-    }
+      return corrected(state, event, env);
+    case 'draft_edit':
+      return draftEdit(definition, state, event);
     case 'migrated': {
       const migrated = migratedPosition(position, event);
-      return done({ position: migrated, actions: [{ type: 'set_position', position: migrated }] });
+      return { position: migrated, actions: [{ type: 'set_position', position: migrated }] };
     }
-    case 'ci_skips': {
-      const skipped = new Set(position.ci_skipped_checks);
-      if (event.skip) skipped.add(event.match);
-      else skipped.delete(event.match);
-      return done({ position: { ...position, ci_skipped_checks: [...skipped].sort() }, actions: [] });
-    }
-    case 'ci_recheck': {
-      // Waiting for CI (or for a review with CI still open): the checks are judged again with the new skip list, so
-      // skipping a check that will never finish ends the wait.
-      const gate = pausedGate(definition, state);
-      if (gate?.on.ci_event && env.patched(SKIP_GATE_REEVALUATES_PATCH)) return done(passGate(definition, state, env, gate, 'ci_event', null, event.via));
-      return done({ position, actions: [] });
-    }
-    case 'rebase': {
-      // Patched: histories from before ran the station on a merged pull request and replied with the bare reason.
-      const mergedAware = env.patched(REBASE_MERGED_PATCH);
-      const decision = rebaseDecision(definition === NO_DEFINITION ? null : definition, { ...state, node: position.node }, event.target, { mergedAware });
-      if (decision.type === 'refuse') {
-        return done({
-          position,
-          actions: [
-            { type: 'record', kind: 'command_decision', status: 'rejected', summary: `/service rebase at ${position.node}: ${decision.reason}`, details: { node: position.node, delivery_identity: event.delivery_identity } },
-            { type: 'refuse', trigger: TRIGGER.rebase, reason: decision.reason, reply: mergedAware ? 'with_position' : 'bare' },
-          ],
-        });
-      }
-      // The rebase detour returns (`$return`) to where the ticket stood; a gate pauses there again.
-      const leaving: Position = { ...position, rebase_target: decision.target, return_to: position.node, request: null, paused: false };
-      return done(transition(definition, leaving, 'rebase_requested', decision.node, `/service rebase at ${position.node}`, env));
-    }
-    case 'resumed': {
-      // Yolo switched on while the ticket was blocked could not pass the gate it waits at; now it may.
-      const gate = pausedGate(definition, state);
-      if (gate?.auto_approve_in_yolo && position.yolo && env.patched(RESUMED_YOLO_GATE_PATCH)) {
-        const node = position.node;
-        const record: Action = { type: 'record', kind: 'command_decision', status: 'accepted', summary: `${node} approved by service:yolo`, details: { node, via: 'yolo' } };
-        const passed = passGate(definition, state, env, gate, 'approved', null, YOLO_LABEL);
-        return done({ position: passed.position, actions: [record, ...passed.actions] });
-      }
-      // At a blocked end that keeps where the ticket came from (a retry bound ran out, or an outcome such as a pull
-      // request closed led here): back there, and a bounded node starts its count again. Otherwise the same visit
-      // resumes, so a station run again asks for its writes under the same keys and nothing is written twice.
-      const spec = definition.nodes[position.node];
-      if (spec?.kind !== 'end' || !position.resume_at) return done({ position, actions: [] });
-      const target = position.resume_at;
-      const restarted: Position = { ...position, bound_counts: { ...position.bound_counts, [target]: 0 }, resume_at: null };
-      return done(transition(definition, restarted, 'retry', target, `${RETRY_LABEL} after ${position.node}`, env));
-    }
-    case 'stop': {
-      const node = position.node;
-      // How people asked for it, as they wrote it (the timeline and the block message show it).
-      const how = event.via_label ? STOP_LABEL : TRIGGER_LABEL[TRIGGER.stopCommand];
-      const actions: Action[] = [
-        {
-          type: 'record', kind: 'operator_action', status: 'stopped',
-          summary: `${how} by ${event.by}: ${event.cancelled ? `the running ${event.cancelled} station was cancelled at ${node}` : `stopped at ${node}`}`,
-          details: { action: 'stop', by: event.by, via: how, node, cancelled_station: event.cancelled, delivery_identity: event.delivery_identity },
-        },
-        { type: 'block', code: 'stopped', message: `stopped by ${event.by} (${how})${event.cancelled ? `; the running ${event.cancelled} station was cancelled` : ''}` },
-      ];
-      // The label is a request: once carried out it goes, so that it can be used again after service:retry.
-      if (event.via_label) actions.push(labelsEffect(state, ticketKey, `stop_${state.retry_count}_label`, node, [], [STOP_LABEL]));
-      return done({ position, actions });
-    }
+    case 'ci_skips':
+      return ciSkips(position, event.skip, event.match);
+    case 'ci_recheck':
+      return ciRecheck(definition, state, event.via, env);
+    case 'rebase':
+      return rebaseRequested(definition, state, event, env);
+    case 'resumed':
+      return resumed(definition, state, env);
+    case 'stop':
+      return stopped(state, event, env);
   }
+}
+
+/**
+ * One decision. `ticketKey` names the ticket in the writes the step asks for. The returned state is the one after
+ * every action succeeded; a required write that fails ends the step where the ticket stood (the driver blocks it).
+ */
+export function step(definition: WorkflowDefinition, state: StepState, event: StepEvent, env: StepEnv): StepResult {
+  const moved = decideEvent(definition, state, event, env);
+  const actions = closed(state.position, moved);
+  return { state: stateAfter(state, moved.position, actions), actions };
 }
 
 /** service:retry at a review-response gate names its label write apart from the resume's (histories from before shared one). */

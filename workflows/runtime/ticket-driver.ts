@@ -45,7 +45,7 @@ export function createTicketDriver(input: TicketWorkflowInput, state: TicketStat
   const { block } = createBlockReporter(context, effect);
   const { recordAttempt, keepResult } = createStationRecords(context);
   const { actorAllowed, ignoreUntrusted, stopCounts } = createCommandTrust(context, { effect, reply });
-  const positionNow = () => commandPositionOf({ input, state, runtime, outputs, definition: () => definition, accepts: () => accepts, gates: () => gates });
+  const positionNow = () => commandPositionOf(state, { definition, accepts, gates });
   const { runStation, stopTicket, stopRequests, isStationRunning } = createStationRunner(context, { recordAttempt, stopCounts: (request) => stopCounts(request, positionNow), decide });
   const { enterAt, gateWaiting, leaveBlock, complete } = createTicketTransitions(context);
   const { refuse, editDraft } = createInPlaceCommands(context, { reply, runIntents });

@@ -8,7 +8,7 @@ import { stationFailure } from '../station-failure';
 import { ciVerdict, pipelineCheckRuns, type CiFailure } from './ci-verdict';
 import type { GitLabClient } from '../../../src/providers/gitlab/gitlab-client';
 import type { RegistryRepository } from '../../../src/config/repository-registry';
-import { parsePullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
+import { parsePullRequestRef, type PullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 import { tasksOfRepository } from './implementation-task-text';
 import type { SyncDescription } from './pull-request-description-sync';
 
@@ -135,7 +135,7 @@ function failingOf(input: StationInput): FailingPullRequest | undefined {
 }
 
 /** The head commit of an open pull request (GitHub) or merge request (GitLab) and the checks reported for it. */
-async function headAndChecks(deps: CiStationDeps, parsed: { repository: string; number: number; host: 'github' | 'gitlab' }): Promise<{ sha: string; checks: CheckRun[] } | { closed: string }> {
+async function headAndChecks(deps: CiStationDeps, parsed: PullRequestRef): Promise<{ sha: string; checks: CheckRun[] } | { closed: string }> {
   const gitlab = deps.gitlab?.(parsed.repository);
   if (gitlab) {
     const mr = await gitlab.client.getMergeRequest(gitlab.entry.namespace, parsed.number);

@@ -2,6 +2,7 @@ import type { PullRequest, RepoRef } from '../../../src/providers/scmhost/scmhos
 import type { EffectIntent, StationInput, StationResult } from '../../../workflows/runtime/station-types';
 import { runModelStep, type ModelStepDeps } from '../planning/model-step';
 import { issueEffectName } from './pull-request-stations';
+import { formatPullRequestRef } from '../../../workflows/vocabulary/pull-request-ref';
 import { describeParts, descriptionPartsOf, descriptionPartsSchema, pullRequestBody } from './pull-request-body';
 
 /**
@@ -38,7 +39,7 @@ export function createDescriptionSync(deps: DescriptionSyncDeps): SyncDescriptio
     const step = await runModelStep({ ...deps }, { ...input, model_key: 'sync_pr_description' }, {
       key: 'sync_pr_description', skill: 'sync_pr_description', schema: descriptionPartsSchema,
       prompt: [
-        `Pull request ${pull.repository}#${pull.number} of ${input.ticket_key}: ${current.title}`,
+        `Pull request ${formatPullRequestRef(pull.repository, pull.number, deps.gitlab?.(pull.repository) ? 'gitlab' : 'github')} of ${input.ticket_key}: ${current.title}`,
         '', '## Your parts of the current description', describeParts(descriptionPartsOf(current.body)),
         '', '## What the new commit changed', change.slice(0, CHANGE_LIMIT),
       ].join('\n'),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DEFINITIONS } from '../../../../workflows/built-in-definitions';
-import { openPullRequests, permittedCommands } from '../../../../workflows/read-model/execution-view';
+import { permittedCommands } from '../../../../workflows/read-model/execution-view';
 import type { WorkflowKind } from '../../../../workflows/ledger/observation';
 import { initialTicketState, type TicketState } from '../../../../workflows/runtime/ticket-state';
 import { ticketAtNode } from '../../../helpers/ticket-at-node';
@@ -104,13 +104,15 @@ describe('permitted_commands: only what would do something now', () => {
   });
 });
 
-describe('open pull requests', () => {
-  it('are the ticket\'s pull requests not seen merged', () => {
-    const state = ticket('human_review_gate', 'feature', (s) => {
+describe('permitted_commands and merged pull requests', () => {
+  // Judged as the intake judges it (command-position.ts): a merged pull request still counts as the ticket's, and
+  // `/service rebase` says itself that there is nothing left to rebase on it.
+  it('offers /service rebase while a pull request is open, and not once every one is merged', () => {
+    const merged = (refs: string[]) => ticket('human_review_gate', 'feature', (s) => {
       s.pull_requests = ['acme/api#7', 'acme/web#2'];
-      s.runtime!.merged_pull_requests = ['acme/web#2'];
+      s.runtime!.merged_pull_requests = refs;
     });
-    expect(openPullRequests(state)).toEqual(['acme/api#7']);
-    expect(openPullRequests({ pull_requests: ['acme/api#7'], runtime: undefined })).toEqual(['acme/api#7']);
+    expect(permittedCommands(merged(['acme/web#2']))).toContain('/service rebase');
+    expect(permittedCommands(merged(['acme/web#2', 'acme/api#7']))).not.toContain('/service rebase');
   });
 });
