@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { InjectedSinks, NativeConnection as NativeConnectionType, Worker as WorkerType } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createPollActivities } from '../activities/poll-activities';
@@ -221,6 +221,55 @@ function sweepWorkspacesInBackground(workDir: string, logger: Logger): void {
  * with Prometheus metrics on its own port. The caller owns process signals: the Temporal runtime's own handlers are
  * disabled so that `service dev` can stop the worker before it stops the server the worker is polling.
  */
+/** The workflow needs its search attributes registered; against a shared cluster the operator may have done it. */
+async function registerSearchAttributes(client: Connection, config: ServiceConfig, logger: Logger): Promise<void> {
+  try {
+    const result = await ensureSearchAttributes(client, config.temporal.namespace, SEARCH_ATTRIBUTE_TYPES);
+    if (result.added.length > 0) {
+      logger.info('registered search attributes', { added: result.added });
+      await waitUntilSearchAttributesUsable(client, config.temporal.namespace, result.added);
+    }
+  } catch (error) {
+    logger.warn('could not check the custom search attributes; workflows fail until they exist', { error: (error as Error).message });
+  }
+}
+
+/** The worker's port: the probes, and /metrics with the worker's own gauges set at scrape time. */
+function listenWorkerMetrics(
+  config: ServiceConfig, metrics: ServiceMetrics, answerHealth: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
+  status: () => ReturnType<WorkerType['getStatus']> | undefined,
+): Promise<ListeningServer> {
+  return listen(createServer(async (req, res) => {
+    if (await answerHealth(req, res)) return;
+    if ((req.url ?? '').split('?')[0] === '/metrics') {
+      await answerMetrics(req, res, {
+        registry: metrics.registry,
+        token: config.metrics?.token,
+        beforeCollect: () => {
+          const now = status();
+          metrics.cachedWorkflows.set(now?.numCachedWorkflows ?? 0);
+          metrics.workerPolling.set({ poller: 'workflow' }, now?.hasOutstandingWorkflowPoll ? 1 : 0);
+          metrics.workerPolling.set({ poller: 'activity' }, now?.hasOutstandingActivityPoll ? 1 : 0);
+        },
+      });
+    } else {
+      res.statusCode = 404;
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ error: { code: 'not_found', message: 'the worker serves only /metrics, /health/live and /health/ready' } }));
+    }
+  }), config.worker.metricsHost, config.worker.metricsPort, 'worker metrics');
+}
+
+/** Finished stations' containers whose removal did not get through at their end: removed as the worker stops. */
+async function removeFinishedContainersAtStop(config: ServiceConfig, logger: Logger): Promise<void> {
+  try {
+    const removed = await removeFinishedOwnContainers(resolvePodmanAccount({ ...process.env, SERVICE_PODMAN_USER: config.container.podmanUser }));
+    if (removed.length > 0) logger.info('removed finished task containers at stop', { containers: removed });
+  } catch (error) {
+    logger.warn('could not remove finished task containers at stop; the next worker on this host sweeps them', { error: (error as Error).message });
+  }
+}
+
 export async function startWorker(config: ServiceConfig, logger: Logger, options: WorkerOptions = {}): Promise<RunningWorker> {
   // Imported lazily: loading the native worker costs time that commands like `service version` should not pay.
   const { DefaultLogger, NativeConnection, Runtime, Worker } = await import('@temporalio/worker');
@@ -241,16 +290,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
   const heapGrowth = limitHeapGrowth(config.worker.heapGrowingPercent);
   const metrics = createServiceMetrics({ defaultMetrics: true });
   const client = await Connection.connect({ ...temporalConnectionOptions(config.temporal), connectTimeout: 5_000 });
-  // The workflow needs its search attributes registered; against a shared cluster the operator may have done it.
-  try {
-    const result = await ensureSearchAttributes(client, config.temporal.namespace, SEARCH_ATTRIBUTE_TYPES);
-    if (result.added.length > 0) {
-      logger.info('registered search attributes', { added: result.added });
-      await waitUntilSearchAttributesUsable(client, config.temporal.namespace, result.added);
-    }
-  } catch (error) {
-    logger.warn('could not check the custom search attributes; workflows fail until they exist', { error: (error as Error).message });
-  }
+  await registerSearchAttributes(client, config, logger);
   await configurePoller(new Client({ connection: client, namespace: config.temporal.namespace }), config, logger);
   // Task containers of a worker that died (SIGKILL, crash) are removed before this one starts its own.
   sweepOrphansInBackground(() => resolvePodmanAccount({ ...process.env, SERVICE_PODMAN_USER: config.container.podmanUser }), logger.child({ component: 'containers' }));
@@ -299,25 +339,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       stickyQueueScheduleToStartTimeout: '2 seconds',
       ...(deploymentOptions ? { workerDeploymentOptions: deploymentOptions } : {}),
     });
-    metricsServer = await listen(createServer(async (req, res) => {
-      if (await answerHealth(req, res)) return;
-      if ((req.url ?? '').split('?')[0] === '/metrics') {
-        await answerMetrics(req, res, {
-          registry: metrics.registry,
-          token: config.metrics?.token,
-          beforeCollect: () => {
-            const status = worker?.getStatus();
-            metrics.cachedWorkflows.set(status?.numCachedWorkflows ?? 0);
-            metrics.workerPolling.set({ poller: 'workflow' }, status?.hasOutstandingWorkflowPoll ? 1 : 0);
-            metrics.workerPolling.set({ poller: 'activity' }, status?.hasOutstandingActivityPoll ? 1 : 0);
-          },
-        });
-      } else {
-        res.statusCode = 404;
-        res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ error: { code: 'not_found', message: 'the worker serves only /metrics, /health/live and /health/ready' } }));
-      }
-    }), config.worker.metricsHost, config.worker.metricsPort, 'worker metrics');
+    metricsServer = await listenWorkerMetrics(config, metrics, answerHealth, () => worker?.getStatus());
   } catch (error) {
     await tracing.shutdown().catch(() => undefined);
     await metricsServer?.close();
@@ -332,14 +354,7 @@ export async function startWorker(config: ServiceConfig, logger: Logger, options
       logger.warn('task containers still being removed when the worker stopped; the next worker on this host sweeps them', { waited_ms: shutdown.containerRemovalMs });
     }
     // Finished stations' containers whose removal did not get through go now, not at the next start (issue 43).
-    if (runsContainers && process.env[PLAIN_PROCESS_AGENT_ENV] !== '1') {
-      try {
-        const removed = await removeFinishedOwnContainers(resolvePodmanAccount({ ...process.env, SERVICE_PODMAN_USER: config.container.podmanUser }));
-        if (removed.length > 0) logger.info('removed finished task containers at stop', { containers: removed });
-      } catch (error) {
-        logger.warn('could not remove finished task containers at stop; the next worker on this host sweeps them', { error: (error as Error).message });
-      }
-    }
+    if (runsContainers && process.env[PLAIN_PROCESS_AGENT_ENV] !== '1') await removeFinishedContainersAtStop(config, logger);
     await tracing.shutdown().catch(() => undefined);
     await metricsServer?.close();
     await connection?.close().catch(() => undefined);
