@@ -287,7 +287,9 @@ function movesOf(c: StepCheck): { moves: Move[]; problem?: string } {
       continue;
     }
     if (action.type !== 'enter') {
-      if (position.node !== carried.node) return { moves, problem: `${action.type} moved the ticket from ${carried.node} to ${position.node} without entering it` };
+      // Only a new run's start (to the entry node) and an operator's migration (to the mapped node) place the ticket.
+      const placed = (c.event.type === 'start' && position.node === c.definition.entry) || (c.event.type === 'migrated' && position.node === c.event.target_node);
+      if (position.node !== carried.node && !placed) return { moves, problem: `${action.type} moved the ticket from ${carried.node} to ${position.node} without entering it` };
       carried = position;
       continue;
     }

@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { BUILT_IN_DEFINITIONS } from '../../workflows/built-in-definitions';
+import { pinDefinition } from '../../src/definition-rules/definition-digest';
+import { applyMigration, decideMigration } from '../../workflows/registry/migration-compatibility';
 import { acceptTable, commandsAcceptedHere, type GateNode, type WorkflowDefinition } from '../../workflows/built-in-definitions/definition-types';
 import { parseCommand, type Command } from '../../workflows/person-commands/command-parser';
 import { draftIdsAtGate } from '../../workflows/person-commands/draft-gate';
@@ -12,7 +16,6 @@ import { rememberPullRequest } from '../../workflows/read-model/ticket-search-at
 import {
   blockedComment, blockPersistsComment, blockReport, clearReviewResponseState, enterBlocked, leaveBlocked, nextBlockRecord, type BlockingCode,
 } from '../../workflows/runtime/blocking';
-import { enter } from '../../workflows/runtime/enter';
 import { stationTraits } from '../../workflows/runtime/node-traits';
 import { holdInboxBehindQuestion } from '../../workflows/runtime/inbox-drain';
 import { rcaOptionCount } from '../../workflows/runtime/routers';
@@ -58,12 +61,21 @@ const DEAD_END_RETRIES = 3;
 export interface SimulatedDefinition {
   kind: WorkflowKind;
   definition: WorkflowDefinition;
+  /** The revision before (as earlier builds pinned it): some tickets start on it and are migrated while they wait. */
+  earlier: WorkflowDefinition;
 }
 
-/** Every built-in definition (each kind has one revision today), in a fixed order. */
+/** The revision before each built-in one, kept as a fixture (test/fixtures/definitions/). */
+const EARLIER_REVISION_FILES: Readonly<Record<WorkflowKind, string>> = { feature: 'feature-r1.json', bug: 'bug-r2.json', task_takeover: 'task-takeover-r2.json' };
+
+function earlierRevision(kind: WorkflowKind): WorkflowDefinition {
+  return JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'definitions', EARLIER_REVISION_FILES[kind]), 'utf8')) as WorkflowDefinition;
+}
+
+/** Every built-in definition, in a fixed order, with the revision before it. */
 export const SIMULATED_DEFINITIONS: readonly SimulatedDefinition[] = (Object.keys(BUILT_IN_DEFINITIONS) as WorkflowKind[])
   .sort()
-  .map((kind) => ({ kind, definition: BUILT_IN_DEFINITIONS[kind] }));
+  .map((kind) => ({ kind, definition: BUILT_IN_DEFINITIONS[kind], earlier: earlierRevision(kind) }));
 
 /** Consecutive seeds walk the definitions in turn, so every definition gets its share of any run of seeds. */
 export function definitionOfSeed(seed: number): SimulatedDefinition {
@@ -204,10 +216,11 @@ interface JournalRecord {
 
 class TicketRun {
   readonly state: TicketState;
-  private readonly definition: WorkflowDefinition;
-  private readonly accepts: Record<string, readonly string[]>;
-  private readonly gates: Record<string, GateTraits>;
-  private readonly live: ReadonlySet<string>;
+  /** The pinned definition: an operator's migration swaps it (`migrate`). */
+  private definition!: WorkflowDefinition;
+  private accepts!: Record<string, readonly string[]>;
+  private gates!: Record<string, GateTraits>;
+  private live!: ReadonlySet<string>;
   /** The ticket's labels as the service's own label writes left them. */
   private readonly labels = new Set<string>();
   private readonly journal = new Map<string, JournalRecord>();
@@ -225,13 +238,20 @@ class TicketRun {
   private deadEndRetries = 0;
   over = false;
 
-  constructor(private readonly sim: Simulation, readonly ticket: number, private readonly world: TicketWorld) {
-    this.definition = sim.subject.definition;
-    this.accepts = acceptTable(this.definition);
-    this.gates = gateTable(this.definition);
-    this.live = liveNodes(this.definition);
+  constructor(private readonly sim: Simulation, readonly ticket: number, private readonly world: TicketWorld, pinned: WorkflowDefinition) {
+    this.use(pinned);
     const input = { ticket_key: TICKET_KEY, project_key: 'ACME', issue_type: null, workflow_kind: sim.subject.kind };
-    this.state = { ...initialTicketState(input, `run-${ticket}`, NOW), runtime: initialRuntime(NOW), artifacts: {}, outputs: {}, station_attempts: [] };
+    this.state = {
+      ...initialTicketState(input, `run-${ticket}`, NOW), definition: pinDefinition(pinned), runtime: initialRuntime(NOW), artifacts: {}, outputs: {}, station_attempts: [],
+    };
+  }
+
+  /** ticket-driver.ts `setDefinition`: the pinned definition and the tables read of it. */
+  private use(definition: WorkflowDefinition): void {
+    this.definition = definition;
+    this.accepts = acceptTable(definition);
+    this.gates = gateTable(definition);
+    this.live = liveNodes(definition);
   }
 
   private get runtime() {
@@ -266,7 +286,7 @@ class TicketRun {
 
   /** ticket-driver.ts `begin` (not carried over): the ticket enters its definition's entry node; issue_created arrives. */
   begin(): void {
-    applyPosition(this.checkpoint, this.runtime, enter(this.definition, positionOf(this.checkpoint, this.runtime), this.definition.entry).position);
+    this.decide({ type: 'start' }, 'start');
     this.state.status = 'running';
     this.state.waiting = null;
     this.entered(this.definition.entry);
@@ -294,7 +314,7 @@ class TicketRun {
       if (next.decision === 'accepted') this.handleAccepted(next);
       else {
         this.happened('ledger: conflict');
-        this.block('conflicting_evidence', `conflicting provider evidence: ${next.note}`);
+        this.decide({ type: 'conflict', reason: next.note }, 'the ledger');
       }
       const remaining = this.inbox.map((arrival) => ({ observation: arrival.observation, decision: arrival.decision, reason: '' }));
       if (holdInboxBehindQuestion(this.canAct() && this.runtime.request?.kind === 'question', remaining)) break;
@@ -309,6 +329,9 @@ class TicketRun {
       this.act();
       return;
     }
+    // Idle: the main loop waits for a command, and an operator's migration or a continue-as-new may come in.
+    if (this.definition !== this.sim.subject.definition && this.world.migratesNow()) this.migrate();
+    if (this.world.continuesAsNew()) this.continueAsNew();
     if (this.leftByTheWorld()) return;
     for (let n = this.world.arrivalsWhileWaiting(); n > 0; n -= 1) this.deliver(this.world.arrival(this.state));
   }
@@ -327,6 +350,39 @@ class TicketRun {
     }
     this.over = true;
     return true;
+  }
+
+  /**
+   * workflows/registry/migration-update.ts and workflows/ticket.ts `onApplied`: the operator asks for the current
+   * revision with no mapping; an eligible run swaps its definition, and the step moves it (`migrated`).
+   */
+  private migrate(): void {
+    const to = pinDefinition(this.sim.subject.definition);
+    const { decision, analysis } = decideMigration(this.state, { to, mapping: {}, apply: true, requested_by: 'simulation' }, NOW);
+    if (!decision.applied) {
+      this.happened('migration refused');
+      this.note(`migration to r${to.revision} refused at ${this.checkpoint.current_node}: ${decision.incompatibilities.join('; ')}`);
+      return;
+    }
+    applyMigration(this.state, to, analysis);
+    this.use(to.body);
+    this.happened('migration applied');
+    this.decide({ type: 'migrated', target_node: analysis.target_node, renames: analysis.renames }, `migration to r${to.revision}`);
+  }
+
+  /**
+   * workflows/ticket.ts continue-as-new: the state goes into the next run as JSON and the driver starts on it
+   * (`begin` with the state carried). Whatever the state held that JSON does not keep would be lost here.
+   */
+  private continueAsNew(): void {
+    const before = JSON.stringify(stepStateOf(this.state));
+    const carried = JSON.parse(JSON.stringify(this.state)) as TicketState;
+    for (const key of Object.keys(this.state)) delete (this.state as unknown as Record<string, unknown>)[key];
+    Object.assign(this.state, carried);
+    const after = JSON.stringify(stepStateOf(this.state));
+    if (after !== before) throw new InvariantViolation('continue-as-new carries the state', `the step state was ${before} and is ${after} in the new run`, this.sim.steps());
+    this.happened('continue-as-new');
+    this.note(`continued as new at ${this.checkpoint.current_node}`);
   }
 
   /** ticket-driver.ts `act`. */
@@ -737,7 +793,7 @@ export function simulate(seed: number, steps: number): SimulationResult {
     while (counted < steps) {
       tickets += 1;
       const world = new TicketWorld(rng, tickets, subject.definition, subject.kind === 'feature' && rng.chance(0.3), rng.pick([0.5, 0.7, 0.85]));
-      const run = new TicketRun(sim, tickets, world);
+      const run = new TicketRun(sim, tickets, world, world.startsOnEarlierRevision() ? subject.earlier : subject.definition);
       run.begin();
       while (!run.over && counted < steps) run.tick();
     }

@@ -324,6 +324,21 @@ export class TicketWorld {
     return this.rng.chance(0.25);
   }
 
+  /** The ticket starts on the revision before the current one (pinned then), to be migrated while it waits. */
+  startsOnEarlierRevision(): boolean {
+    return this.rng.chance(0.3);
+  }
+
+  /** An operator migrates the waiting ticket to the current revision now. */
+  migratesNow(): boolean {
+    return this.rng.chance(0.05);
+  }
+
+  /** The run continues as new now (its history grew long): the state is carried as JSON into a new run. */
+  continuesAsNew(): boolean {
+    return this.rng.chance(0.02);
+  }
+
   // ------------------------------------------------------------------------------------------------------------
   // Stations and writes.
 

@@ -20,7 +20,7 @@ const REQUIRED_HAPPENINGS = [
   'stop', 'stop: station cancelled', 'retry: resumed', 'retry: escalation resumed', 'retry: review response', 'corrected command lifted a block',
   'yolo: gate passed', 'rebase', 'rebase: returned', 'retry bound exhausted', 'question detour', 'skip-gate: CI judged again',
   'final fact moved a blocked ticket', 'completed', 'crash: decision replayed', 'raw command', 'effect failed: required', 'station failed',
-  'ledger: redelivery dropped', 'ledger: conflict',
+  'ledger: redelivery dropped', 'ledger: conflict', 'migration applied', 'continue-as-new',
 ];
 
 function expectedNodes(): string[] {
