@@ -209,6 +209,45 @@ describe('the station runtime walks a pinned definition', () => {
     expect(comments(key)[0]).toContain('invalid_station_result');
   });
 
+  // The two blocks the step decides without a station: contradicting deliveries, and a run no definition serves.
+  it('blocks with conflicting_evidence when a delivery comes again with other content, and service:retry goes on at the gate', async () => {
+    const key = await startTicket(noteDefinition(4));
+    await waitFor(key, 'at the gate', (v) => v.current_position === 'review_gate' && v.checkpoint.is_paused);
+    // A label the service does not read, delivered by the simulator as Jira sends it; then the same change again
+    // (the same changelog id) saying something else.
+    tracker.state.updateLabels(key, [{ add: 'customer-acme' }]);
+    await tracker.webhooks.flush();
+    const sent = tracker.webhooks.deliveries.map((d) => d.payload as Json).filter((p) => p.issue?.key === key && p.changelog).at(-1)!;
+    const contradicting = structuredClone(sent);
+    contradicting.changelog.items = [{ field: 'labels', fieldtype: 'jira', fromString: 'service:note-pending', toString: 'customer-other service:note-pending' }];
+    expect((await postWebhook(`${stack.api}/api/v1/webhooks/tracker`, contradicting, { secret: SECRET })).status).toBe(200);
+    const blocked = await waitFor(key, 'blocked on the contradiction', (v) => v.status === 'blocked' && v.waiting.code === 'conflicting_evidence');
+    expect(blocked.current_position).toBe('review_gate');
+    expect(blocked.waiting.message).toBe(`conflicting provider evidence: delivery tracker:changelog:${sent.changelog.id} was accepted before with different content`);
+    expect(tracker.state.issue(key).labels).toContain('service:blocked');
+    expect(comments(key).filter((c) => c.includes('**Blocked** at `review_gate`: conflicting provider evidence'))).toHaveLength(1);
+
+    tracker.state.updateLabels(key, [{ add: 'service:retry' }]);
+    const resumed = await waitFor(key, 'waiting at the gate again', (v) => v.status === 'waiting' && v.waiting.code === 'gate');
+    expect(resumed).toMatchObject({ current_position: 'review_gate', retry_count: 1 });
+    expect(tracker.state.issue(key).labels).not.toContain('service:blocked');
+  });
+
+  it('blocks with missing_workflow_route, saying why, when the run has no definition for its issue type', async () => {
+    const issue = tracker.state.createIssue({ projectKey: 'RT', issueType: 'Sub-task', summary: 'A sub-task' });
+    const reason = 'no workflow definition serves issue type "Sub-task" (project RT)';
+    const input: TicketWorkflowInput = { ticket_key: issue.key, project_key: 'RT', issue_type: 'Sub-task', workflow_kind: 'feature', definition: null, route_error: reason };
+    await client.workflow.start(TICKET_WORKFLOW_TYPE, {
+      workflowId: ticketWorkflowId(issue.key), taskQueue: TASK_QUEUE, args: [input],
+      typedSearchAttributes: [{ key: searchAttributes.ticketKey, value: issue.key }, { key: searchAttributes.workflowType, value: 'feature' }],
+    });
+    const view = await waitFor(issue.key, 'blocked without a route', (v) => v.status === 'blocked');
+    expect(view.waiting).toMatchObject({ code: 'missing_workflow_route', message: reason });
+    expect(comments(issue.key)).toEqual([expect.stringContaining(`**Blocked**`)]);
+    expect(comments(issue.key)[0]).toContain(reason);
+    expect(tracker.state.issue(issue.key).labels).toContain('service:blocked');
+  });
+
   it('keeps its state a small payload: multi-megabyte comments and hundreds of deliveries through several continue-as-new cycles', async () => {
     const key = await startTicket(noteDefinition(1), { history_event_limit: 150 });
     await waitFor(key, 'at the gate', (v) => v.current_position === 'review_gate' && v.checkpoint.is_paused);
