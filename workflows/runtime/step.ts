@@ -5,7 +5,7 @@ import { decideRouter } from './routers';
 import { mergeProgress } from './merge-progress';
 import type { StationRequest } from './station-types';
 import { enter, resolveOutcome } from './enter';
-import { reviewRetryTarget, stationTraits } from './node-traits';
+import { gateTraits, reviewRetryTarget, stationTraits } from './node-traits';
 import type { Action, Position, StepEnv, StepEvent, StepResult, StepState } from './step-types';
 import { BLOCKED_LABEL, RETRY_LABEL, STOP_LABEL, YOLO_LABEL } from '../vocabulary/labels';
 import { REBASE_MERGED_PATCH, rebaseDecision } from './rebase-decision';
@@ -48,6 +48,12 @@ export const EXHAUSTED_CODE_BLOCKS_PATCH = 'exhausted-code-blocks';
  */
 export const BLOCKED_END_RESUMES_PATCH = 'blocked-end-resumes';
 
+/**
+ * A triage gate (`feedback_retriages`) takes its pending label off whatever outcome it is left by; histories from
+ * before left that to the triage station, which took it off when it ran again and found the ticket complete.
+ */
+export const TRIAGE_GATE_CLEARS_ITS_LABEL_PATCH = 'triage-gate-clears-its-label';
+
 type Moved = { position: Position; actions: Action[] };
 
 function visitOf(position: Position, node = position.node): number {
@@ -88,7 +94,10 @@ function passGate(definition: WorkflowDefinition, state: StepState, env: StepEnv
   // Choosing an RCA option (`>option N`) approves the analysis it was chosen from, as an approval label would.
   const approves = outcome === 'approved' || outcome === 'option_selected';
   if (approves && spec.artifact) actions.push({ type: 'approve_artifact', artifact: spec.artifact, by });
-  if (approves && spec.pending_label) actions.push(labelsEffect(state, env.ticketKey, 'clear_stage_label', node, [], [spec.pending_label]));
+  // A triage gate's label goes with any outcome (the details came, or a question): the gate is its one writer, where
+  // the triage station took it off when it ran again (patched: histories from before).
+  const clears = approves || (gateTraits(node, spec).feedback_retriages && env.patched(TRIAGE_GATE_CLEARS_ITS_LABEL_PATCH));
+  if (clears && spec.pending_label) actions.push(labelsEffect(state, env.ticketKey, 'clear_stage_label', node, [], [spec.pending_label]));
   // The question detour: the answering station returns (`$return`) to the gate that was asked.
   const position: Position = { ...state.position, request, return_to: outcome === 'question' ? node : state.position.return_to, paused: false };
   actions.push({ type: 'set_position', position });

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { ModelPolicyKey } from '../../../src/config/model-policy-keys';
 import { repoLabels } from '../../../src/planning-context/repo-assignment';
 import { composePrompt, referencesSection, ticketSections, type PromptSection } from '../../../src/planning-context/planning-prompt';
-import type { StageLabel } from '../../../workflows/vocabulary/labels';
 import type { EffectIntent, StationActivity, StationInput } from '../../../workflows/runtime/station-types';
 import { toolsFor, type PlanningDeps } from '../planning/document-stations';
 import { runModelStep } from '../planning/model-step';
@@ -10,7 +9,6 @@ import { readableRepositories } from '../planning/repositories';
 import { readTicketMaterial } from '../planning/ticket-material';
 import { parseStationInput } from '../station-input';
 import { triageOf, type TriageData } from './flow-data';
-import { STAGE_LABEL } from '../../../workflows/vocabulary/labels';
 
 /**
  * triage_check of the bug and the task-takeover graphs: is the ticket complete enough to work on? The model judges
@@ -27,7 +25,6 @@ interface TriageKind {
   key: ModelPolicyKey;
   skill: string;
   checklist: readonly ChecklistItem[];
-  pendingLabel: StageLabel;
   /** "To analyse this bug", "To take over this task". */
   purpose: string;
 }
@@ -49,9 +46,9 @@ export const TAKEOVER_CHECKLIST: readonly ChecklistItem[] = [
   { id: 'repository', label: 'Repository', hint: 'which repository the change belongs in (a `repo:` label or named in the ticket)' },
 ];
 
-const BUG: TriageKind = { key: 'bug_triage', skill: 'bug_triage', checklist: BUG_CHECKLIST, pendingLabel: STAGE_LABEL.triagePending, purpose: 'To analyse this bug' };
+const BUG: TriageKind = { key: 'bug_triage', skill: 'bug_triage', checklist: BUG_CHECKLIST, purpose: 'To analyse this bug' };
 const TAKEOVER: TriageKind = {
-  key: 'task_takeover_triage', skill: 'task_takeover_triage', checklist: TAKEOVER_CHECKLIST, pendingLabel: STAGE_LABEL.taskTriagePending, purpose: 'To take over this task',
+  key: 'task_takeover_triage', skill: 'task_takeover_triage', checklist: TAKEOVER_CHECKLIST, purpose: 'To take over this task',
 };
 
 const triageSchema = z.object({
@@ -94,19 +91,14 @@ export interface TriageDecision {
   data: TriageData;
   /** Post the question listing `data.missing` (false when the same set was asked last time). */
   ask: boolean;
-  /** Take the gate's pending label off (the ticket was waiting at the triage gate and is complete now). */
-  clearPending: boolean;
 }
 
 /** What triage_check does with the judged checklist, given its previous output. Pure. */
-export function triageDecision(missing: string[], previous: TriageData | undefined, visit: number): TriageDecision {
-  if (missing.length === 0) {
-    // A visit after the first came back from the triage gate, whose label the gate set; the previous output says
-    // so too, unless it was dropped for size.
-    return { data: { verdict: 'complete', missing: [], asked: null }, ask: false, clearPending: previous?.verdict === 'incomplete' || visit > 1 };
-  }
+export function triageDecision(missing: string[], previous: TriageData | undefined): TriageDecision {
+  // The triage gate's label is the gate's: set when it waits, taken off when it is left (workflows/runtime/step.ts).
+  if (missing.length === 0) return { data: { verdict: 'complete', missing: [], asked: null }, ask: false };
   const alreadyAsked = previous?.verdict === 'incomplete' && previous.asked !== null && sameSet(previous.asked, missing);
-  return { data: { verdict: 'incomplete', missing, asked: missing }, ask: !alreadyAsked, clearPending: false };
+  return { data: { verdict: 'incomplete', missing, asked: missing }, ask: !alreadyAsked };
 }
 
 /** Model notes are the ticket's words read back: one short line each in the question. */
@@ -161,13 +153,10 @@ export function createTriageStation(deps: PlanningDeps): StationActivity {
     const judged = judgeChecklist(kind.checklist, object, known);
     const missing = judged.filter((j) => !j.present);
     const previous = triageOf(input);
-    const decision = triageDecision(missing.map((m) => m.item.id), previous, input.visit);
+    const decision = triageDecision(missing.map((m) => m.item.id), previous);
     const effects: EffectIntent[] = [];
     if (decision.ask) {
       effects.push({ name: 'triage_question', operation: { kind: 'tracker.comment', issue_key: input.ticket_key, body: triageQuestionMarkdown(kind, input.ticket_key, missing) }, required: true });
-    }
-    if (decision.clearPending) {
-      effects.push({ name: 'clear_triage_pending', operation: { kind: 'tracker.labels', issue_key: input.ticket_key, add: [], remove: [kind.pendingLabel] } });
     }
     const summary = decision.data.verdict === 'complete'
       ? `triage complete (${kind.checklist.length} items) by ${target}`

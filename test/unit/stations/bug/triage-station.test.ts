@@ -35,17 +35,16 @@ describe('the triage decision', () => {
   const incomplete = (asked: string[]): TriageData => ({ verdict: 'incomplete', missing: asked, asked });
 
   it('asks for the missing items the first time', () => {
-    expect(triageDecision(['environment', 'context'], undefined, 1)).toEqual({ data: { verdict: 'incomplete', missing: ['environment', 'context'], asked: ['environment', 'context'] }, ask: true, clearPending: false });
+    expect(triageDecision(['environment', 'context'], undefined)).toEqual({ data: { verdict: 'incomplete', missing: ['environment', 'context'], asked: ['environment', 'context'] }, ask: true });
   });
 
   it('does not ask the same set twice in a row, but asks a different one', () => {
-    expect(triageDecision(['environment', 'context'], incomplete(['context', 'environment']), 2)).toMatchObject({ ask: false, data: { asked: ['environment', 'context'] } });
-    expect(triageDecision(['context'], incomplete(['environment', 'context']), 2)).toMatchObject({ ask: true, data: { missing: ['context'], asked: ['context'] } });
+    expect(triageDecision(['environment', 'context'], incomplete(['context', 'environment']))).toMatchObject({ ask: false, data: { asked: ['environment', 'context'] } });
+    expect(triageDecision(['context'], incomplete(['environment', 'context']))).toMatchObject({ ask: true, data: { missing: ['context'], asked: ['context'] } });
   });
 
-  it('clears the pending label when a ticket that waited at the gate is complete', () => {
-    expect(triageDecision([], incomplete(['context']), 2)).toEqual({ data: { verdict: 'complete', missing: [], asked: null }, ask: false, clearPending: true });
-    expect(triageDecision([], undefined, 1).clearPending).toBe(false);
+  it('is complete without a question once nothing is missing', () => {
+    expect(triageDecision([], incomplete(['context']))).toEqual({ data: { verdict: 'complete', missing: [], asked: null }, ask: false });
   });
 });
 
@@ -81,7 +80,8 @@ describe('triage_check', () => {
     expect(result).toMatchObject({ outcome: 'incomplete', effects: [], data: { asked: ['affected_versions'] } });
   });
 
-  it('goes on when complete and takes the triage label off after the gate', async () => {
+  // The triage gate's label is the gate's to take off (workflows/runtime/step.ts): the station writes no label.
+  it('goes on when complete, writing nothing, after the gate', async () => {
     const world = fakeWorld();
     world.answers.push(answer([], [...ids].reverse()));
     const result = await world.stations.triage_check(stationInput('triage_check', {
@@ -89,7 +89,7 @@ describe('triage_check', () => {
     }));
     expect(result.outcome).toBe('complete');
     expect(result.data).toEqual({ verdict: 'complete', missing: [], asked: null });
-    expect(result.effects).toEqual([{ name: 'clear_triage_pending', operation: { kind: 'tracker.labels', issue_key: 'BUG-1', add: [], remove: ['service:triage-pending'] } }]);
+    expect(result.effects).toEqual([]);
   });
 
   it('checks a takeover for intent, scope, outcome and repository, and knows the repository from a `repo:` label', async () => {
@@ -104,6 +104,6 @@ describe('triage_check', () => {
 
     world.answers.push({ items: TAKEOVER_CHECKLIST.map((item) => ({ item: item.id, present: true, note: '' })) });
     const done = await world.stations.triage_check(stationInput('triage_check', { workflow_kind: 'task_takeover', visit: 2, outputs: { triage_check: result.data } }));
-    expect(done.effects).toEqual([{ name: 'clear_triage_pending', operation: { kind: 'tracker.labels', issue_key: 'BUG-1', add: [], remove: ['service:task-triage-pending'] } }]);
+    expect(done.effects).toEqual([]);
   });
 });

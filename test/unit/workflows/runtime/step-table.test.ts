@@ -62,7 +62,9 @@ function expectGatePass(id: string, spec: Extract<DefinitionNode, { kind: 'gate'
   expect(actions[0]).toEqual({ type: 'wait_ended' });
   const approves = outcome === 'approved' || outcome === 'option_selected';
   expect(actions.some((a) => a.type === 'approve_artifact')).toBe(approves && spec.artifact !== undefined);
-  expect(actions.some((a) => a.type === 'effect' && a.name === 'clear_stage_label')).toBe(approves && spec.pending_label !== undefined);
+  // Approval takes the gate's label off; a triage gate's goes with any outcome (it is the label's one writer).
+  const clears = approves || spec.feedback_retriages === true;
+  expect(actions.some((a) => a.type === 'effect' && a.name === 'clear_stage_label')).toBe(clears && spec.pending_label !== undefined);
   expect(entry.position.return_to).toBe(outcome === 'question' ? state.position.node : null);
   covered.add(id);
 }

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
+import { BUG_DEFINITION, FEATURE_DEFINITION } from '../../../../workflows/built-in-definitions';
 import type { WorkflowDefinition } from '../../../../workflows/built-in-definitions/definition-types';
 import { stationTraits } from '../../../../workflows/runtime/node-traits';
-import { BLOCKED_END_RESUMES_PATCH, DETOUR_RETURN_UNBOUNDED_PATCH, EXHAUSTED_CODE_BLOCKS_PATCH, NO_DEFINITION, RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step } from '../../../../workflows/runtime/step';
+import { BLOCKED_END_RESUMES_PATCH, DETOUR_RETURN_UNBOUNDED_PATCH, EXHAUSTED_CODE_BLOCKS_PATCH, NO_DEFINITION, RESUMED_YOLO_GATE_PATCH, reviewRetryPosition, ROUTER_COUNTS_DECISIONS_PATCH, SKIP_GATE_REEVALUATES_PATCH, step, TRIAGE_GATE_CLEARS_ITS_LABEL_PATCH } from '../../../../workflows/runtime/step';
 import type { Action } from '../../../../workflows/runtime/step-types';
 import { ENV, INVENTED, PR, stateAt } from './fixtures';
 
@@ -433,5 +433,17 @@ describe('step: an operator\'s migration', () => {
     const result = step(INVENTED, before, { type: 'migrated', target_node: 'merge_gate', renames: { note_gate: 'merge_gate' } }, ENV);
     expect(result.state.position).toEqual({ ...before.position, node: 'merge_gate', visits: { write: 2, merge_gate: 2 }, return_to: 'merge_gate' });
     expect(result.actions).toEqual([{ type: 'set_position', position: result.state.position }]);
+  });
+});
+
+describe('step: the triage gate writes its own label', () => {
+  it('takes the triage label off whatever outcome leaves the gate; histories from before left it to the station', () => {
+    const atGate = stateAt('triage_gate', { paused: true });
+    for (const command of [{ type: 'feedback', text: 'it is on every build', via: 'comment' }, { type: 'retriage', trigger: 'ticket_update' }] as const) {
+      const { actions } = step(BUG_DEFINITION, atGate, { type: 'command', command, by: 'ada', delivery_identity: 'd1' }, ENV);
+      expect(actions.filter((a) => a.type === 'effect')).toEqual([expect.objectContaining({ name: 'clear_stage_label', node: 'triage_gate', operation: expect.objectContaining({ remove: ['service:triage-pending'] }) })]);
+      const before = step(BUG_DEFINITION, atGate, { type: 'command', command, by: 'ada', delivery_identity: 'd1' }, { ...ENV, patched: (patch) => patch !== TRIAGE_GATE_CLEARS_ITS_LABEL_PATCH });
+      expect(before.actions.filter((a) => a.type === 'effect')).toEqual([]);
+    }
   });
 });
