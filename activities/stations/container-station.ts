@@ -10,6 +10,7 @@ import { exposeWorkspace, hostTreeDir, syncWorkspaceIntoHostTree, WorkspaceSyncE
 import { stageAgentBundle } from '../../src/containers/mount-access';
 import type { ServiceConfig } from '../../src/config/service-config';
 import { containerName, type ContainerSpec } from '../../src/containers/container-args';
+import { CONTAINER_AGENT_PATH, CONTAINER_RUN_DIR } from '../../src/agent/agent-task';
 import type { GitRemotes } from '../../src/providers/git-remote-types';
 import { proxyUpstreamOf, ProxyUpstreamError, startModelProxy } from '../../src/containers/model-proxy';
 import { loadMcpServers, McpServersError, type McpServers } from '../../src/config/mcp-servers';
@@ -346,7 +347,7 @@ function containerSpecOf(config: Pick<ServiceConfig, 'container'>, input: Statio
     image: config.container.image, memory: config.container.memoryLimit, cpus: config.container.cpuLimit, pids: config.container.pidsLimit,
     labels: { 'service.ticket': input.ticket_key, 'service.run': input.run_id, 'service.node': input.node, [WORKER_LABEL]: workerLabelValue() },
     ...mounts,
-    command: ['node', '/opt/service/agent.cjs', '/run/service'],
+    command: ['node', CONTAINER_AGENT_PATH, CONTAINER_RUN_DIR],
   };
 }
 

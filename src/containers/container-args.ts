@@ -35,7 +35,7 @@ export function containerRunArgs(spec: ContainerSpec): string[] {
   args.push('--label', `${CONTAINER_LABEL}=true`);
   for (const [key, value] of Object.entries(spec.labels).sort(([a], [b]) => a.localeCompare(b))) args.push('--label', `${key}=${value}`);
   args.push('-v', `${spec.workspaceDir}:${CONTAINER_WORKSPACE}:rw`, '-v', `${spec.runDir}:${CONTAINER_RUN_DIR}:rw`, '-v', `${spec.agentPath}:${CONTAINER_AGENT_PATH}:ro`);
-  args.push('--workdir', '/workspace');
+  args.push('--workdir', CONTAINER_WORKSPACE);
   for (const [key, value] of Object.entries(spec.env ?? {})) args.push('--env', `${key}=${value}`);
   args.push(spec.image, ...spec.command);
   return args;
