@@ -126,14 +126,17 @@ export function isServiceCommand(text: string): boolean {
 }
 
 /**
- * The verb and its words on the first line of a `/service <verb>` comment, as `decideServiceCommand` reads them;
- * undefined when the comment is no `/service` command or names no verb.
+ * The verb and its words on the first line of a `/service <verb>` comment: the one reading of it, for the command
+ * boundary (`decideServiceCommand`), the kill switch (`isStopComment`) and the answers (`serviceVerbOf`). `verb` is
+ * lower case, `written` as written; `afterPrefix` is the text after `/service`. Undefined when the comment is no
+ * `/service` command or names no verb.
  */
-function firstLineVerb(text: string): { verb: string; words: string[] } | undefined {
+function firstLineVerb(text: string): { verb: string; written: string; words: string[]; afterPrefix: string } | undefined {
   const body = text.trimStart();
   if (!PREFIX.test(body)) return undefined;
-  const [verb, ...words] = body.replace(PREFIX, '').split(/\r?\n/, 1)[0]!.trim().split(/\s+/).filter(Boolean);
-  return verb === undefined ? undefined : { verb: verb.toLowerCase(), words };
+  const afterPrefix = body.replace(PREFIX, '');
+  const [written, ...words] = afterPrefix.split(/\r?\n/, 1)[0]!.trim().split(/\s+/).filter(Boolean);
+  return written === undefined ? undefined : { verb: written.toLowerCase(), written, words, afterPrefix };
 }
 
 /**
@@ -152,10 +155,9 @@ export function serviceVerbOf(text: string): string | undefined {
 }
 
 export function decideServiceCommand(written: WrittenCommand, position: CommandPosition): CommandDecision {
-  const afterPrefix = written.text.replace(PREFIX, '');
-  const firstLine = afterPrefix.split(/\r?\n/, 1)[0]!;
-  const [rawVerb, ...words] = firstLine.trim().split(/\s+/).filter(Boolean);
-  if (rawVerb === undefined) return invalidCommand(written.text, 'no command after /service', KNOWN, true);
+  const first = firstLineVerb(written.text);
+  if (first === undefined) return invalidCommand(written.text, 'no command after /service', KNOWN, true);
+  const { written: rawVerb, words, afterPrefix } = first;
   // `/service stop` is a verb only where the kill switch is on (histories from before it replay as they ran).
   const known = Object.hasOwn(VERBS, rawVerb.toLowerCase()) && (rawVerb.toLowerCase() !== 'stop' || position.kill_switch === true);
   const verb = known ? VERBS[rawVerb.toLowerCase()] : undefined;
