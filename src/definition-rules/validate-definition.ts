@@ -4,6 +4,7 @@ import { MODEL_POLICY_KEYS } from '../config/model-policy-keys';
 import { parseDefinition } from './definition-schema';
 import { rebaseNodeOf } from '../../workflows/runtime/rebase-decision';
 import { ESCALATE_NODE } from '../../workflows/runtime/enter';
+import { triggerIdOf } from '../../workflows/vocabulary/command-words';
 
 export interface DefinitionCatalogue {
   stations: Readonly<Record<string, readonly string[]>>;
@@ -115,7 +116,27 @@ function unreachable(definition: WorkflowDefinition): string[] {
  * gates and routers; every outcome a station or router can produce and every trigger a gate accepts is mapped; every
  * target exists; every node is reachable from the entry; no URLs or credentials in any string. One line per problem.
  */
-export function validateDefinition(input: unknown, catalogue: DefinitionCatalogue = BUILT_IN_CATALOGUE): { ok: true; definition: WorkflowDefinition } | { ok: false; problems: string[] } {
+/**
+ * Triggers a node accepts written as their label (`service:prd-approved`, `a question (?)`), the spelling of bodies
+ * from before the stable ids: still read, but a label may be reworded and the id may not. One line per entry.
+ */
+export function deprecatedTriggerSpellings(definition: WorkflowDefinition): string[] {
+  const warnings: string[] = [];
+  for (const [id, node] of Object.entries(definition.nodes)) {
+    if (node.kind === 'end' || !node.accepts) continue;
+    for (const entry of node.accepts) {
+      const trigger = triggerIdOf(entry);
+      if (trigger !== undefined && trigger !== entry) {
+        warnings.push(`nodes.${id}.accepts: "${entry}" is the label of the trigger "${trigger}"; write "${trigger}" (labels in accepts are deprecated: they still work, but a label may be reworded, an id is not)`);
+      }
+    }
+  }
+  return warnings;
+}
+
+export function validateDefinition(
+  input: unknown, catalogue: DefinitionCatalogue = BUILT_IN_CATALOGUE,
+): { ok: true; definition: WorkflowDefinition; warnings: string[] } | { ok: false; problems: string[] } {
   const parsed = parseDefinition(input);
   if (!parsed.ok) return parsed;
   const definition = parsed.definition;
@@ -127,5 +148,5 @@ export function validateDefinition(input: unknown, catalogue: DefinitionCatalogu
   if (!Object.values(definition.nodes).some((node) => node.kind === 'end')) problems.push('nodes: no end node; a ticket could never finish');
   const text = JSON.stringify(definition);
   if (URL_OR_SECRET.test(text)) problems.push('definition: contains a URL or a credential-like assignment; definitions hold no endpoints and no secrets');
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, definition };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, definition, warnings: deprecatedTriggerSpellings(definition) };
 }

@@ -10,7 +10,8 @@ import { validateDefinition } from '../definition-rules/validate-definition';
 import { TemporalUnavailableError } from './temporal-unavailable-error';
 
 export type PublishOutcome =
-  | { outcome: 'published' | 'unchanged'; result: PublishResult }
+  /** `warnings`: what the validator read but deprecates (deprecatedTriggerSpellings). */
+  | { outcome: 'published' | 'unchanged'; result: PublishResult; warnings: string[] }
   | { outcome: 'invalid'; problems: string[] }
   | { outcome: 'refused'; reason: string };
 
@@ -64,7 +65,7 @@ export class DefinitionRegistry {
         });
         return this.client.workflow.getHandle(this.workflowId).executeUpdate(publishDefinitionUpdate, { args: [{ definition, published_by: publishedBy }] });
       });
-      return { outcome: result.created ? 'published' : 'unchanged', result };
+      return { outcome: result.created ? 'published' : 'unchanged', result, warnings: checked.warnings };
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === 'DefinitionRefused') {
         return { outcome: 'refused', reason: error.cause.message };

@@ -31,9 +31,10 @@ export default class DefinitionsPublish extends Command {
     const outcome = await withDefinitions((definitions) => definitions.publish(input, `cli:${userInfo().username}`));
     if (outcome.outcome === 'invalid') this.fail(`${args.file} is not a valid definition (${outcome.problems.length} problem${outcome.problems.length === 1 ? '' : 's'}):\n${outcome.problems.map((p) => `  - ${p}`).join('\n')}`);
     if (outcome.outcome === 'refused') this.fail(`the registry refused ${args.file}: ${outcome.reason}`);
-    const { result } = outcome;
+    const { result, warnings } = outcome;
+    for (const warning of warnings) process.stderr.write(`warning: ${args.file}: ${warning}\n`);
     if (flags.json) {
-      this.log(JSON.stringify({ ...result, outcome: outcome.outcome }));
+      this.log(JSON.stringify({ ...result, outcome: outcome.outcome, warnings }));
       return;
     }
     this.log(outcome.outcome === 'published'

@@ -21,7 +21,7 @@ const small = (): WorkflowDefinition => ({
 
 describe('built-in definitions', () => {
   it.each(Object.entries(BUILT_IN_DEFINITIONS))('%s validates against the schema and the catalogue', (_kind, definition) => {
-    expect(validateDefinition(definition)).toEqual({ ok: true, definition });
+    expect(validateDefinition(definition)).toEqual({ ok: true, definition, warnings: [] });
   });
 
   it('routes issue types: Feature and Story → feature, Bug → bug, Task and Epic → takeover, others nowhere', () => {
@@ -123,6 +123,16 @@ describe('validateDefinition', () => {
     // An unmapped outcome is named with the entry as the definition wrote it.
     (byId.nodes.gate as { accepts: string[] }).accepts.push('question');
     expect(problemsOf(byId)).toEqual(['nodes.gate: accepts "question", whose outcome "question" is not mapped in "on"']);
+  });
+
+  it('warns where a node accepts a trigger by its label, naming the id to write; the built-in definitions write ids', () => {
+    const mixed = small();
+    (mixed.nodes.gate as { accepts: string[] }).accepts = ['prd_approved', 'feedback (!)'];
+    const checked = validateDefinition(mixed);
+    expect(checked).toMatchObject({ ok: true, warnings: [
+      'nodes.gate.accepts: "feedback (!)" is the label of the trigger "feedback"; write "feedback" (labels in accepts are deprecated: they still work, but a label may be reworded, an id is not)',
+    ] });
+    for (const definition of Object.values(BUILT_IN_DEFINITIONS)) expect(validateDefinition(definition)).toMatchObject({ ok: true, warnings: [] });
   });
 
   it('names an unknown trigger of a gate or a station and lists the ids a node may accept', () => {
