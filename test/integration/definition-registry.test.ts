@@ -96,6 +96,10 @@ describe('the definition registry: publishing pins nothing in flight; migration 
     const again = await cli('definitions', 'publish', file('feature-r3.json', feature(3, 'generate_spec')), '--json');
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ outcome: 'unchanged', created: false, name: 'feature', revision: 3 });
+    // Its gate accepts the approval by its label, as bodies from before the trigger ids did: published, with a warning.
+    const warning = 'nodes.prd_gate.accepts: "service:prd-approved" is the label of the trigger "prd_approved"; write "prd_approved"';
+    expect(first.output).toContain(`warning: ${join(files, 'feature-r3.json')}: ${warning}`);
+    expect(JSON.parse(again.stdout).warnings).toEqual([expect.stringContaining(warning)]);
     const taken = await cli('definitions', 'publish', file('feature-r3-other.json', feature(3, 'done')));
     expect(taken.code).toBe(1);
     expect(taken.output).toMatch(/the registry refused .*feature-r3-other\.json: feature r3 is already published with digest [0-9a-f]{12}…; publish the change as r4/);
