@@ -515,8 +515,9 @@ function retry(definition: WorkflowDefinition, state: StepState, event: Extract<
       return {
         position: resumed,
         actions: [
-          { type: 'leave_block', by: 'retry', delivery_identity: event.delivery_identity },
+          // The reset first: leaving the block publishes the ticket's details, which show the CI fix attempts.
           { type: 'set_position', position: resumed },
+          { type: 'leave_block', by: 'retry', delivery_identity: event.delivery_identity },
           labelsEffect(state, ticketKey, `retry_${state.retry_count}_labels`, position.node, [], [RETRY_LABEL, BLOCKED_LABEL]),
           { type: 'then', event: { type: 'resumed' } },
         ],

@@ -191,7 +191,7 @@ describe('each accepted trigger in every state kind', () => {
               const blocked = gateState(node, undefined, { blocked: true, retry_count: 1 });
               const atBlock: StepState = { ...blocked, position: { ...blocked.position, ci_fix_attempts: 3 } };
               const { first, last } = settle(definition, atBlock, intakeEvent({ type: 'retry', mode: 'resume' }));
-              expect(first.map((a) => a.type)).toEqual(['leave_block', 'set_position', 'effect', 'then']);
+              expect(first.map((a) => a.type)).toEqual(['set_position', 'leave_block', 'effect', 'then']);
               expect(first[2]).toMatchObject({ name: 'retry_1_labels', operation: { remove: [RETRY_LABEL, BLOCKED_LABEL] } });
               expect(last.state).toMatchObject({ blocked: false, retry_count: 2, position: { node, paused: true, ci_fix_attempts: 0 } });
             } else if (MEANING[trigger as Trigger].while_blocked) {

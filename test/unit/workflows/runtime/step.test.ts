@@ -357,8 +357,8 @@ describe('step: what the intake used to decide (issue 44)', () => {
   it('service:retry on a blocked ticket leaves the block, starts the CI fix attempts again, takes both labels off, then resumes', () => {
     const blocked = stateAt('check', { ci_fix_attempts: 3 }, { blocked: true, retry_count: 1 });
     const result = step(INVENTED, blocked, retryEvent('resume'), ENV);
-    expect(types(result.actions)).toEqual(['leave_block', 'set_position', 'effect', 'then']);
-    expect(result.actions[0]).toEqual({ type: 'leave_block', by: 'retry', delivery_identity: 'd9' });
+    expect(types(result.actions)).toEqual(['set_position', 'leave_block', 'effect', 'then']);
+    expect(result.actions[1]).toEqual({ type: 'leave_block', by: 'retry', delivery_identity: 'd9' });
     // Named by the episode the block was: the next block's retry writes under a new name.
     expect(result.actions[2]).toMatchObject({ name: 'retry_1_labels', node: 'check', visit: 1, operation: { remove: ['service:retry', 'service:blocked'] } });
     expect(result.actions[3]).toEqual({ type: 'then', event: { type: 'resumed' } });
