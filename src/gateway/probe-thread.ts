@@ -1,5 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import { PortInUseError } from '../http/listen';
+import { LIVENESS_BODY } from '../health/health-endpoints';
+
+/** The probes the thread answers itself, by path: the answers the public port gives (routes/health-api.ts). */
+const THREAD_ANSWERS: Readonly<Record<string, unknown>> = { '/api/v1/health': { status: 'ok' }, '/api/v1/health/live': LIVENESS_BODY };
 
 /**
  * The gateway's port apart (SERVICE_GATEWAY_METRICS_PORT) served by a thread of its own, so that a health probe is
@@ -60,13 +64,13 @@ const json = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }
 const server = createServer((req, res) => {
   const path = (req.url || '').split('?')[0];
   const head = req.method === 'HEAD';
-  if ((req.method === 'GET' || head) && (path === '/api/v1/health' || path === '/api/v1/health/live')) {
+  if ((req.method === 'GET' || head) && Object.hasOwn(workerData.answers, path)) {
     const silent = Date.now() - Number(Atomics.load(beat, 0));
     if (silent > workerData.staleAfterMs) {
       const body = JSON.stringify({ status: 'unresponsive', message: 'the gateway\\'s event loop has not run for ' + silent + ' ms' });
       return send(res, head, 503, json, body);
     }
-    return send(res, head, 200, json, JSON.stringify(path === '/api/v1/health' ? { status: 'ok' } : { status: 'alive' }));
+    return send(res, head, 200, json, JSON.stringify(workerData.answers[path]));
   }
   const id = next++;
   pending.set(id, { res, head });
@@ -101,7 +105,7 @@ export function startProbeThread(options: ProbeThreadOptions): Promise<ProbePort
   beating.unref();
   const worker = new Worker(THREAD_PROGRAM, {
     eval: true,
-    workerData: { heartbeat, host: options.host, port: options.port, staleAfterMs: options.staleAfterMs ?? PROBE_STALE_AFTER_MS },
+    workerData: { heartbeat, host: options.host, port: options.port, staleAfterMs: options.staleAfterMs ?? PROBE_STALE_AFTER_MS, answers: THREAD_ANSWERS },
   });
   // The thread never keeps the process alive by itself: the gateway's stop closes it.
   worker.unref();
