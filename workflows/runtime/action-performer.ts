@@ -106,7 +106,6 @@ export function createActionPerformer(
         gateWaiting(action.node, action.spec);
         publish();
         break;
-
       case 'block':
         await block(action.code, action.message, action.comment);
         break;
